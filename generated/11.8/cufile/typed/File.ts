@@ -35,10 +35,10 @@ export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { 
   const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
   pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
   if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const iocbp$ = new Uint8Array(24);
   const timeout$ = new Uint8Array(16);
-  const status = ((cuFileBatchIOGetStatus$c ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s.slot(0), iocbp$, timeout$) as { err: number }).err;
+  const status = ((cuFileBatchIOGetStatus$c ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s.bytes, iocbp$, timeout$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOGetStatus', status);
   return { nr: s.u32[0], iocbp: decodeRecord<T.CUfileIOEvents>(records.CUfileIOEvents(), iocbp$), timeout: decodeRecord<T.timespec>(records.timespec(), timeout$) };
 }
@@ -49,11 +49,11 @@ let cuFileBatchIOSetUp$c: NativeFunction | undefined;
  * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
   const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
-  const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.slot(0), nr) as { err: number }).err;
+  const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.bytes, nr) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -158,11 +158,11 @@ let cuFileHandleRegister$c: NativeFunction | undefined;
  * @returns the value of `fh`: out `CUfileHandle_t *`. */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
   const s = (cuFileHandleRegister$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
-  const status = ((cuFileHandleRegister$c ??= binder.native('cuFileHandleRegister'))(s.slot(0), descr$) as { err: number }).err;
+  const status = ((cuFileHandleRegister$c ??= binder.native('cuFileHandleRegister'))(s.bytes, descr$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileHandleRegister', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuFileRead$c: NativeFunction | undefined;
 /** `ssize_t cuFileRead(CUfileHandle_t fh, void *devPtr_base, size_t size, off_t file_offset, off_t devPtr_offset)` · cufile.h · CUDA 11.8

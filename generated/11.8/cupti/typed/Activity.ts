@@ -143,9 +143,9 @@ export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, value
   if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
   s.u64[0] = BigInt(valueSize as number | bigint);
   pointerArg('cuptiActivityGetAttribute', 'value', value, true);
-  const status = (cuptiActivityGetAttribute$c ??= binder.native('cuptiActivityGetAttribute'))(attr, s.slot(0), value);
+  const status = (cuptiActivityGetAttribute$c ??= binder.native('cuptiActivityGetAttribute'))(attr, s.bytes, value);
   if (status !== 0) throw fail('cuptiActivityGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiActivityGetNextRecord$: Scratch | undefined;
 let cuptiActivityGetNextRecord$c: NativeFunction | undefined;
@@ -161,9 +161,9 @@ export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeByt
   if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || validBufferSizeBytes % 1 !== 0) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
   if (typeof record !== 'number' || !(record >= 0 && record <= 9007199254740991) || record % 1 !== 0) record = addressArg('cuptiActivityGetNextRecord', 'record', record, false) as typeof record;
   s.u64[0] = BigInt(record as number | bigint);
-  const status = (cuptiActivityGetNextRecord$c ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, s.slot(0));
+  const status = (cuptiActivityGetNextRecord$c ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, s.bytes);
   if (status !== 0) throw fail('cuptiActivityGetNextRecord', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiActivityGetNumDroppedRecords$: Scratch | undefined;
 let cuptiActivityGetNumDroppedRecords$c: NativeFunction | undefined;
@@ -176,10 +176,10 @@ export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, s
   const s = (cuptiActivityGetNumDroppedRecords$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
   if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
-  s.u64[0] = 0n;
-  const status = (cuptiActivityGetNumDroppedRecords$c ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiActivityGetNumDroppedRecords$c ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s.bytes);
   if (status !== 0) throw fail('cuptiActivityGetNumDroppedRecords', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiActivityPopExternalCorrelationId$: Scratch | undefined;
 let cuptiActivityPopExternalCorrelationId$c: NativeFunction | undefined;
@@ -190,8 +190,8 @@ let cuptiActivityPopExternalCorrelationId$c: NativeFunction | undefined;
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
   const s = (cuptiActivityPopExternalCorrelationId$ ??= new Scratch(1));
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPopExternalCorrelationId', 'kind', 'i32', kind);
-  s.u64[0] = 0n;
-  const status = (cuptiActivityPopExternalCorrelationId$c ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiActivityPopExternalCorrelationId$c ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, s.bytes);
   if (status !== 0) throw fail('cuptiActivityPopExternalCorrelationId', status);
   return s.u64[0];
 }
@@ -240,7 +240,7 @@ export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, value
   if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
   s.u64[0] = BigInt(valueSize as number | bigint);
   pointerArg('cuptiActivitySetAttribute', 'value', value, true);
-  const status = (cuptiActivitySetAttribute$c ??= binder.native('cuptiActivitySetAttribute'))(attr, s.slot(0), value);
+  const status = (cuptiActivitySetAttribute$c ??= binder.native('cuptiActivitySetAttribute'))(attr, s.bytes, value);
   if (status !== 0) throw fail('cuptiActivitySetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

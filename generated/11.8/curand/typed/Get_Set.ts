@@ -36,8 +36,8 @@ let curandGetProperty$c: NativeFunction | undefined;
 export function curandGetProperty(type: T.libraryPropertyType): number {
   const s = (curandGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('curandGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (curandGetProperty$c ??= binder.native('curandGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (curandGetProperty$c ??= binder.native('curandGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('curandGetProperty', status);
   return s.i32[0];
 }
@@ -63,8 +63,8 @@ let curandGetVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out `int *`. */
 export function curandGetVersion(): number {
   const s = (curandGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (curandGetVersion$c ??= binder.native('curandGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (curandGetVersion$c ??= binder.native('curandGetVersion'))(s.bytes);
   if (status !== 0) throw fail('curandGetVersion', status);
   return s.i32[0];
 }

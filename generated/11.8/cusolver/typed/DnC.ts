@@ -39,9 +39,9 @@ export function cusolverDnCCgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCCgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCCgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCCgels', 'd_info', d_info, true);
-  const status = (cusolverDnCCgels$c ??= binder.native('cusolverDnCCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCCgels$c ??= binder.native('cusolverDnCCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCCgels', status);
   return s.i32[0];
 }
@@ -73,10 +73,10 @@ export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCCgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCCgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCCgels_bufferSize$c ??= binder.native('cusolverDnCCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCCgels_bufferSize$c ??= binder.native('cusolverDnCCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCCgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnCCgesv$: Scratch | undefined;
 let cusolverDnCCgesv$c: NativeFunction | undefined;
@@ -109,9 +109,9 @@ export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCCgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCCgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCCgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCCgesv$c ??= binder.native('cusolverDnCCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCCgesv$c ??= binder.native('cusolverDnCCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCCgesv', status);
   return s.i32[0];
 }
@@ -143,10 +143,10 @@ export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCCgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCCgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCCgesv_bufferSize$c ??= binder.native('cusolverDnCCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCCgesv_bufferSize$c ??= binder.native('cusolverDnCCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCCgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnCEgels$: Scratch | undefined;
 let cusolverDnCEgels$c: NativeFunction | undefined;
@@ -179,9 +179,9 @@ export function cusolverDnCEgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCEgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCEgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCEgels', 'd_info', d_info, true);
-  const status = (cusolverDnCEgels$c ??= binder.native('cusolverDnCEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCEgels$c ??= binder.native('cusolverDnCEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCEgels', status);
   return s.i32[0];
 }
@@ -213,10 +213,10 @@ export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCEgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCEgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCEgels_bufferSize$c ??= binder.native('cusolverDnCEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCEgels_bufferSize$c ??= binder.native('cusolverDnCEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCEgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnCEgesv$: Scratch | undefined;
 let cusolverDnCEgesv$c: NativeFunction | undefined;
@@ -249,9 +249,9 @@ export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCEgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCEgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCEgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCEgesv$c ??= binder.native('cusolverDnCEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCEgesv$c ??= binder.native('cusolverDnCEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCEgesv', status);
   return s.i32[0];
 }
@@ -283,10 +283,10 @@ export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCEgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCEgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCEgesv_bufferSize$c ??= binder.native('cusolverDnCEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCEgesv_bufferSize$c ??= binder.native('cusolverDnCEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCEgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnCKgels$: Scratch | undefined;
 let cusolverDnCKgels$c: NativeFunction | undefined;
@@ -319,9 +319,9 @@ export function cusolverDnCKgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCKgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCKgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCKgels', 'd_info', d_info, true);
-  const status = (cusolverDnCKgels$c ??= binder.native('cusolverDnCKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCKgels$c ??= binder.native('cusolverDnCKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCKgels', status);
   return s.i32[0];
 }
@@ -353,10 +353,10 @@ export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCKgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCKgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCKgels_bufferSize$c ??= binder.native('cusolverDnCKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCKgels_bufferSize$c ??= binder.native('cusolverDnCKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCKgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnCKgesv$: Scratch | undefined;
 let cusolverDnCKgesv$c: NativeFunction | undefined;
@@ -389,9 +389,9 @@ export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCKgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCKgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCKgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCKgesv$c ??= binder.native('cusolverDnCKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCKgesv$c ??= binder.native('cusolverDnCKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCKgesv', status);
   return s.i32[0];
 }
@@ -423,10 +423,10 @@ export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCKgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCKgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCKgesv_bufferSize$c ??= binder.native('cusolverDnCKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCKgesv_bufferSize$c ??= binder.native('cusolverDnCKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCKgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnCYgels$: Scratch | undefined;
 let cusolverDnCYgels$c: NativeFunction | undefined;
@@ -459,9 +459,9 @@ export function cusolverDnCYgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCYgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCYgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCYgels', 'd_info', d_info, true);
-  const status = (cusolverDnCYgels$c ??= binder.native('cusolverDnCYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCYgels$c ??= binder.native('cusolverDnCYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCYgels', status);
   return s.i32[0];
 }
@@ -493,10 +493,10 @@ export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCYgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCYgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCYgels_bufferSize$c ??= binder.native('cusolverDnCYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCYgels_bufferSize$c ??= binder.native('cusolverDnCYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCYgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnCYgesv$: Scratch | undefined;
 let cusolverDnCYgesv$c: NativeFunction | undefined;
@@ -529,9 +529,9 @@ export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCYgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCYgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCYgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCYgesv$c ??= binder.native('cusolverDnCYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnCYgesv$c ??= binder.native('cusolverDnCYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnCYgesv', status);
   return s.i32[0];
 }
@@ -563,8 +563,8 @@ export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCYgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnCYgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCYgesv_bufferSize$c ??= binder.native('cusolverDnCYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCYgesv_bufferSize$c ??= binder.native('cusolverDnCYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnCYgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -114,10 +114,10 @@ export function cusolverDnCgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params, batchSize);
+  const status = (cusolverDnCgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -152,9 +152,9 @@ export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdj_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnCgesvdj_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnCgesvdj_bufferSize$c ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params);
+  const status = (cusolverDnCgesvdj_bufferSize$c ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnCgesvdj_bufferSize', status);
   return s.i32[0];
 }
@@ -196,8 +196,8 @@ export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgetrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnCgetrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgetrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCgetrf_bufferSize$c ??= binder.native('cusolverDnCgetrf_bufferSize'))(handle, m, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCgetrf_bufferSize$c ??= binder.native('cusolverDnCgetrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnCgetrf_bufferSize', status);
   return s.i32[0];
 }
@@ -273,8 +273,8 @@ export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCheevd_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCheevd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCheevd_bufferSize$c ??= binder.native('cusolverDnCheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCheevd_bufferSize$c ??= binder.native('cusolverDnCheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnCheevd_bufferSize', status);
   return s.i32[0];
 }

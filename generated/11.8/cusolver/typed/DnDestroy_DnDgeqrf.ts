@@ -82,8 +82,8 @@ export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgebrd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgebrd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDgebrd_bufferSize$c ??= binder.native('cusolverDnDgebrd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDgebrd_bufferSize$c ??= binder.native('cusolverDnDgebrd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnDgebrd_bufferSize', status);
   return s.i32[0];
 }
@@ -127,8 +127,8 @@ export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgeqrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnDgeqrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDgeqrf_bufferSize$c ??= binder.native('cusolverDnDgeqrf_bufferSize'))(handle, m, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDgeqrf_bufferSize$c ??= binder.native('cusolverDnDgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnDgeqrf_bufferSize', status);
   return s.i32[0];
 }

@@ -54,8 +54,8 @@ export function cusolverDnDorgqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDorgqr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgqr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnDorgqr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDorgqr_bufferSize$c ??= binder.native('cusolverDnDorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDorgqr_bufferSize$c ??= binder.native('cusolverDnDorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnDorgqr_bufferSize', status);
   return s.i32[0];
 }
@@ -101,8 +101,8 @@ export function cusolverDnDorgtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDorgtr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgtr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnDorgtr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDorgtr_bufferSize$c ??= binder.native('cusolverDnDorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDorgtr_bufferSize$c ??= binder.native('cusolverDnDorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnDorgtr_bufferSize', status);
   return s.i32[0];
 }
@@ -168,8 +168,8 @@ export function cusolverDnDormqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDormqr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnDormqr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnDormqr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDormqr_bufferSize$c ??= binder.native('cusolverDnDormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDormqr_bufferSize$c ??= binder.native('cusolverDnDormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnDormqr_bufferSize', status);
   return s.i32[0];
 }
@@ -235,8 +235,8 @@ export function cusolverDnDormtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDormtr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnDormtr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnDormtr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDormtr_bufferSize$c ??= binder.native('cusolverDnDormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDormtr_bufferSize$c ??= binder.native('cusolverDnDormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnDormtr_bufferSize', status);
   return s.i32[0];
 }

@@ -50,8 +50,8 @@ export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDsytri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytri_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnDsytri_bufferSize', 'ipiv', ipiv, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDsytri_bufferSize$c ??= binder.native('cusolverDnDsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDsytri_bufferSize$c ??= binder.native('cusolverDnDsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
   if (status !== 0) throw fail('cusolverDnDsytri_bufferSize', status);
   return s.i32[0];
 }
@@ -113,10 +113,10 @@ export function cusolverDnGeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, 
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnGeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
   pointerArg('cusolverDnGeqrf_bufferSize', 'tau', tau, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGeqrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusolverDnGeqrf_bufferSize$c ??= binder.native('cusolverDnGeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnGeqrf_bufferSize$c ??= binder.native('cusolverDnGeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s.bytes);
   if (status !== 0) throw fail('cusolverDnGeqrf_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnGesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -208,10 +208,10 @@ export function cusolverDnGesvd_bufferSize(handle: T.cusolverDnHandle_t | null, 
   pointerArg('cusolverDnGesvd_bufferSize', 'VT', VT, true);
   if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'ldvt', ldvt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGesvd_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusolverDnGesvd_bufferSize$c ??= binder.native('cusolverDnGesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnGesvd_bufferSize$c ??= binder.native('cusolverDnGesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.bytes);
   if (status !== 0) throw fail('cusolverDnGesvd_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnGetStream$: Scratch | undefined;
 let cusolverDnGetStream$c: NativeFunction | undefined;
@@ -221,10 +221,10 @@ let cusolverDnGetStream$c: NativeFunction | undefined;
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t | null): T.cudaStream_t {
   const s = (cusolverDnGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cusolverDnGetStream$c ??= binder.native('cusolverDnGetStream'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnGetStream$c ??= binder.native('cusolverDnGetStream'))(handle, s.bytes);
   if (status !== 0) throw fail('cusolverDnGetStream', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cusolverDnGetrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -278,8 +278,8 @@ export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t | null, 
   pointerArg('cusolverDnGetrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusolverDnGetrf_bufferSize$c ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnGetrf_bufferSize$c ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.bytes);
   if (status !== 0) throw fail('cusolverDnGetrf_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -46,8 +46,8 @@ export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSpotri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSpotri_bufferSize$c ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSpotri_bufferSize$c ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
   return s.i32[0];
 }
@@ -147,8 +147,8 @@ export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsyevd_bufferSize$c ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsyevd_bufferSize$c ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);
   return s.i32[0];
 }
@@ -184,12 +184,12 @@ export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.c
   if (typeof vu !== 'number') throw argError('cusolverDnSsyevdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsyevdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsyevdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSsyevdx', 'W', W, true);
   pointerArg('cusolverDnSsyevdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsyevdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnSsyevdx', 'info', info, true);
-  const status = (cusolverDnSsyevdx$c ??= binder.native('cusolverDnSsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnSsyevdx$c ??= binder.native('cusolverDnSsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsyevdx', status);
   return s.i32[0];
 }
@@ -222,9 +222,9 @@ export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnSsyevdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsyevdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsyevdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSsyevdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnSsyevdx_bufferSize$c ??= binder.native('cusolverDnSsyevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnSsyevdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };

@@ -70,10 +70,10 @@ export function cusolverDnSyevd_bufferSize(handle: T.cusolverDnHandle_t | null, 
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
   pointerArg('cusolverDnSyevd_bufferSize', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevd_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSyevd_bufferSize$c ??= binder.native('cusolverDnSyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSyevd_bufferSize$c ??= binder.native('cusolverDnSyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.bytes);
   if (status !== 0) throw fail('cusolverDnSyevd_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSyevdx$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -161,10 +161,10 @@ export function cusolverDnSyevdx_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
   pointerArg('cusolverDnSyevdx_bufferSize', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevdx_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSyevdx_bufferSize$c ??= binder.native('cusolverDnSyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSyevdx_bufferSize$c ??= binder.native('cusolverDnSyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s.bytes);
   if (status !== 0) throw fail('cusolverDnSyevdx_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnXgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -228,11 +228,11 @@ export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
   pointerArg('cusolverDnXgeqrf_bufferSize', 'tau', tau, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgeqrf_bufferSize$c ??= binder.native('cusolverDnXgeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgeqrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -328,9 +328,9 @@ export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
   if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgesvd_bufferSize$c ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

@@ -64,11 +64,11 @@ export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgetrf_bufferSize$c ??= binder.native('cusolverDnXgetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgetrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -156,11 +156,11 @@ export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXpotrf_bufferSize$c ??= binder.native('cusolverDnXpotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXpotrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -258,9 +258,9 @@ export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
   pointerArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXsyevd_bufferSize$c ??= binder.native('cusolverDnXsyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXsyevd_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

@@ -98,11 +98,11 @@ export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
   pointerArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXsyevdx_bufferSize$c ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXsyevjGetResidual$: Scratch | undefined;
 let cusolverDnXsyevjGetResidual$c: NativeFunction | undefined;
@@ -114,8 +114,8 @@ export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null,
   const s = (cusolverDnXsyevjGetResidual$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
   return s.f64[0];
 }
@@ -129,8 +129,8 @@ export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t | null, i
   const s = (cusolverDnXsyevjGetSweeps$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
   return s.i32[0];
 }
@@ -230,9 +230,9 @@ export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeB', 'i32', dataTypeB);
   pointerArg('cusolverDnXsytrs_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'ldb', ldb, true);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXsytrs_bufferSize$c ??= binder.native('cusolverDnXsytrs_bufferSize'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXsytrs_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

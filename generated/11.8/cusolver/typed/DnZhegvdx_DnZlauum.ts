@@ -46,12 +46,12 @@ export function cusolverDnZhegvdx(handle: T.cusolverDnHandle_t | null, itype: T.
   if (typeof vu !== 'number') throw argError('cusolverDnZhegvdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZhegvdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZhegvdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZhegvdx', 'W', W, true);
   pointerArg('cusolverDnZhegvdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZhegvdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnZhegvdx', 'info', info, true);
-  const status = (cusolverDnZhegvdx$c ??= binder.native('cusolverDnZhegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnZhegvdx$c ??= binder.native('cusolverDnZhegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZhegvdx', status);
   return s.i32[0];
 }
@@ -90,9 +90,9 @@ export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnZhegvdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZhegvdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZhegvdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZhegvdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnZhegvdx_bufferSize$c ??= binder.native('cusolverDnZhegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnZhegvdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
@@ -158,9 +158,9 @@ export function cusolverDnZhegvj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZhegvj_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvj_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnZhegvj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZhegvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZhegvj_bufferSize$c ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0), params);
+  const status = (cusolverDnZhegvj_bufferSize$c ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnZhegvj_bufferSize', status);
   return s.i32[0];
 }
@@ -214,8 +214,8 @@ export function cusolverDnZhetrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZhetrd_bufferSize', 'd', d, true);
   pointerArg('cusolverDnZhetrd_bufferSize', 'e', e, true);
   pointerArg('cusolverDnZhetrd_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZhetrd_bufferSize$c ??= binder.native('cusolverDnZhetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZhetrd_bufferSize$c ??= binder.native('cusolverDnZhetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnZhetrd_bufferSize', status);
   return s.i32[0];
 }
@@ -279,8 +279,8 @@ export function cusolverDnZlauum_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZlauum_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnZlauum_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZlauum_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZlauum_bufferSize$c ??= binder.native('cusolverDnZlauum_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZlauum_bufferSize$c ??= binder.native('cusolverDnZlauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnZlauum_bufferSize', status);
   return s.i32[0];
 }

@@ -50,8 +50,8 @@ export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZsytri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytri_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZsytri_bufferSize', 'ipiv', ipiv, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZsytri_bufferSize$c ??= binder.native('cusolverDnZsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZsytri_bufferSize$c ??= binder.native('cusolverDnZsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
   if (status !== 0) throw fail('cusolverDnZsytri_bufferSize', status);
   return s.i32[0];
 }
@@ -105,8 +105,8 @@ export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZungbr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungbr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZungbr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZungbr_bufferSize$c ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZungbr_bufferSize$c ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnZungbr_bufferSize', status);
   return s.i32[0];
 }
@@ -156,8 +156,8 @@ export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZungqr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungqr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZungqr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZungqr_bufferSize$c ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZungqr_bufferSize$c ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnZungqr_bufferSize', status);
   return s.i32[0];
 }
@@ -203,8 +203,8 @@ export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZungtr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungtr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZungtr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZungtr_bufferSize$c ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZungtr_bufferSize$c ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnZungtr_bufferSize', status);
   return s.i32[0];
 }

@@ -70,8 +70,8 @@ export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZunmqr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnZunmqr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmqr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZunmqr_bufferSize$c ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZunmqr_bufferSize$c ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnZunmqr_bufferSize', status);
   return s.i32[0];
 }
@@ -137,8 +137,8 @@ export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZunmtr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnZunmtr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmtr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZunmtr_bufferSize$c ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZunmtr_bufferSize$c ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnZunmtr_bufferSize', status);
   return s.i32[0];
 }
@@ -150,8 +150,8 @@ let cusolverGetProperty$c: NativeFunction | undefined;
 export function cusolverGetProperty(type: T.libraryPropertyType): number {
   const s = (cusolverGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusolverGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cusolverGetProperty$c ??= binder.native('cusolverGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverGetProperty$c ??= binder.native('cusolverGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('cusolverGetProperty', status);
   return s.i32[0];
 }
@@ -161,8 +161,8 @@ let cusolverGetVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out `int *`. */
 export function cusolverGetVersion(): number {
   const s = (cusolverGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverGetVersion$c ??= binder.native('cusolverGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverGetVersion$c ??= binder.native('cusolverGetVersion'))(s.bytes);
   if (status !== 0) throw fail('cusolverGetVersion', status);
   return s.i32[0];
 }
@@ -174,13 +174,13 @@ let cusolverRfAccessBundledFactorsDevice$c: NativeFunction | undefined;
 export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t | null): { nnzM: number; Mp: number; Mi: number; Mx: number } {
   const s = (cusolverRfAccessBundledFactorsDevice$ ??= new Scratch(4));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfAccessBundledFactorsDevice', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
   const status = (cusolverRfAccessBundledFactorsDevice$c ??= binder.native('cusolverRfAccessBundledFactorsDevice'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('cusolverRfAccessBundledFactorsDevice', status);
-  return { nnzM: s.i32[0], Mp: s.address(1), Mi: s.address(2), Mx: s.address(3) };
+  return { nnzM: s.i32[0], Mp: (s.u32[3] * 4294967296 + s.u32[2]), Mi: (s.u32[5] * 4294967296 + s.u32[4]), Mx: (s.u32[7] * 4294967296 + s.u32[6]) };
 }
 let cusolverRfAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -308,10 +308,10 @@ let cusolverRfCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cusolverRfHandle_t *`. */
 export function cusolverRfCreate(): T.cusolverRfHandle_t {
   const s = (cusolverRfCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverRfCreate$c ??= binder.native('cusolverRfCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverRfCreate$c ??= binder.native('cusolverRfCreate'))(s.bytes);
   if (status !== 0) throw fail('cusolverRfCreate', status);
-  return s.address(0) as T.cusolverRfHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverRfHandle_t;
 }
 let cusolverRfDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -329,13 +329,13 @@ let cusolverRfExtractBundledFactorsHost$c: NativeFunction | undefined;
 export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzM: number; h_Mp: number; h_Mi: number; h_Mx: number } {
   const s = (cusolverRfExtractBundledFactorsHost$ ??= new Scratch(4));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractBundledFactorsHost', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
   const status = (cusolverRfExtractBundledFactorsHost$c ??= binder.native('cusolverRfExtractBundledFactorsHost'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('cusolverRfExtractBundledFactorsHost', status);
-  return { h_nnzM: s.i32[0], h_Mp: s.address(1), h_Mi: s.address(2), h_Mx: s.address(3) };
+  return { h_nnzM: s.i32[0], h_Mp: (s.u32[3] * 4294967296 + s.u32[2]), h_Mi: (s.u32[5] * 4294967296 + s.u32[4]), h_Mx: (s.u32[7] * 4294967296 + s.u32[6]) };
 }
 let cusolverRfExtractSplitFactorsHost$: Scratch | undefined;
 let cusolverRfExtractSplitFactorsHost$c: NativeFunction | undefined;
@@ -345,17 +345,17 @@ let cusolverRfExtractSplitFactorsHost$c: NativeFunction | undefined;
 export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzL: number; h_csrRowPtrL: number; h_csrColIndL: number; h_csrValL: number; h_nnzU: number; h_csrRowPtrU: number; h_csrColIndU: number; h_csrValU: number } {
   const s = (cusolverRfExtractSplitFactorsHost$ ??= new Scratch(8));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractSplitFactorsHost', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
   const status = (cusolverRfExtractSplitFactorsHost$c ??= binder.native('cusolverRfExtractSplitFactorsHost'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7));
   if (status !== 0) throw fail('cusolverRfExtractSplitFactorsHost', status);
-  return { h_nnzL: s.i32[0], h_csrRowPtrL: s.address(1), h_csrColIndL: s.address(2), h_csrValL: s.address(3), h_nnzU: s.i32[8], h_csrRowPtrU: s.address(5), h_csrColIndU: s.address(6), h_csrValU: s.address(7) };
+  return { h_nnzL: s.i32[0], h_csrRowPtrL: (s.u32[3] * 4294967296 + s.u32[2]), h_csrColIndL: (s.u32[5] * 4294967296 + s.u32[4]), h_csrValL: (s.u32[7] * 4294967296 + s.u32[6]), h_nnzU: s.i32[8], h_csrRowPtrU: (s.u32[11] * 4294967296 + s.u32[10]), h_csrColIndU: (s.u32[13] * 4294967296 + s.u32[12]), h_csrValU: (s.u32[15] * 4294967296 + s.u32[14]) };
 }
 let cusolverRfGetAlgs$: Scratch | undefined;
 let cusolverRfGetAlgs$c: NativeFunction | undefined;
@@ -365,8 +365,8 @@ let cusolverRfGetAlgs$c: NativeFunction | undefined;
 export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t | null): { factAlg: T.cusolverRfFactorization_t; solveAlg: T.cusolverRfTriangularSolve_t } {
   const s = (cusolverRfGetAlgs$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetAlgs', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverRfGetAlgs$c ??= binder.native('cusolverRfGetAlgs'))(handle, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverRfGetAlgs', status);
   return { factAlg: s.i32[0] as T.cusolverRfFactorization_t, solveAlg: s.i32[2] as T.cusolverRfTriangularSolve_t };
@@ -379,8 +379,8 @@ let cusolverRfGetMatrixFormat$c: NativeFunction | undefined;
 export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t | null): { format: T.cusolverRfMatrixFormat_t; diag: T.cusolverRfUnitDiagonal_t } {
   const s = (cusolverRfGetMatrixFormat$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetMatrixFormat', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverRfGetMatrixFormat$c ??= binder.native('cusolverRfGetMatrixFormat'))(handle, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverRfGetMatrixFormat', status);
   return { format: s.i32[0] as T.cusolverRfMatrixFormat_t, diag: s.i32[2] as T.cusolverRfUnitDiagonal_t };
@@ -393,8 +393,8 @@ let cusolverRfGetNumericBoostReport$c: NativeFunction | undefined;
 export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t | null): T.cusolverRfNumericBoostReport_t {
   const s = (cusolverRfGetNumericBoostReport$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericBoostReport', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cusolverRfGetNumericBoostReport$c ??= binder.native('cusolverRfGetNumericBoostReport'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverRfGetNumericBoostReport$c ??= binder.native('cusolverRfGetNumericBoostReport'))(handle, s.bytes);
   if (status !== 0) throw fail('cusolverRfGetNumericBoostReport', status);
   return s.i32[0] as T.cusolverRfNumericBoostReport_t;
 }
@@ -406,8 +406,8 @@ let cusolverRfGetNumericProperties$c: NativeFunction | undefined;
 export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t | null): { zero: number; boost: number } {
   const s = (cusolverRfGetNumericProperties$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericProperties', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverRfGetNumericProperties$c ??= binder.native('cusolverRfGetNumericProperties'))(handle, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverRfGetNumericProperties', status);
   return { zero: s.f64[0], boost: s.f64[1] };
@@ -420,8 +420,8 @@ let cusolverRfGetResetValuesFastMode$c: NativeFunction | undefined;
 export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t | null): T.cusolverRfResetValuesFastMode_t {
   const s = (cusolverRfGetResetValuesFastMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetResetValuesFastMode', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cusolverRfGetResetValuesFastMode$c ??= binder.native('cusolverRfGetResetValuesFastMode'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverRfGetResetValuesFastMode$c ??= binder.native('cusolverRfGetResetValuesFastMode'))(handle, s.bytes);
   if (status !== 0) throw fail('cusolverRfGetResetValuesFastMode', status);
   return s.i32[0] as T.cusolverRfResetValuesFastMode_t;
 }

@@ -37,11 +37,11 @@ export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m:
   pointerArg('cusolverSpDcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpDcsrlsqvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsqvqrHost', 'tol', 'a number', tol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverSpDcsrlsqvqrHost', 'x', x, true);
   pointerArg('cusolverSpDcsrlsqvqrHost', 'p', p, true);
   pointerArg('cusolverSpDcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpDcsrlsqvqrHost$c ??= binder.native('cusolverSpDcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), x, p, min_norm);
+  const status = (cusolverSpDcsrlsqvqrHost$c ??= binder.native('cusolverSpDcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpDcsrlsqvqrHost', status);
   return s.i32[0];
 }
@@ -73,8 +73,8 @@ export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: nu
   if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvchol', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvchol', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpDcsrlsvchol', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpDcsrlsvchol$c ??= binder.native('cusolverSpDcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpDcsrlsvchol$c ??= binder.native('cusolverSpDcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpDcsrlsvchol', status);
   return s.i32[0];
 }
@@ -106,8 +106,8 @@ export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m
   if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvcholHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvcholHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpDcsrlsvcholHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpDcsrlsvcholHost$c ??= binder.native('cusolverSpDcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpDcsrlsvcholHost$c ??= binder.native('cusolverSpDcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpDcsrlsvcholHost', status);
   return s.i32[0];
 }
@@ -139,8 +139,8 @@ export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_:
   if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvluHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvluHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpDcsrlsvluHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpDcsrlsvluHost$c ??= binder.native('cusolverSpDcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpDcsrlsvluHost$c ??= binder.native('cusolverSpDcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpDcsrlsvluHost', status);
   return s.i32[0];
 }
@@ -172,8 +172,8 @@ export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: numb
   if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqr', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqr', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpDcsrlsvqr', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpDcsrlsvqr$c ??= binder.native('cusolverSpDcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpDcsrlsvqr$c ??= binder.native('cusolverSpDcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpDcsrlsvqr', status);
   return s.i32[0];
 }
@@ -205,8 +205,8 @@ export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: 
   if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqrHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqrHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpDcsrlsvqrHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpDcsrlsvqrHost$c ??= binder.native('cusolverSpDcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpDcsrlsvqrHost$c ??= binder.native('cusolverSpDcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpDcsrlsvqrHost', status);
   return s.i32[0];
 }
@@ -236,11 +236,11 @@ export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t |
   pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverSpDcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpDcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverSpDcsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
+  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverSpDcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

@@ -36,8 +36,8 @@ export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t | null, m: nu
   if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvchol', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvchol', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpScsrlsvchol', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpScsrlsvchol$c ??= binder.native('cusolverSpScsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpScsrlsvchol$c ??= binder.native('cusolverSpScsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpScsrlsvchol', status);
   return s.i32[0];
 }
@@ -69,8 +69,8 @@ export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m
   if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvcholHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvcholHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpScsrlsvcholHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpScsrlsvcholHost$c ??= binder.native('cusolverSpScsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpScsrlsvcholHost$c ??= binder.native('cusolverSpScsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpScsrlsvcholHost', status);
   return s.i32[0];
 }
@@ -102,8 +102,8 @@ export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_:
   if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvluHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvluHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpScsrlsvluHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpScsrlsvluHost$c ??= binder.native('cusolverSpScsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpScsrlsvluHost$c ??= binder.native('cusolverSpScsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpScsrlsvluHost', status);
   return s.i32[0];
 }
@@ -135,8 +135,8 @@ export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t | null, m: numb
   if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqr', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqr', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpScsrlsvqr', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpScsrlsvqr$c ??= binder.native('cusolverSpScsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpScsrlsvqr$c ??= binder.native('cusolverSpScsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpScsrlsvqr', status);
   return s.i32[0];
 }
@@ -168,8 +168,8 @@ export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: 
   if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqrHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqrHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpScsrlsvqrHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpScsrlsvqrHost$c ??= binder.native('cusolverSpScsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpScsrlsvqrHost$c ??= binder.native('cusolverSpScsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpScsrlsvqrHost', status);
   return s.i32[0];
 }
@@ -199,11 +199,11 @@ export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t |
   pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpScsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpScsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverSpScsrqrBufferInfoBatched$c ??= binder.native('cusolverSpScsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverSpScsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
+  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverSpScsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -259,8 +259,8 @@ export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: n
   pointerArg('cusolverSpScsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpScsrzfdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpScsrzfdHost', 'P', P, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpScsrzfdHost$c ??= binder.native('cusolverSpScsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpScsrzfdHost$c ??= binder.native('cusolverSpScsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
   if (status !== 0) throw fail('cusolverSpScsrzfdHost', status);
   return s.i32[0];
 }

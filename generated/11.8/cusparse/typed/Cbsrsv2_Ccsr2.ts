@@ -68,8 +68,8 @@ export function cusparseCbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, di
   pointerArg('cusparseCbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseCbsrsv2_bufferSize$c ??= binder.native('cusparseCbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCbsrsv2_bufferSize$c ??= binder.native('cusparseCbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.bytes);
   if (status !== 0) throw fail('cusparseCbsrsv2_bufferSize', status);
   return s.i32[0];
 }
@@ -101,10 +101,10 @@ export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   pointerArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseCbsrsv2_bufferSizeExt$c ??= binder.native('cusparseCbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCbsrsv2_bufferSizeExt$c ??= binder.native('cusparseCbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseCbsrsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -388,8 +388,8 @@ export function cusparseCcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null,
   pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseCcsr2gebsr_bufferSize$c ??= binder.native('cusparseCcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCcsr2gebsr_bufferSize$c ??= binder.native('cusparseCcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
@@ -419,8 +419,8 @@ export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | nu
   pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseCcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -82,8 +82,8 @@ export function cusparseCcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseCcsrilu02_bufferSize$c ??= binder.native('cusparseCcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCcsrilu02_bufferSize$c ??= binder.native('cusparseCcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
   if (status !== 0) throw fail('cusparseCcsrilu02_bufferSize', status);
   return s.i32[0];
 }
@@ -109,10 +109,10 @@ export function cusparseCcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
   pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseCcsrilu02_bufferSizeExt$c ??= binder.native('cusparseCcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCcsrilu02_bufferSizeExt$c ??= binder.native('cusparseCcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseCcsrilu02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -210,10 +210,10 @@ export function cusparseCcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
-  s.u64[0] = 0n;
-  const status = (cusparseCcsrsm2_bufferSizeExt$c ??= binder.native('cusparseCcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCcsrsm2_bufferSizeExt$c ??= binder.native('cusparseCcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s.bytes);
   if (status !== 0) throw fail('cusparseCcsrsm2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCcsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, cuComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

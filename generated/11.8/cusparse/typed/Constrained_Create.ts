@@ -60,10 +60,10 @@ export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t | 
   pointerArg('cusparseConstrainedGeMM_bufferSize', 'beta', beta, true);
   if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseConstrainedGeMM_bufferSize', 'matC', matC, true) as typeof matC;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseConstrainedGeMM_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusparseConstrainedGeMM_bufferSize$c ??= binder.native('cusparseConstrainedGeMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseConstrainedGeMM_bufferSize$c ??= binder.native('cusparseConstrainedGeMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, s.bytes);
   if (status !== 0) throw fail('cusparseConstrainedGeMM_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCooAoSGet$: Scratch | undefined;
 let cusparseCooAoSGet$c: NativeFunction | undefined;
@@ -81,14 +81,14 @@ export function cusparseCooAoSGet(spMatDescr: T.cusparseSpMatDescr_t | null, row
   pointerArg('cusparseCooAoSGet', 'rows', rows, true);
   pointerArg('cusparseCooAoSGet', 'cols', cols, true);
   pointerArg('cusparseCooAoSGet', 'nnz', nnz, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusparseCooAoSGet', 'cooValues', cooValues, true);
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
   const status = (cusparseCooAoSGet$c ??= binder.native('cusparseCooAoSGet'))(spMatDescr, rows, cols, nnz, s.slot(0), cooValues, s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('cusparseCooAoSGet', status);
-  return { cooInd: s.address(0), idxType: s.i32[2] as T.cusparseIndexType_t, idxBase: s.i32[4] as T.cusparseIndexBase_t, valueType: s.i32[6] as T.cudaDataType };
+  return { cooInd: (s.u32[1] * 4294967296 + s.u32[0]), idxType: s.i32[2] as T.cusparseIndexType_t, idxBase: s.i32[4] as T.cusparseIndexBase_t, valueType: s.i32[6] as T.cudaDataType };
 }
 let cusparseCooGet$: Scratch | undefined;
 let cusparseCooGet$c: NativeFunction | undefined;
@@ -98,18 +98,18 @@ let cusparseCooGet$c: NativeFunction | undefined;
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   const s = (cusparseCooGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
-  s.u64[8] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
+  s.f64[8] = 0;
   const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseCooGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: s.address(3), cooColInd: s.address(4), cooValues: s.address(5), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: (s.u32[7] * 4294967296 + s.u32[6]), cooColInd: (s.u32[9] * 4294967296 + s.u32[8]), cooValues: (s.u32[11] * 4294967296 + s.u32[10]), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -153,10 +153,10 @@ let cusparseCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cusparseHandle_t *`. */
 export function cusparseCreate(): T.cusparseHandle_t {
   const s = (cusparseCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreate$c ??= binder.native('cusparseCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreate$c ??= binder.native('cusparseCreate'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreate', status);
-  return s.address(0) as T.cusparseHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseHandle_t;
 }
 let cusparseCreateBlockedEll$: Scratch | undefined;
 let cusparseCreateBlockedEll$c: NativeFunction | undefined;
@@ -173,7 +173,7 @@ let cusparseCreateBlockedEll$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateBlockedEll$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
   if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
@@ -183,9 +183,9 @@ export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockS
   if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateBlockedEll$c ??= binder.native('cusparseCreateBlockedEll'))(s.slot(0), rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+  const status = (cusparseCreateBlockedEll$c ??= binder.native('cusparseCreateBlockedEll'))(s.bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateBsric02Info$: Scratch | undefined;
 let cusparseCreateBsric02Info$c: NativeFunction | undefined;
@@ -193,10 +193,10 @@ let cusparseCreateBsric02Info$c: NativeFunction | undefined;
  * @returns the value of `info`: out `bsric02Info_t *`. */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
   const s = (cusparseCreateBsric02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsric02Info$c ??= binder.native('cusparseCreateBsric02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsric02Info$c ??= binder.native('cusparseCreateBsric02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
-  return s.address(0) as T.bsric02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsric02Info_t;
 }
 let cusparseCreateBsrilu02Info$: Scratch | undefined;
 let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
@@ -204,10 +204,10 @@ let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
  * @returns the value of `info`: out `bsrilu02Info_t *`. */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
   const s = (cusparseCreateBsrilu02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsrilu02Info$c ??= binder.native('cusparseCreateBsrilu02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsrilu02Info$c ??= binder.native('cusparseCreateBsrilu02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
-  return s.address(0) as T.bsrilu02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrilu02Info_t;
 }
 let cusparseCreateBsrsm2Info$: Scratch | undefined;
 let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
@@ -215,10 +215,10 @@ let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
  * @returns the value of `info`: out `bsrsm2Info_t *`. */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
   const s = (cusparseCreateBsrsm2Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsrsm2Info$c ??= binder.native('cusparseCreateBsrsm2Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsrsm2Info$c ??= binder.native('cusparseCreateBsrsm2Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
-  return s.address(0) as T.bsrsm2Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsm2Info_t;
 }
 let cusparseCreateBsrsv2Info$: Scratch | undefined;
 let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
@@ -226,10 +226,10 @@ let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
  * @returns the value of `info`: out `bsrsv2Info_t *`. */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
   const s = (cusparseCreateBsrsv2Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsrsv2Info$c ??= binder.native('cusparseCreateBsrsv2Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsrsv2Info$c ??= binder.native('cusparseCreateBsrsv2Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
-  return s.address(0) as T.bsrsv2Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsv2Info_t;
 }
 let cusparseCreateColorInfo$: Scratch | undefined;
 let cusparseCreateColorInfo$c: NativeFunction | undefined;
@@ -237,10 +237,10 @@ let cusparseCreateColorInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `cusparseColorInfo_t *`. */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
   const s = (cusparseCreateColorInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateColorInfo$c ??= binder.native('cusparseCreateColorInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateColorInfo$c ??= binder.native('cusparseCreateColorInfo'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateColorInfo', status);
-  return s.address(0) as T.cusparseColorInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseColorInfo_t;
 }
 let cusparseCreateCoo$: Scratch | undefined;
 let cusparseCreateCoo$c: NativeFunction | undefined;
@@ -257,7 +257,7 @@ let cusparseCreateCoo$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCoo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
@@ -267,9 +267,9 @@ export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, co
   if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCoo$c ??= binder.native('cusparseCreateCoo'))(s.slot(0), rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+  const status = (cusparseCreateCoo$c ??= binder.native('cusparseCreateCoo'))(s.bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateCoo', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateCooAoS$: Scratch | undefined;
 let cusparseCreateCooAoS$c: NativeFunction | undefined;
@@ -286,7 +286,7 @@ let cusparseCreateCooAoS$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCooAoS(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCooAoS$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'nnz', nnz, true);
@@ -295,9 +295,9 @@ export function cusparseCreateCooAoS(rows: T.Int64, cols: T.Int64, nnz: T.Int64,
   if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCooAoS', 'cooIdxType', 'i32', cooIdxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCooAoS', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCooAoS', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCooAoS$c ??= binder.native('cusparseCreateCooAoS'))(s.slot(0), rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+  const status = (cusparseCreateCooAoS$c ??= binder.native('cusparseCreateCooAoS'))(s.bytes, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateCooAoS', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateCsc$: Scratch | undefined;
 let cusparseCreateCsc$c: NativeFunction | undefined;
@@ -315,7 +315,7 @@ let cusparseCreateCsc$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
@@ -326,9 +326,9 @@ export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
   if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsc$c ??= binder.native('cusparseCreateCsc'))(s.slot(0), rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+  const status = (cusparseCreateCsc$c ??= binder.native('cusparseCreateCsc'))(s.bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateCsc', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateCsr$: Scratch | undefined;
 let cusparseCreateCsr$c: NativeFunction | undefined;
@@ -346,7 +346,7 @@ let cusparseCreateCsr$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
@@ -357,9 +357,9 @@ export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
   if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsr$c ??= binder.native('cusparseCreateCsr'))(s.slot(0), rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+  const status = (cusparseCreateCsr$c ??= binder.native('cusparseCreateCsr'))(s.bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateCsr', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateCsrgemm2Info$: Scratch | undefined;
 let cusparseCreateCsrgemm2Info$c: NativeFunction | undefined;
@@ -368,10 +368,10 @@ let cusparseCreateCsrgemm2Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrgemm2Info(): T.csrgemm2Info_t {
   const s = (cusparseCreateCsrgemm2Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsrgemm2Info$c ??= binder.native('cusparseCreateCsrgemm2Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsrgemm2Info$c ??= binder.native('cusparseCreateCsrgemm2Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsrgemm2Info', status);
-  return s.address(0) as T.csrgemm2Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrgemm2Info_t;
 }
 let cusparseCreateCsric02Info$: Scratch | undefined;
 let cusparseCreateCsric02Info$c: NativeFunction | undefined;
@@ -379,10 +379,10 @@ let cusparseCreateCsric02Info$c: NativeFunction | undefined;
  * @returns the value of `info`: out `csric02Info_t *`. */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
   const s = (cusparseCreateCsric02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsric02Info$c ??= binder.native('cusparseCreateCsric02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsric02Info$c ??= binder.native('cusparseCreateCsric02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
-  return s.address(0) as T.csric02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csric02Info_t;
 }
 let cusparseCreateCsrilu02Info$: Scratch | undefined;
 let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
@@ -390,10 +390,10 @@ let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
  * @returns the value of `info`: out `csrilu02Info_t *`. */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
   const s = (cusparseCreateCsrilu02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsrilu02Info$c ??= binder.native('cusparseCreateCsrilu02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsrilu02Info$c ??= binder.native('cusparseCreateCsrilu02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
-  return s.address(0) as T.csrilu02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrilu02Info_t;
 }
 let cusparseCreateCsrsm2Info$: Scratch | undefined;
 let cusparseCreateCsrsm2Info$c: NativeFunction | undefined;
@@ -402,10 +402,10 @@ let cusparseCreateCsrsm2Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsm2Info(): T.csrsm2Info_t {
   const s = (cusparseCreateCsrsm2Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsrsm2Info$c ??= binder.native('cusparseCreateCsrsm2Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsrsm2Info$c ??= binder.native('cusparseCreateCsrsm2Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsrsm2Info', status);
-  return s.address(0) as T.csrsm2Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrsm2Info_t;
 }
 let cusparseCreateCsrsv2Info$: Scratch | undefined;
 let cusparseCreateCsrsv2Info$c: NativeFunction | undefined;
@@ -414,10 +414,10 @@ let cusparseCreateCsrsv2Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsv2Info(): T.csrsv2Info_t {
   const s = (cusparseCreateCsrsv2Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsrsv2Info$c ??= binder.native('cusparseCreateCsrsv2Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsrsv2Info$c ??= binder.native('cusparseCreateCsrsv2Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsrsv2Info', status);
-  return s.address(0) as T.csrsv2Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrsv2Info_t;
 }
 let cusparseCreateCsru2csrInfo$: Scratch | undefined;
 let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
@@ -425,10 +425,10 @@ let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `csru2csrInfo_t *`. */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
   const s = (cusparseCreateCsru2csrInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsru2csrInfo$c ??= binder.native('cusparseCreateCsru2csrInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsru2csrInfo$c ??= binder.native('cusparseCreateCsru2csrInfo'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
-  return s.address(0) as T.csru2csrInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csru2csrInfo_t;
 }
 let cusparseCreateDnMat$: Scratch | undefined;
 let cusparseCreateDnMat$c: NativeFunction | undefined;
@@ -442,16 +442,16 @@ let cusparseCreateDnMat$c: NativeFunction | undefined;
  * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
   const s = (cusparseCreateDnMat$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
   if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
   pointerArg('cusparseCreateDnMat', 'values', values, true);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
-  const status = (cusparseCreateDnMat$c ??= binder.native('cusparseCreateDnMat'))(s.slot(0), rows, cols, ld, values, valueType, order);
+  const status = (cusparseCreateDnMat$c ??= binder.native('cusparseCreateDnMat'))(s.bytes, rows, cols, ld, values, valueType, order);
   if (status !== 0) throw fail('cusparseCreateDnMat', status);
-  return s.address(0) as T.cusparseDnMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnMatDescr_t;
 }
 let cusparseCreateDnVec$: Scratch | undefined;
 let cusparseCreateDnVec$c: NativeFunction | undefined;
@@ -462,13 +462,13 @@ let cusparseCreateDnVec$c: NativeFunction | undefined;
  * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
 export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
   const s = (cusparseCreateDnVec$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
   pointerArg('cusparseCreateDnVec', 'values', values, true, size);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateDnVec$c ??= binder.native('cusparseCreateDnVec'))(s.slot(0), size, values, valueType);
+  const status = (cusparseCreateDnVec$c ??= binder.native('cusparseCreateDnVec'))(s.bytes, size, values, valueType);
   if (status !== 0) throw fail('cusparseCreateDnVec', status);
-  return s.address(0) as T.cusparseDnVecDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnVecDescr_t;
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -488,10 +488,10 @@ let cusparseCreateMatDescr$c: NativeFunction | undefined;
  * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
   const s = (cusparseCreateMatDescr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateMatDescr$c ??= binder.native('cusparseCreateMatDescr'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateMatDescr$c ??= binder.native('cusparseCreateMatDescr'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateMatDescr', status);
-  return s.address(0) as T.cusparseMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseMatDescr_t;
 }
 let cusparseCreatePruneInfo$: Scratch | undefined;
 let cusparseCreatePruneInfo$c: NativeFunction | undefined;
@@ -499,10 +499,10 @@ let cusparseCreatePruneInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `pruneInfo_t *`. */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
   const s = (cusparseCreatePruneInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreatePruneInfo$c ??= binder.native('cusparseCreatePruneInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreatePruneInfo$c ??= binder.native('cusparseCreatePruneInfo'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
-  return s.address(0) as T.pruneInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.pruneInfo_t;
 }
 let cusparseCreateSpVec$: Scratch | undefined;
 let cusparseCreateSpVec$c: NativeFunction | undefined;
@@ -517,7 +517,7 @@ let cusparseCreateSpVec$c: NativeFunction | undefined;
  * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
   const s = (cusparseCreateSpVec$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
   pointerArg('cusparseCreateSpVec', 'indices', indices, true, size);
@@ -525,7 +525,7 @@ export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Poin
   if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateSpVec$c ??= binder.native('cusparseCreateSpVec'))(s.slot(0), size, nnz, indices, values, idxType, idxBase, valueType);
+  const status = (cusparseCreateSpVec$c ??= binder.native('cusparseCreateSpVec'))(s.bytes, size, nnz, indices, values, idxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateSpVec', status);
-  return s.address(0) as T.cusparseSpVecDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpVecDescr_t;
 }

@@ -16,19 +16,19 @@ let cusparseCscGet$c: NativeFunction | undefined;
 export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   const s = (cusparseCscGet$ ??= new Scratch(10));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
-  s.u64[8] = 0n;
-  s.u64[9] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
+  s.f64[8] = 0;
+  s.f64[9] = 0;
   const status = (cusparseCscGet$c ??= binder.native('cusparseCscGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
   if (status !== 0) throw fail('cusparseCscGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cscColOffsets: s.address(3), cscRowInd: s.address(4), cscValues: s.address(5), cscColOffsetsType: s.i32[12] as T.cusparseIndexType_t, cscRowIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cscColOffsets: (s.u32[7] * 4294967296 + s.u32[6]), cscRowInd: (s.u32[9] * 4294967296 + s.u32[8]), cscValues: (s.u32[11] * 4294967296 + s.u32[10]), cscColOffsetsType: s.i32[12] as T.cusparseIndexType_t, cscRowIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
 }
 let cusparseCscSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -133,10 +133,10 @@ export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t | null,
   if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCsr2cscEx2_bufferSize', 'copyValues', 'i32', copyValues);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsr2cscEx2_bufferSize', 'idxBase', 'i32', idxBase);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsr2cscEx2_bufferSize', 'alg', 'i32', alg);
-  s.u64[0] = 0n;
-  const status = (cusparseCsr2cscEx2_bufferSize$c ??= binder.native('cusparseCsr2cscEx2_bufferSize'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCsr2cscEx2_bufferSize$c ??= binder.native('cusparseCsr2cscEx2_bufferSize'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, s.bytes);
   if (status !== 0) throw fail('cusparseCsr2cscEx2_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCsrGet$: Scratch | undefined;
 let cusparseCsrGet$c: NativeFunction | undefined;
@@ -146,19 +146,19 @@ let cusparseCsrGet$c: NativeFunction | undefined;
 export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   const s = (cusparseCsrGet$ ??= new Scratch(10));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
-  s.u64[8] = 0n;
-  s.u64[9] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
+  s.f64[8] = 0;
+  s.f64[9] = 0;
   const status = (cusparseCsrGet$c ??= binder.native('cusparseCsrGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
   if (status !== 0) throw fail('cusparseCsrGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], csrRowOffsets: s.address(3), csrColInd: s.address(4), csrValues: s.address(5), csrRowOffsetsType: s.i32[12] as T.cusparseIndexType_t, csrColIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], csrRowOffsets: (s.u32[7] * 4294967296 + s.u32[6]), csrColInd: (s.u32[9] * 4294967296 + s.u32[8]), csrValues: (s.u32[11] * 4294967296 + s.u32[10]), csrRowOffsetsType: s.i32[12] as T.cusparseIndexType_t, csrColIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
 }
 let cusparseCsrSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -104,10 +104,10 @@ export function cusparseCsrmvEx_bufferSize(handle: T.cusparseHandle_t | null, al
   pointerArg('cusparseCsrmvEx_bufferSize', 'y', y, true);
   if (typeof ytype !== 'number' || (ytype | 0) !== ytype) throw intError('cusparseCsrmvEx_bufferSize', 'ytype', 'i32', ytype);
   if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cusparseCsrmvEx_bufferSize', 'executiontype', 'i32', executiontype);
-  s.u64[0] = 0n;
-  const status = (cusparseCsrmvEx_bufferSize$c ??= binder.native('cusparseCsrmvEx_bufferSize'))(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCsrmvEx_bufferSize$c ??= binder.native('cusparseCsrmvEx_bufferSize'))(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, s.bytes);
   if (status !== 0) throw fail('cusparseCsrmvEx_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDaxpyi$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDaxpyi(cusparseHandle_t handle, int nnz, const double *alpha, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -248,8 +248,8 @@ export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, d
   pointerArg('cusparseDbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02_bufferSize', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDbsric02_bufferSize$c ??= binder.native('cusparseDbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDbsric02_bufferSize$c ??= binder.native('cusparseDbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
   if (status !== 0) throw fail('cusparseDbsric02_bufferSize', status);
   return s.i32[0];
 }
@@ -279,8 +279,8 @@ export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   pointerArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDbsric02_bufferSizeExt$c ??= binder.native('cusparseDbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDbsric02_bufferSizeExt$c ??= binder.native('cusparseDbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseDbsric02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

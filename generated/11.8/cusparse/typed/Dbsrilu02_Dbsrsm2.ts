@@ -94,8 +94,8 @@ export function cusparseDbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseDbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDbsrilu02_bufferSize$c ??= binder.native('cusparseDbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDbsrilu02_bufferSize$c ??= binder.native('cusparseDbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
   if (status !== 0) throw fail('cusparseDbsrilu02_bufferSize', status);
   return s.i32[0];
 }
@@ -125,10 +125,10 @@ export function cusparseDbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDbsrilu02_bufferSizeExt$c ??= binder.native('cusparseDbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDbsrilu02_bufferSizeExt$c ??= binder.native('cusparseDbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseDbsrilu02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDbsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -294,8 +294,8 @@ export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, di
   pointerArg('cusparseDbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsm2_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDbsrsm2_bufferSize$c ??= binder.native('cusparseDbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDbsrsm2_bufferSize$c ??= binder.native('cusparseDbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseDbsrsm2_bufferSize', status);
   return s.i32[0];
 }
@@ -331,10 +331,10 @@ export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   pointerArg('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDbsrsm2_bufferSizeExt$c ??= binder.native('cusparseDbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDbsrsm2_bufferSizeExt$c ??= binder.native('cusparseDbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseDbsrsm2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDbsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -58,8 +58,8 @@ export function cusparseDgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgemvi_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgemvi_bufferSize', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.u64[0] = 0n;
-  const status = (cusparseDgemvi_bufferSize$c ??= binder.native('cusparseDgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgemvi_bufferSize$c ??= binder.native('cusparseDgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
   if (status !== 0) throw fail('cusparseDgemvi_bufferSize', status);
   return s.i32[0];
 }
@@ -117,10 +117,10 @@ export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
   pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseDgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDgthr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgthr(cusparseHandle_t handle, int nnz, const double *y, double *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -206,8 +206,8 @@ export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

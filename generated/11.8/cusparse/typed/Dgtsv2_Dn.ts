@@ -78,10 +78,10 @@ export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
   pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsv2StridedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseDgtsv2_bufferSizeExt$c: NativeFunction | undefined;
@@ -105,10 +105,10 @@ export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsv2_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsv2_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -156,10 +156,10 @@ export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDnMatGet$: Scratch | undefined;
 let cusparseDnMatGet$c: NativeFunction | undefined;
@@ -169,15 +169,15 @@ let cusparseDnMatGet$c: NativeFunction | undefined;
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
   const s = (cusparseDnMatGet$ ??= new Scratch(6));
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
   const status = (cusparseDnMatGet$c ??= binder.native('cusparseDnMatGet'))(dnMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
   if (status !== 0) throw fail('cusparseDnMatGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], ld: s.i64[2], values: s.address(3), type: s.i32[8] as T.cudaDataType, order: s.i32[10] as T.cusparseOrder_t };
+  return { rows: s.i64[0], cols: s.i64[1], ld: s.i64[2], values: (s.u32[7] * 4294967296 + s.u32[6]), type: s.i32[8] as T.cudaDataType, order: s.i32[10] as T.cusparseOrder_t };
 }
 let cusparseDnMatGetStridedBatch$: Scratch | undefined;
 let cusparseDnMatGetStridedBatch$c: NativeFunction | undefined;
@@ -187,8 +187,8 @@ let cusparseDnMatGetStridedBatch$c: NativeFunction | undefined;
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null): { batchCount: number; batchStride: bigint } {
   const s = (cusparseDnMatGetStridedBatch$ ??= new Scratch(2));
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusparseDnMatGetStridedBatch$c ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusparseDnMatGetStridedBatch', status);
   return { batchCount: s.i32[0], batchStride: s.i64[1] };
@@ -201,10 +201,10 @@ let cusparseDnMatGetValues$c: NativeFunction | undefined;
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t | null): number {
   const s = (cusparseDnMatGetValues$ ??= new Scratch(1));
   if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseDnMatGetValues$c ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDnMatGetValues$c ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s.bytes);
   if (status !== 0) throw fail('cusparseDnMatGetValues', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -236,12 +236,12 @@ let cusparseDnVecGet$c: NativeFunction | undefined;
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
   const s = (cusparseDnVecGet$ ??= new Scratch(3));
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   const status = (cusparseDnVecGet$c ??= binder.native('cusparseDnVecGet'))(dnVecDescr, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cusparseDnVecGet', status);
-  return { size: s.i64[0], values: s.address(1), valueType: s.i32[4] as T.cudaDataType };
+  return { size: s.i64[0], values: (s.u32[3] * 4294967296 + s.u32[2]), valueType: s.i32[4] as T.cudaDataType };
 }
 let cusparseDnVecGetValues$: Scratch | undefined;
 let cusparseDnVecGetValues$c: NativeFunction | undefined;
@@ -251,10 +251,10 @@ let cusparseDnVecGetValues$c: NativeFunction | undefined;
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t | null): number {
   const s = (cusparseDnVecGetValues$ ??= new Scratch(1));
   if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseDnVecGetValues$c ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDnVecGetValues$c ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s.bytes);
   if (status !== 0) throw fail('cusparseDnVecGetValues', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDnVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -128,10 +128,10 @@ export function cusparseScsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseScsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseScsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseScsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.u64[0] = 0n;
-  const status = (cusparseScsrgeam2_bufferSizeExt$c ??= binder.native('cusparseScsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseScsrgeam2_bufferSizeExt$c ??= binder.native('cusparseScsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
   if (status !== 0) throw fail('cusparseScsrgeam2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseScsrgemm2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrgemm2(cusparseHandle_t handle, int m, int n, int k, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const float *beta, const cusparseMatDescr_t descrD, int nnzD, const float *csrSortedValD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -239,10 +239,10 @@ export function cusparseScsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseScsrgemm2_bufferSizeExt', 'csrSortedRowPtrD', csrSortedRowPtrD, true);
   pointerArg('cusparseScsrgemm2_bufferSizeExt', 'csrSortedColIndD', csrSortedColIndD, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrgemm2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseScsrgemm2_bufferSizeExt$c ??= binder.native('cusparseScsrgemm2_bufferSizeExt'))(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseScsrgemm2_bufferSizeExt$c ??= binder.native('cusparseScsrgemm2_bufferSizeExt'))(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, s.bytes);
   if (status !== 0) throw fail('cusparseScsrgemm2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseScsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -318,8 +318,8 @@ export function cusparseScsric02_bufferSize(handle: T.cusparseHandle_t | null, m
   pointerArg('cusparseScsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseScsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsric02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseScsric02_bufferSize$c ??= binder.native('cusparseScsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseScsric02_bufferSize$c ??= binder.native('cusparseScsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
   if (status !== 0) throw fail('cusparseScsric02_bufferSize', status);
   return s.i32[0];
 }
@@ -345,8 +345,8 @@ export function cusparseScsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   pointerArg('cusparseScsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
   pointerArg('cusparseScsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseScsric02_bufferSizeExt$c ??= binder.native('cusparseScsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseScsric02_bufferSizeExt$c ??= binder.native('cusparseScsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseScsric02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -93,8 +93,8 @@ export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi_bufferSize', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.u64[0] = 0n;
-  const status = (cusparseSgemvi_bufferSize$c ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgemvi_bufferSize$c ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
   if (status !== 0) throw fail('cusparseSgemvi_bufferSize', status);
   return s.i32[0];
 }
@@ -152,10 +152,10 @@ export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
   pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseSgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSgthr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgthr(cusparseHandle_t handle, int nnz, const float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -241,8 +241,8 @@ export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseSgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

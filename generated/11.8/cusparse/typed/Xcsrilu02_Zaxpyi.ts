@@ -75,10 +75,10 @@ export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t | null
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort_bufferSizeExt', 'nnz', 'i32', nnz);
   pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, true);
-  s.u64[0] = 0n;
-  const status = (cusparseXcsrsort_bufferSizeExt$c ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseXcsrsort_bufferSizeExt$c ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s.bytes);
   if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseXcsrsv2_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrsv2_zeroPivot(cusparseHandle_t handle, csrsv2Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -156,8 +156,8 @@ export function cusparseZbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, di
   pointerArg('cusparseZbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZbsrsm2_bufferSize$c ??= binder.native('cusparseZbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZbsrsm2_bufferSize$c ??= binder.native('cusparseZbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseZbsrsm2_bufferSize', status);
   return s.i32[0];
 }
@@ -193,10 +193,10 @@ export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   pointerArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZbsrsm2_bufferSizeExt$c ??= binder.native('cusparseZbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZbsrsm2_bufferSizeExt$c ??= binder.native('cusparseZbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseZbsrsm2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZbsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -304,8 +304,8 @@ export function cusparseZbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, di
   pointerArg('cusparseZbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZbsrsv2_bufferSize$c ??= binder.native('cusparseZbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZbsrsv2_bufferSize$c ??= binder.native('cusparseZbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.bytes);
   if (status !== 0) throw fail('cusparseZbsrsv2_bufferSize', status);
   return s.i32[0];
 }
@@ -337,10 +337,10 @@ export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   pointerArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZbsrsv2_bufferSizeExt$c ??= binder.native('cusparseZbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZbsrsv2_bufferSizeExt$c ??= binder.native('cusparseZbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseZbsrsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -82,8 +82,8 @@ export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZcsrilu02_bufferSize$c ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsrilu02_bufferSize$c ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
   if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
   return s.i32[0];
 }
@@ -109,10 +109,10 @@ export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
   pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZcsrilu02_bufferSizeExt$c ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsrilu02_bufferSizeExt$c ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -210,10 +210,10 @@ export function cusparseZcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null,
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
-  s.u64[0] = 0n;
-  const status = (cusparseZcsrsm2_bufferSizeExt$c ??= binder.native('cusparseZcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsrsm2_bufferSizeExt$c ??= binder.native('cusparseZcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s.bytes);
   if (status !== 0) throw fail('cusparseZcsrsm2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZcsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, cuDoubleComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -78,10 +78,10 @@ export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
   pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.u64[0] = 0n;
-  const status = (cusparseZgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
   if (status !== 0) throw fail('cusparseZgtsv2StridedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_bufferSizeExt$c: NativeFunction | undefined;
@@ -105,10 +105,10 @@ export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseZgtsv2_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseZgtsv2_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseZgtsv2_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgtsv2_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseZgtsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -156,10 +156,10 @@ export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseZgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseZgtsv2_nopivot_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZnnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -17,11 +17,11 @@ let cuArray3DCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!CudaArray.create | CudaArray.create} (objects layer) */
 export function cuArray3DCreate(pAllocateArray: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array): T.CUarray {
   const s = (cuArray3DCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pAllocateArray$ = recordArg('cuArray3DCreate', 'pAllocateArray', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pAllocateArray, false);
-  const status = (cuArray3DCreate$c ??= binder.native('cuArray3DCreate'))(s.slot(0), pAllocateArray$);
+  const status = (cuArray3DCreate$c ??= binder.native('cuArray3DCreate'))(s.bytes, pAllocateArray$);
   if (status !== 0) throw fail('cuArray3DCreate', status);
-  return s.address(0) as T.CUarray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
 }
 let cuArray3DGetDescriptor$c: NativeFunction | undefined;
 /** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -43,11 +43,11 @@ let cuArrayCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayCreate(pAllocateArray: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array): T.CUarray {
   const s = (cuArrayCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pAllocateArray$ = recordArg('cuArrayCreate', 'pAllocateArray', records.CUDA_ARRAY_DESCRIPTOR_st(), pAllocateArray, false);
-  const status = (cuArrayCreate$c ??= binder.native('cuArrayCreate'))(s.slot(0), pAllocateArray$);
+  const status = (cuArrayCreate$c ??= binder.native('cuArrayCreate'))(s.bytes, pAllocateArray$);
   if (status !== 0) throw fail('cuArrayCreate', status);
-  return s.address(0) as T.CUarray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
 }
 let cuArrayDestroy$c: NativeFunction | undefined;
 /** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -93,12 +93,12 @@ let cuArrayGetPlane$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.CUarray {
   const s = (cuArrayGetPlane$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
   if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
-  const status = (cuArrayGetPlane$c ??= binder.native('cuArrayGetPlane'))(s.slot(0), hArray, planeIdx);
+  const status = (cuArrayGetPlane$c ??= binder.native('cuArrayGetPlane'))(s.bytes, hArray, planeIdx);
   if (status !== 0) throw fail('cuArrayGetPlane', status);
-  return s.address(0) as T.CUarray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
 }
 let cuArrayGetSparseProperties$c: NativeFunction | undefined;
 /** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -17,11 +17,11 @@ let cuCtxAttach$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(flags: number): T.CUcontext {
   const s = (cuCtxAttach$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
-  const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.slot(0), flags);
+  const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.bytes, flags);
   if (status !== 0) throw fail('cuCtxAttach', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxCreate$: Scratch | undefined;
 let cuCtxCreate$c: NativeFunction | undefined;
@@ -33,12 +33,12 @@ let cuCtxCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
 export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
-  const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.slot(0), flags, dev);
+  const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.bytes, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxCreate_v3$: Scratch | undefined;
 let cuCtxCreate_v3$c: NativeFunction | undefined;
@@ -50,14 +50,14 @@ let cuCtxCreate_v3$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate_v3$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const paramsArray$ = recordArrayArg('cuCtxCreate_v3', 'paramsArray', records.CUexecAffinityParam_st(), paramsArray, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate_v3', 'flags', 'u32', flags);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate_v3', 'dev', 'i32', dev);
   const numParams$n = paramsArray$.count;
-  const status = (cuCtxCreate_v3$c ??= binder.native('cuCtxCreate_v3'))(s.slot(0), paramsArray$.bytes, numParams$n, flags, dev);
+  const status = (cuCtxCreate_v3$c ??= binder.native('cuCtxCreate_v3'))(s.bytes, paramsArray$.bytes, numParams$n, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate_v3', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
 /** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -108,8 +108,8 @@ let cuCtxGetApiVersion$c: NativeFunction | undefined;
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
   const s = (cuCtxGetApiVersion$ ??= new Scratch(1));
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
-  s.u64[0] = 0n;
-  const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.bytes);
   if (status !== 0) throw fail('cuCtxGetApiVersion', status);
   return s.u32[0];
 }
@@ -120,8 +120,8 @@ let cuCtxGetCacheConfig$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   const s = (cuCtxGetCacheConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetCacheConfig', status);
   return s.i32[0] as T.CUfunc_cache;
 }
@@ -132,10 +132,10 @@ let cuCtxGetCurrent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(): T.CUcontext {
   const s = (cuCtxGetCurrent$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetCurrent', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxGetDevice$: Scratch | undefined;
 let cuCtxGetDevice$c: NativeFunction | undefined;
@@ -144,8 +144,8 @@ let cuCtxGetDevice$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(): number {
   const s = (cuCtxGetDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetDevice', status);
   return s.i32[0];
 }
@@ -169,8 +169,8 @@ let cuCtxGetFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(): number {
   const s = (cuCtxGetFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetFlags', status);
   return s.u32[0];
 }
@@ -182,11 +182,11 @@ let cuCtxGetLimit$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   const s = (cuCtxGetLimit$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
-  const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.slot(0), limit);
+  const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.bytes, limit);
   if (status !== 0) throw fail('cuCtxGetLimit', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCtxGetSharedMemConfig$: Scratch | undefined;
 let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
@@ -195,8 +195,8 @@ let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   const s = (cuCtxGetSharedMemConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetSharedMemConfig', status);
   return s.i32[0] as T.CUsharedconfig;
 }
@@ -208,8 +208,8 @@ let cuCtxGetStreamPriorityRange$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream.priorityRange | Stream.priorityRange} (objects layer) */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cuCtxGetStreamPriorityRange$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuCtxGetStreamPriorityRange$c ??= binder.native('cuCtxGetStreamPriorityRange'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuCtxGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
@@ -221,10 +221,10 @@ let cuCtxPopCurrent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(): T.CUcontext {
   const s = (cuCtxPopCurrent$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.bytes);
   if (status !== 0) throw fail('cuCtxPopCurrent', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
 /** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

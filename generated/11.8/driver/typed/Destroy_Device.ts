@@ -35,10 +35,10 @@ let cuDeviceCanAccessPeer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
   const s = (cuDeviceCanAccessPeer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceCanAccessPeer', 'dev', 'i32', dev);
   if (typeof peerDev !== 'number' || (peerDev | 0) !== peerDev) throw intError('cuDeviceCanAccessPeer', 'peerDev', 'i32', peerDev);
-  const status = (cuDeviceCanAccessPeer$c ??= binder.native('cuDeviceCanAccessPeer'))(s.slot(0), dev, peerDev);
+  const status = (cuDeviceCanAccessPeer$c ??= binder.native('cuDeviceCanAccessPeer'))(s.bytes, dev, peerDev);
   if (status !== 0) throw fail('cuDeviceCanAccessPeer', status);
   return s.i32[0];
 }
@@ -51,8 +51,8 @@ let cuDeviceComputeCapability$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuDeviceComputeCapability(dev: number): { major: number; minor: number } {
   const s = (cuDeviceComputeCapability$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceComputeCapability', 'dev', 'i32', dev);
   const status = (cuDeviceComputeCapability$c ??= binder.native('cuDeviceComputeCapability'))(s.slot(0), s.slot(1), dev);
   if (status !== 0) throw fail('cuDeviceComputeCapability', status);
@@ -66,9 +66,9 @@ let cuDeviceGet$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGet(ordinal: number): number {
   const s = (cuDeviceGet$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof ordinal !== 'number' || (ordinal | 0) !== ordinal) throw intError('cuDeviceGet', 'ordinal', 'i32', ordinal);
-  const status = (cuDeviceGet$c ??= binder.native('cuDeviceGet'))(s.slot(0), ordinal);
+  const status = (cuDeviceGet$c ??= binder.native('cuDeviceGet'))(s.bytes, ordinal);
   if (status !== 0) throw fail('cuDeviceGet', status);
   return s.i32[0];
 }
@@ -82,10 +82,10 @@ let cuDeviceGetAttribute$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device#attribute | Device.attribute} (objects layer) */
 export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number): number {
   const s = (cuDeviceGetAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetAttribute', 'attrib', 'i32', attrib);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetAttribute', 'dev', 'i32', dev);
-  const status = (cuDeviceGetAttribute$c ??= binder.native('cuDeviceGetAttribute'))(s.slot(0), attrib, dev);
+  const status = (cuDeviceGetAttribute$c ??= binder.native('cuDeviceGetAttribute'))(s.bytes, attrib, dev);
   if (status !== 0) throw fail('cuDeviceGetAttribute', status);
   return s.i32[0];
 }
@@ -97,9 +97,9 @@ let cuDeviceGetByPCIBusId$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cuDeviceGetByPCIBusId$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof pciBusId !== 'string') throw argError('cuDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
-  const status = (cuDeviceGetByPCIBusId$c ??= binder.native('cuDeviceGetByPCIBusId'))(s.slot(0), pciBusId);
+  const status = (cuDeviceGetByPCIBusId$c ??= binder.native('cuDeviceGetByPCIBusId'))(s.bytes, pciBusId);
   if (status !== 0) throw fail('cuDeviceGetByPCIBusId', status);
   return s.i32[0];
 }
@@ -111,8 +111,8 @@ let cuDeviceGetCount$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device.count | Device.count} (objects layer) */
 export function cuDeviceGetCount(): number {
   const s = (cuDeviceGetCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuDeviceGetCount$c ??= binder.native('cuDeviceGetCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuDeviceGetCount$c ??= binder.native('cuDeviceGetCount'))(s.bytes);
   if (status !== 0) throw fail('cuDeviceGetCount', status);
   return s.i32[0];
 }
@@ -125,11 +125,11 @@ let cuDeviceGetDefaultMemPool$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!MemoryPool.default | MemoryPool.default} (objects layer) */
 export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetDefaultMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
-  const status = (cuDeviceGetDefaultMemPool$c ??= binder.native('cuDeviceGetDefaultMemPool'))(s.slot(0), dev);
+  const status = (cuDeviceGetDefaultMemPool$c ??= binder.native('cuDeviceGetDefaultMemPool'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuDeviceGetExecAffinitySupport$: Scratch | undefined;
 let cuDeviceGetExecAffinitySupport$c: NativeFunction | undefined;
@@ -140,10 +140,10 @@ let cuDeviceGetExecAffinitySupport$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. */
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
   const s = (cuDeviceGetExecAffinitySupport$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuDeviceGetExecAffinitySupport', 'type', 'i32', type);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetExecAffinitySupport', 'dev', 'i32', dev);
-  const status = (cuDeviceGetExecAffinitySupport$c ??= binder.native('cuDeviceGetExecAffinitySupport'))(s.slot(0), type, dev);
+  const status = (cuDeviceGetExecAffinitySupport$c ??= binder.native('cuDeviceGetExecAffinitySupport'))(s.bytes, type, dev);
   if (status !== 0) throw fail('cuDeviceGetExecAffinitySupport', status);
   return s.i32[0];
 }
@@ -171,10 +171,10 @@ let cuDeviceGetLuid$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device#luid | Device.luid} (objects layer) */
 export function cuDeviceGetLuid(dev: number): { luid: Uint8Array; deviceNodeMask: number } {
   const s = (cuDeviceGetLuid$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
   const luid$ = new Uint8Array(Math.max(1, 8));
-  const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid$, s.slot(0), dev);
+  const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid$, s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceGetLuid', status);
   return { luid: luid$.slice(0, 8), deviceNodeMask: s.u32[0] };
 }
@@ -186,11 +186,11 @@ let cuDeviceGetMemPool$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
-  const status = (cuDeviceGetMemPool$c ??= binder.native('cuDeviceGetMemPool'))(s.slot(0), dev);
+  const status = (cuDeviceGetMemPool$c ??= binder.native('cuDeviceGetMemPool'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceGetMemPool', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -230,11 +230,11 @@ let cuDeviceGetP2PAttribute$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
   const s = (cuDeviceGetP2PAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetP2PAttribute', 'attrib', 'i32', attrib);
   if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cuDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cuDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
-  const status = (cuDeviceGetP2PAttribute$c ??= binder.native('cuDeviceGetP2PAttribute'))(s.slot(0), attrib, srcDevice, dstDevice);
+  const status = (cuDeviceGetP2PAttribute$c ??= binder.native('cuDeviceGetP2PAttribute'))(s.bytes, attrib, srcDevice, dstDevice);
   if (status !== 0) throw fail('cuDeviceGetP2PAttribute', status);
   return s.i32[0];
 }
@@ -276,13 +276,13 @@ let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
   const s = (cuDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
   if (typeof numChannels !== 'number' || (numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
-  const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s.slot(0), format, numChannels, dev);
+  const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s.bytes, format, numChannels, dev);
   if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -327,8 +327,8 @@ let cuDevicePrimaryCtxGetState$c: NativeFunction | undefined;
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
   const s = (cuDevicePrimaryCtxGetState$ ??= new Scratch(2));
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuDevicePrimaryCtxGetState$c ??= binder.native('cuDevicePrimaryCtxGetState'))(dev, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuDevicePrimaryCtxGetState', status);
   return { flags: s.u32[0], active: s.i32[2] };
@@ -361,11 +361,11 @@ let cuDevicePrimaryCtxRetain$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Context.primary | Context.primary} (objects layer) */
 export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
   const s = (cuDevicePrimaryCtxRetain$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
-  const status = (cuDevicePrimaryCtxRetain$c ??= binder.native('cuDevicePrimaryCtxRetain'))(s.slot(0), dev);
+  const status = (cuDevicePrimaryCtxRetain$c ??= binder.native('cuDevicePrimaryCtxRetain'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -412,9 +412,9 @@ let cuDeviceTotalMem$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device#totalMemory | Device.totalMemory} (objects layer) */
 export function cuDeviceTotalMem(dev: number): number {
   const s = (cuDeviceTotalMem$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
-  const status = (cuDeviceTotalMem$c ??= binder.native('cuDeviceTotalMem'))(s.slot(0), dev);
+  const status = (cuDeviceTotalMem$c ??= binder.native('cuDeviceTotalMem'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceTotalMem', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

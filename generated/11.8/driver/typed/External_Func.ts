@@ -17,12 +17,12 @@ let cuExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory | null, bufferDesc: T.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st | Uint8Array): T.CUdeviceptr {
   const s = (cuExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
   const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
-  const status = (cuExternalMemoryGetMappedBuffer$c ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s.slot(0), extMem, bufferDesc$);
+  const status = (cuExternalMemoryGetMappedBuffer$c ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s.bytes, extMem, bufferDesc$);
   if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
 let cuExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
@@ -33,12 +33,12 @@ let cuExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemory | null, mipmapDesc: T.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st | Uint8Array): T.CUmipmappedArray {
   const s = (cuExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
   const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
-  const status = (cuExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s.slot(0), extMem, mipmapDesc$);
+  const status = (cuExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s.bytes, extMem, mipmapDesc$);
   if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
-  return s.address(0) as T.CUmipmappedArray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -61,10 +61,10 @@ let cuFuncGetAttribute$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Kernel#attribute | Kernel.attribute} (objects layer) */
 export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction | null): number {
   const s = (cuFuncGetAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuFuncGetAttribute$c ??= binder.native('cuFuncGetAttribute'))(s.slot(0), attrib, hfunc);
+  const status = (cuFuncGetAttribute$c ??= binder.native('cuFuncGetAttribute'))(s.bytes, attrib, hfunc);
   if (status !== 0) throw fail('cuFuncGetAttribute', status);
   return s.i32[0];
 }
@@ -76,11 +76,11 @@ let cuFuncGetModule$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
   const s = (cuFuncGetModule$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuFuncGetModule$c ??= binder.native('cuFuncGetModule'))(s.slot(0), hfunc);
+  const status = (cuFuncGetModule$c ??= binder.native('cuFuncGetModule'))(s.bytes, hfunc);
   if (status !== 0) throw fail('cuFuncGetModule', status);
-  return s.address(0) as T.CUmodule;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
 }
 let cuFuncSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -40,10 +40,10 @@ let cuGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CUgraph {
   const s = (cuGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphChildGraphNodeGetGraph$c ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphChildGraphNodeGetGraph$c ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphChildGraphNodeGetGraph', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuGraphClone$: Scratch | undefined;
 let cuGraphClone$c: NativeFunction | undefined;
@@ -54,11 +54,11 @@ let cuGraphClone$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Graph#clone | Graph.clone} (objects layer) */
 export function cuGraphClone(originalGraph: T.CUgraph | null): T.CUgraph {
   const s = (cuGraphClone$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
-  const status = (cuGraphClone$c ??= binder.native('cuGraphClone'))(s.slot(0), originalGraph);
+  const status = (cuGraphClone$c ??= binder.native('cuGraphClone'))(s.bytes, originalGraph);
   if (status !== 0) throw fail('cuGraphClone', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuGraphCreate$: Scratch | undefined;
 let cuGraphCreate$c: NativeFunction | undefined;
@@ -69,11 +69,11 @@ let cuGraphCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Graph.create | Graph.create} (objects layer) */
 export function cuGraphCreate(flags: number): T.CUgraph {
   const s = (cuGraphCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
-  const status = (cuGraphCreate$c ??= binder.native('cuGraphCreate'))(s.slot(0), flags);
+  const status = (cuGraphCreate$c ??= binder.native('cuGraphCreate'))(s.bytes, flags);
   if (status !== 0) throw fail('cuGraphCreate', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;
 /** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -17,10 +17,10 @@ let cuGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphEventRecordNodeGetEvent$c ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphEventRecordNodeGetEvent$c ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
-  return s.address(0) as T.CUevent;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -42,10 +42,10 @@ let cuGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphEventWaitNodeGetEvent$c ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphEventWaitNodeGetEvent$c ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
-  return s.address(0) as T.CUevent;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -213,9 +213,9 @@ export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec | null, hGraph: T.CU
   const s = (cuGraphExecUpdate$ ??= new Scratch(2));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuGraphExecUpdate$c ??= binder.native('cuGraphExecUpdate'))(hGraphExec, hGraph, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuGraphExecUpdate', status);
-  return { hErrorNode_out: s.address(0) as T.CUgraphNode, updateResult_out: s.i32[2] as T.CUgraphExecUpdateResult };
+  return { hErrorNode_out: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, updateResult_out: s.i32[2] as T.CUgraphExecUpdateResult };
 }

@@ -17,14 +17,14 @@ let cuGraphInstantiate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiate(hGraph: T.CUgraph | null, bufferSize: T.Int64): { phGraphExec: T.CUgraphExec; phErrorNode: T.CUgraphNode; logBuffer: string } {
   const s = (cuGraphInstantiate$ ??= new Scratch(2));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiate', 'hGraph', hGraph, true) as typeof hGraph;
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cuGraphInstantiate', 'bufferSize', bufferSize, false);
   const logBuffer$ = new Uint8Array(Math.max(1, allocLength('cuGraphInstantiate', 'bufferSize', bufferSize)));
   const status = (cuGraphInstantiate$c ??= binder.native('cuGraphInstantiate'))(s.slot(0), hGraph, s.slot(1), logBuffer$, bufferSize);
   if (status !== 0) throw fail('cuGraphInstantiate', status);
-  return { phGraphExec: s.address(0) as T.CUgraphExec, phErrorNode: s.address(1) as T.CUgraphNode, logBuffer: textFrom(logBuffer$) };
+  return { phGraphExec: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphExec, phErrorNode: (s.u32[3] * 4294967296 + s.u32[2]) as T.CUgraphNode, logBuffer: textFrom(logBuffer$) };
 }
 let cuGraphInstantiateWithFlags$: Scratch | undefined;
 let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
@@ -36,12 +36,12 @@ let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
 export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.Int64): T.CUgraphExec {
   const s = (cuGraphInstantiateWithFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
-  const status = (cuGraphInstantiateWithFlags$c ??= binder.native('cuGraphInstantiateWithFlags'))(s.slot(0), hGraph, flags);
+  const status = (cuGraphInstantiateWithFlags$c ??= binder.native('cuGraphInstantiateWithFlags'))(s.bytes, hGraph, flags);
   if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
-  return s.address(0) as T.CUgraphExec;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphExec;
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

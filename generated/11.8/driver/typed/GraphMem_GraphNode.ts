@@ -29,10 +29,10 @@ let cuGraphMemFreeNodeGetParams$c: NativeFunction | undefined;
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode | null): T.CUdeviceptr {
   const s = (cuGraphMemFreeNodeGetParams$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphMemFreeNodeGetParams$c ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphMemFreeNodeGetParams$c ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphMemFreeNodeGetParams', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
 /** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -89,12 +89,12 @@ let cuGraphNodeFindInClone$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode | null, hClonedGraph: T.CUgraph | null): T.CUgraphNode {
   const s = (cuGraphNodeFindInClone$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hOriginalNode !== 'number' || !(hOriginalNode >= 0 && hOriginalNode <= 9007199254740991) || hOriginalNode % 1 !== 0) hOriginalNode = addressArg('cuGraphNodeFindInClone', 'hOriginalNode', hOriginalNode, true) as typeof hOriginalNode;
   if (typeof hClonedGraph !== 'number' || !(hClonedGraph >= 0 && hClonedGraph <= 9007199254740991) || hClonedGraph % 1 !== 0) hClonedGraph = addressArg('cuGraphNodeFindInClone', 'hClonedGraph', hClonedGraph, true) as typeof hClonedGraph;
-  const status = (cuGraphNodeFindInClone$c ??= binder.native('cuGraphNodeFindInClone'))(s.slot(0), hOriginalNode, hClonedGraph);
+  const status = (cuGraphNodeFindInClone$c ??= binder.native('cuGraphNodeFindInClone'))(s.bytes, hOriginalNode, hClonedGraph);
   if (status !== 0) throw fail('cuGraphNodeFindInClone', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphNodeGetDependencies$: Scratch | undefined;
 let cuGraphNodeGetDependencies$c: NativeFunction | undefined;
@@ -106,15 +106,15 @@ export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode | null): T.CUgra
   const s = (cuGraphNodeGetDependencies$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies', 'hNode', hNode, true) as typeof hNode;
   s.u64[0] = BigInt(0);
-  const asked = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, null, s.slot(0));
+  const asked = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, null, s.bytes);
   if (asked !== 0) throw fail('cuGraphNodeGetDependencies', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const dependencies$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, dependencies$, s.slot(0));
+    const status = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, dependencies$, s.bytes);
     if (status !== 0) throw fail('cuGraphNodeGetDependencies', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(dependencies$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }
@@ -128,15 +128,15 @@ export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode | null): T.CUg
   const s = (cuGraphNodeGetDependentNodes$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes', 'hNode', hNode, true) as typeof hNode;
   s.u64[0] = BigInt(0);
-  const asked = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, null, s.slot(0));
+  const asked = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, null, s.bytes);
   if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const dependentNodes$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, dependentNodes$, s.slot(0));
+    const status = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, dependentNodes$, s.bytes);
     if (status !== 0) throw fail('cuGraphNodeGetDependentNodes', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(dependentNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }
@@ -151,8 +151,8 @@ export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T
   const s = (cuGraphNodeGetEnabled$ ??= new Scratch(1));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphNodeGetEnabled$c ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphNodeGetEnabled$c ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphNodeGetEnabled', status);
   return s.u32[0];
 }
@@ -165,8 +165,8 @@ let cuGraphNodeGetType$c: NativeFunction | undefined;
 export function cuGraphNodeGetType(hNode: T.CUgraphNode | null): T.CUgraphNodeType {
   const s = (cuGraphNodeGetType$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetType', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphNodeGetType$c ??= binder.native('cuGraphNodeGetType'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphNodeGetType$c ??= binder.native('cuGraphNodeGetType'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphNodeGetType', status);
   return s.i32[0] as T.CUgraphNodeType;
 }

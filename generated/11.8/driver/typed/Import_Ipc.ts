@@ -16,11 +16,11 @@ let cuImportExternalMemory$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
   const s = (cuImportExternalMemory$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
-  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.slot(0), memHandleDesc$);
+  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.bytes, memHandleDesc$);
   if (status !== 0) throw fail('cuImportExternalMemory', status);
-  return s.address(0) as T.CUexternalMemory;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalMemory;
 }
 let cuImportExternalSemaphore$: Scratch | undefined;
 let cuImportExternalSemaphore$c: NativeFunction | undefined;
@@ -30,11 +30,11 @@ let cuImportExternalSemaphore$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
   const s = (cuImportExternalSemaphore$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
-  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.slot(0), semHandleDesc$);
+  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.bytes, semHandleDesc$);
   if (status !== 0) throw fail('cuImportExternalSemaphore', status);
-  return s.address(0) as T.CUexternalSemaphore;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalSemaphore;
 }
 let cuInit$c: NativeFunction | undefined;
 /** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -88,11 +88,11 @@ let cuIpcOpenEventHandle$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
   const s = (cuIpcOpenEventHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
-  const status = (cuIpcOpenEventHandle$c ??= binder.native('cuIpcOpenEventHandle'))(s.slot(0), handle);
+  const status = (cuIpcOpenEventHandle$c ??= binder.native('cuIpcOpenEventHandle'))(s.bytes, handle);
   if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
-  return s.address(0) as T.CUevent;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
 }
 let cuIpcOpenMemHandle$: Scratch | undefined;
 let cuIpcOpenMemHandle$c: NativeFunction | undefined;
@@ -103,10 +103,10 @@ let cuIpcOpenMemHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
   const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
-  const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.slot(0), handle, Flags);
+  const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.bytes, handle, Flags);
   if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }

@@ -191,11 +191,11 @@ let cuStreamCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(Flags: number): T.CUstream {
   const s = (cuStreamCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
-  const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.slot(0), Flags);
+  const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.bytes, Flags);
   if (status !== 0) throw fail('cuStreamCreate', status);
-  return s.address(0) as T.CUstream;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
 }
 let cuStreamCreateWithPriority$: Scratch | undefined;
 let cuStreamCreateWithPriority$c: NativeFunction | undefined;
@@ -207,12 +207,12 @@ let cuStreamCreateWithPriority$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream.create | Stream.create} (objects layer) */
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
   const s = (cuStreamCreateWithPriority$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
   if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
-  const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.slot(0), flags, priority);
+  const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.bytes, flags, priority);
   if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
-  return s.address(0) as T.CUstream;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
 /** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -232,10 +232,10 @@ let cuStreamEndCapture$c: NativeFunction | undefined;
 export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
   const s = (cuStreamEndCapture$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamEndCapture', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -260,8 +260,8 @@ let cuStreamGetCaptureInfo$c: NativeFunction | undefined;
 export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint } {
   const s = (cuStreamGetCaptureInfo$ ??= new Scratch(2));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuStreamGetCaptureInfo$c ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuStreamGetCaptureInfo', status);
   return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1] };
@@ -275,21 +275,21 @@ let cuStreamGetCaptureInfo_v2$c: NativeFunction | undefined;
 export function cuStreamGetCaptureInfo_v2(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number[] } {
   const s = (cuStreamGetCaptureInfo_v2$ ??= new Scratch(4));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v2', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   s.u64[3] = BigInt(0);
   const asked = (cuStreamGetCaptureInfo_v2$c ??= binder.native('cuStreamGetCaptureInfo_v2'))(hStream, s.slot(0), s.slot(1), s.slot(2), null, s.slot(3));
   if (asked !== 0) throw fail('cuStreamGetCaptureInfo_v2', asked);
-  let n = Number(s.size(3));
+  let n = Number((s.u32[7] * 4294967296 + s.u32[6]));
   const dependencies_out$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[3] = BigInt(n as number | bigint);
     const status = (cuStreamGetCaptureInfo_v2$c ??= binder.native('cuStreamGetCaptureInfo_v2'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out$, s.slot(3));
     if (status !== 0) throw fail('cuStreamGetCaptureInfo_v2', status);
-    n = Math.min(n, Number(s.size(3)));
+    n = Math.min(n, Number((s.u32[7] * 4294967296 + s.u32[6])));
   }
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
+  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.CUgraph, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
 }
 let cuStreamGetCtx$: Scratch | undefined;
 let cuStreamGetCtx$c: NativeFunction | undefined;
@@ -300,10 +300,10 @@ let cuStreamGetCtx$c: NativeFunction | undefined;
 export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
   const s = (cuStreamGetCtx$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetCtx', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuStreamGetFlags$: Scratch | undefined;
 let cuStreamGetFlags$c: NativeFunction | undefined;
@@ -314,8 +314,8 @@ let cuStreamGetFlags$c: NativeFunction | undefined;
 export function cuStreamGetFlags(hStream: T.CUstream | null): number {
   const s = (cuStreamGetFlags$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetFlags', status);
   return s.u32[0];
 }
@@ -329,8 +329,8 @@ let cuStreamGetPriority$c: NativeFunction | undefined;
 export function cuStreamGetPriority(hStream: T.CUstream | null): number {
   const s = (cuStreamGetPriority$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetPriority', status);
   return s.i32[0];
 }
@@ -343,8 +343,8 @@ let cuStreamIsCapturing$c: NativeFunction | undefined;
 export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
   const s = (cuStreamIsCapturing$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamIsCapturing', status);
   return s.i32[0] as T.CUstreamCaptureStatus;
 }

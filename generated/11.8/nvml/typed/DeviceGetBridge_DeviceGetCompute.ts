@@ -29,8 +29,8 @@ let nvmlDeviceGetBusType$c: NativeFunction | undefined;
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBusType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetBusType$c ??= binder.native('nvmlDeviceGetBusType'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetBusType$c ??= binder.native('nvmlDeviceGetBusType'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
   return s.u32[0];
 }
@@ -59,8 +59,8 @@ export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.n
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
   if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
   if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetClock', status);
   return s.u32[0];
 }
@@ -75,8 +75,8 @@ export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nv
   const s = (nvmlDeviceGetClockInfo$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
   return s.u32[0];
 }
@@ -89,8 +89,8 @@ let nvmlDeviceGetComputeInstanceId$c: NativeFunction | undefined;
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetComputeInstanceId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetComputeInstanceId$c ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetComputeInstanceId$c ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
   return s.u32[0];
 }
@@ -103,8 +103,8 @@ let nvmlDeviceGetComputeMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
   const s = (nvmlDeviceGetComputeMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetComputeMode$c ??= binder.native('nvmlDeviceGetComputeMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetComputeMode$c ??= binder.native('nvmlDeviceGetComputeMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
   return s.i32[0] as T.nvmlComputeMode_t;
 }
@@ -117,14 +117,14 @@ let nvmlDeviceGetComputeRunningProcesses$c: NativeFunction | undefined;
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_st[] {
   const s = (nvmlDeviceGetComputeRunningProcesses$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
   let n = Number(s.u32[0]);
   const infos$ = new Uint8Array(Math.max(1, n) * 24);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.slot(0), infos$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, infos$);
     if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
     n = Math.min(n, Number(s.u32[0]));
   }

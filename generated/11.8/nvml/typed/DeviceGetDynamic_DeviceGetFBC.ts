@@ -29,8 +29,8 @@ let nvmlDeviceGetEccMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t | null): { current: T.nvmlEnableState_t; pending: T.nvmlEnableState_t } {
   const s = (nvmlDeviceGetEccMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEccMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetEccMode$c ??= binder.native('nvmlDeviceGetEccMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetEccMode', status);
   return { current: s.i32[0] as T.nvmlEnableState_t, pending: s.i32[2] as T.nvmlEnableState_t };
@@ -46,8 +46,8 @@ export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, enco
   const s = (nvmlDeviceGetEncoderCapacity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
   if (typeof encoderQueryType !== 'number' || (encoderQueryType | 0) !== encoderQueryType) throw intError('nvmlDeviceGetEncoderCapacity', 'encoderQueryType', 'i32', encoderQueryType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetEncoderCapacity$c ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetEncoderCapacity$c ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetEncoderCapacity', status);
   return s.u32[0];
 }
@@ -60,14 +60,14 @@ let nvmlDeviceGetEncoderSessions$c: NativeFunction | undefined;
 export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t | null): T.nvmlEncoderSessionInfo_st[] {
   const s = (nvmlDeviceGetEncoderSessions$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderSessions', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetEncoderSessions', asked);
   let n = Number(s.u32[0]);
   const sessionInfos$ = new Uint8Array(Math.max(1, n) * 32);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.slot(0), sessionInfos$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.bytes, sessionInfos$);
     if (status !== 0) throw fail('nvmlDeviceGetEncoderSessions', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -82,9 +82,9 @@ let nvmlDeviceGetEncoderStats$c: NativeFunction | undefined;
 export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t | null): { sessionCount: number; averageFps: number; averageLatency: number } {
   const s = (nvmlDeviceGetEncoderStats$ ??= new Scratch(3));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderStats', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   const status = (nvmlDeviceGetEncoderStats$c ??= binder.native('nvmlDeviceGetEncoderStats'))(device, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('nvmlDeviceGetEncoderStats', status);
   return { sessionCount: s.u32[0], averageFps: s.u32[2], averageLatency: s.u32[4] };
@@ -98,8 +98,8 @@ let nvmlDeviceGetEncoderUtilization$c: NativeFunction | undefined;
 export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetEncoderUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderUtilization', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetEncoderUtilization$c ??= binder.native('nvmlDeviceGetEncoderUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetEncoderUtilization', status);
   return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
@@ -113,8 +113,8 @@ let nvmlDeviceGetEnforcedPowerLimit$c: NativeFunction | undefined;
 export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetEnforcedPowerLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEnforcedPowerLimit', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetEnforcedPowerLimit$c ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetEnforcedPowerLimit$c ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetEnforcedPowerLimit', status);
   return s.u32[0];
 }
@@ -127,14 +127,14 @@ let nvmlDeviceGetFBCSessions$c: NativeFunction | undefined;
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
   const s = (nvmlDeviceGetFBCSessions$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
   let n = Number(s.u32[0]);
   const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), sessionInfo$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, sessionInfo$);
     if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
     n = Math.min(n, Number(s.u32[0]));
   }

@@ -17,8 +17,8 @@ let nvmlDeviceGetFanSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetFanSpeed$c ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetFanSpeed$c ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
   return s.u32[0];
 }
@@ -33,8 +33,8 @@ export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
   const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
   return s.u32[0];
 }
@@ -63,8 +63,8 @@ let nvmlDeviceGetGpcClkMinMaxVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetGpcClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGpcClkMinMaxVfOffset', status);
   return { minOffset: s.i32[0], maxOffset: s.i32[2] };
@@ -78,8 +78,8 @@ let nvmlDeviceGetGpcClkVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpcClkVfOffset$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpcClkVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpcClkVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
   return s.i32[0];
 }
@@ -94,10 +94,10 @@ export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: 
   const s = (nvmlDeviceGetGpuInstanceById$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
   if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpuInstanceById$c ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpuInstanceById$c ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceById', status);
-  return s.address(0) as T.nvmlGpuInstance_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpuInstance_t;
 }
 let nvmlDeviceGetGpuInstanceId$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceId$c: NativeFunction | undefined;
@@ -108,8 +108,8 @@ let nvmlDeviceGetGpuInstanceId$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpuInstanceId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpuInstanceId$c ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpuInstanceId$c ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
   return s.u32[0];
 }
@@ -124,14 +124,14 @@ export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_
   const s = (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s.bytes);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', asked);
   let n = Number(s.u32[0]);
   const placements$ = new Uint8Array(Math.max(1, n) * 8);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements$, s.slot(0));
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements$, s.bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -179,8 +179,8 @@ export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t
   const s = (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpuInstanceRemainingCapacity$c ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpuInstanceRemainingCapacity$c ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceRemainingCapacity', status);
   return s.u32[0];
 }
@@ -195,14 +195,14 @@ export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profile
   const s = (nvmlDeviceGetGpuInstances$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s.bytes);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstances', asked);
   let n = Number(s.u32[0]);
   const gpuInstances$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances$, s.slot(0));
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances$, s.bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstances', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -217,8 +217,8 @@ let nvmlDeviceGetGpuOperationMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
   const s = (nvmlDeviceGetGpuOperationMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetGpuOperationMode$c ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGpuOperationMode', status);
   return { current: s.i32[0] as T.nvmlGpuOperationMode_t, pending: s.i32[2] as T.nvmlGpuOperationMode_t };

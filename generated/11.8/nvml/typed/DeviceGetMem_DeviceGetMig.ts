@@ -17,8 +17,8 @@ let nvmlDeviceGetMemClkMinMaxVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetMemClkMinMaxVfOffset$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkMinMaxVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMemClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetMemClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMemClkMinMaxVfOffset', status);
   return { minOffset: s.i32[0], maxOffset: s.i32[2] };
@@ -32,8 +32,8 @@ let nvmlDeviceGetMemClkVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMemClkVfOffset$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMemClkVfOffset$c ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMemClkVfOffset$c ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMemClkVfOffset', status);
   return s.i32[0];
 }
@@ -62,8 +62,8 @@ let nvmlDeviceGetMemoryBusWidth$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMemoryBusWidth$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMemoryBusWidth$c ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMemoryBusWidth$c ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
   return s.u32[0];
 }
@@ -82,8 +82,8 @@ export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, e
   if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
   if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
   if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
   return s.u64[0];
 }
@@ -125,10 +125,10 @@ export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | nul
   const s = (nvmlDeviceGetMigDeviceHandleByIndex$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
-  return s.address(0) as T.nvmlDevice_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetMigMode$: Scratch | undefined;
 let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
@@ -139,8 +139,8 @@ let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMode: number; pendingMode: number } {
   const s = (nvmlDeviceGetMigMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMigMode$c ??= binder.native('nvmlDeviceGetMigMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMigMode', status);
   return { currentMode: s.u32[0], pendingMode: s.u32[2] };

@@ -21,8 +21,8 @@ export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, 
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
   if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMinMaxClockOfPState$c ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
   return { minClockMHz: s.u32[0], maxClockMHz: s.u32[2] };
@@ -36,8 +36,8 @@ let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMinMaxFanSpeed$c ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
   return { minSpeed: s.u32[0], maxSpeed: s.u32[2] };
@@ -51,8 +51,8 @@ let nvmlDeviceGetMinorNumber$c: NativeFunction | undefined;
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMinorNumber$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMinorNumber$c ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMinorNumber$c ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
   return s.u32[0];
 }
@@ -65,8 +65,8 @@ let nvmlDeviceGetMultiGpuBoard$c: NativeFunction | undefined;
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMultiGpuBoard$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMultiGpuBoard$c ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMultiGpuBoard$c ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
   return s.u32[0];
 }
@@ -93,8 +93,8 @@ let nvmlDeviceGetNumFans$c: NativeFunction | undefined;
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumFans$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
   return s.u32[0];
 }
@@ -107,8 +107,8 @@ let nvmlDeviceGetNumGpuCores$c: NativeFunction | undefined;
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumGpuCores$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
   return s.u32[0];
 }
@@ -125,8 +125,8 @@ export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, lin
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkCapability$c ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkCapability$c ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkCapability', status);
   return s.u32[0];
 }
@@ -143,8 +143,8 @@ export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, l
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkErrorCounter$c ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkErrorCounter$c ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkErrorCounter', status);
   return s.u64[0];
 }
@@ -159,8 +159,8 @@ export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | nul
   const s = (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkRemoteDeviceType$c ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkRemoteDeviceType$c ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemoteDeviceType', status);
   return s.i32[0] as T.nvmlIntNvLinkDeviceType_t;
 }
@@ -189,8 +189,8 @@ export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: nu
   const s = (nvmlDeviceGetNvLinkState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkState$c ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkState$c ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkState', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -223,8 +223,8 @@ export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | n
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceGetNvLinkUtilizationCounter'))(device, link, counter, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationCounter', status);
   return { rxcounter: s.u64[0], txcounter: s.u64[1] };
@@ -240,8 +240,8 @@ export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: 
   const s = (nvmlDeviceGetNvLinkVersion$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkVersion$c ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkVersion$c ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkVersion', status);
   return s.u32[0];
 }

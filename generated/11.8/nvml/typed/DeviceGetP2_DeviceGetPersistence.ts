@@ -21,8 +21,8 @@ export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: 
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
   if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
   if (typeof p2pIndex !== 'number' || (p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetP2PStatus$c ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetP2PStatus$c ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetP2PStatus', status);
   return s.i32[0] as T.nvmlGpuP2PStatus_t;
 }
@@ -47,8 +47,8 @@ let nvmlDeviceGetPcieLinkMaxSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieLinkMaxSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieLinkMaxSpeed$c ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieLinkMaxSpeed$c ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieLinkMaxSpeed', status);
   return s.u32[0];
 }
@@ -61,8 +61,8 @@ let nvmlDeviceGetPcieReplayCounter$c: NativeFunction | undefined;
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieReplayCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieReplayCounter$c ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieReplayCounter$c ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieReplayCounter', status);
   return s.u32[0];
 }
@@ -75,8 +75,8 @@ let nvmlDeviceGetPcieSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieSpeed$c ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieSpeed$c ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieSpeed', status);
   return s.u32[0];
 }
@@ -91,8 +91,8 @@ export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, count
   const s = (nvmlDeviceGetPcieThroughput$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
   if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieThroughput$c ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieThroughput$c ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieThroughput', status);
   return s.u32[0];
 }
@@ -105,8 +105,8 @@ let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPerformanceState$c ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPerformanceState$c ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
   return s.i32[0] as T.nvmlPstates_t;
 }
@@ -119,8 +119,8 @@ let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPersistenceMode$c ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPersistenceMode$c ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }

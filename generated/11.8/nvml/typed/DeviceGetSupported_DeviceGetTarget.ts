@@ -17,8 +17,8 @@ let nvmlDeviceGetSupportedClocksThrottleReasons$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
   return s.u64[0];
 }
@@ -31,8 +31,8 @@ let nvmlDeviceGetSupportedEventTypes$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedEventTypes$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
   return s.u64[0];
 }
@@ -47,14 +47,14 @@ export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | nu
   const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
   if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
   let n = Number(s.u32[0]);
   const clocksMHz$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), clocksMHz$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, clocksMHz$);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -69,14 +69,14 @@ let nvmlDeviceGetSupportedMemoryClocks$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
   let n = Number(s.u32[0]);
   const clocksMHz$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.slot(0), clocksMHz$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, clocksMHz$);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -116,14 +116,14 @@ let nvmlDeviceGetSupportedVgpus$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
   let n = Number(s.u32[0]);
   const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.slot(0), vgpuTypeIds$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, vgpuTypeIds$);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -140,8 +140,8 @@ export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: 
   const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
   return s.u32[0];
 }

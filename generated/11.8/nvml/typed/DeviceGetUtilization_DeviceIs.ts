@@ -46,8 +46,8 @@ export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferS
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
   const pgpuMetadata$ = new Uint8Array(128);
   if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
-  s.u64[0] = 0n; s.u32[0] = bufferSize;
-  const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = bufferSize;
+  const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
   return { pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), bufferSize: s.u32[0] };
 }
@@ -62,14 +62,14 @@ export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | nul
   const s = (nvmlDeviceGetVgpuProcessUtilization$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
   if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
   let n = Number(s.u32[0]);
   const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 96);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), utilizationSamples$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, utilizationSamples$);
     if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -86,14 +86,14 @@ export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, last
   const s = (nvmlDeviceGetVgpuUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
   if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n; s.u32[2] = 0;
+  s.f64[0] = 0;
+  s.f64[1] = 0; s.u32[2] = 0;
   const asked = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuUtilization', asked);
   let n = Number(s.u32[2]);
   const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 48);
   if (n > 0) {
-    s.u64[1] = 0n; s.u32[2] = n;
+    s.f64[1] = 0; s.u32[2] = n;
     const status = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), utilizationSamples$);
     if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
     n = Math.min(n, Number(s.u32[2]));
@@ -123,8 +123,8 @@ let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetVirtualizationMode$c ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetVirtualizationMode$c ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
   return s.i32[0] as T.nvmlGpuVirtualizationMode_t;
 }
@@ -137,8 +137,8 @@ let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceIsMigDeviceHandle$c ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceIsMigDeviceHandle$c ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
   return s.u32[0];
 }

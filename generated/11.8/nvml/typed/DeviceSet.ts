@@ -207,8 +207,8 @@ export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number
   const s = (nvmlDeviceSetMigMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceSetMigMode$c ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceSetMigMode$c ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceSetMigMode', status);
   return s.i32[0] as T.nvmlReturn_t;
 }
@@ -275,8 +275,8 @@ export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null,
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
   if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
   if (typeof temp !== 'number' || (temp | 0) !== temp) throw intError('nvmlDeviceSetTemperatureThreshold', 'temp', 'i32', temp);
-  s.u64[0] = 0n; s.i32[0] = temp;
-  const status = (nvmlDeviceSetTemperatureThreshold$c ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, s.slot(0));
+  s.f64[0] = 0; s.i32[0] = temp;
+  const status = (nvmlDeviceSetTemperatureThreshold$c ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceSetTemperatureThreshold', status);
   return s.i32[0];
 }

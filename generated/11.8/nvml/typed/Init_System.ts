@@ -47,8 +47,8 @@ let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
   const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.native('nvmlSystemGetCudaDriverVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.native('nvmlSystemGetCudaDriverVersion'))(s.bytes);
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion', status);
   return s.i32[0];
 }
@@ -59,8 +59,8 @@ let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(s.bytes);
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion_v2', status);
   return s.i32[0];
 }
@@ -83,14 +83,14 @@ let nvmlSystemGetHicVersion$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   const s = (nvmlSystemGetHicVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetHicVersion', asked);
   let n = Number(s.u32[0]);
   const hwbcEntries$ = new Uint8Array(Math.max(1, n) * 36);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.slot(0), hwbcEntries$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.bytes, hwbcEntries$);
     if (status !== 0) throw fail('nvmlSystemGetHicVersion', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -131,14 +131,14 @@ let nvmlSystemGetTopologyGpuSet$c: NativeFunction | undefined;
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
   const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(1));
   if (typeof cpuNumber !== 'number' || (cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetTopologyGpuSet', asked);
   let n = Number(s.u32[0]);
   const deviceArray$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), deviceArray$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.bytes, deviceArray$);
     if (status !== 0) throw fail('nvmlSystemGetTopologyGpuSet', status);
     n = Math.min(n, Number(s.u32[0]));
   }

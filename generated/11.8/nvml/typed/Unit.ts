@@ -15,8 +15,8 @@ let nvmlUnitGetCount$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetCount(): number {
   const s = (nvmlUnitGetCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlUnitGetCount$c ??= binder.native('nvmlUnitGetCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlUnitGetCount$c ??= binder.native('nvmlUnitGetCount'))(s.bytes);
   if (status !== 0) throw fail('nvmlUnitGetCount', status);
   return s.u32[0];
 }
@@ -29,14 +29,14 @@ let nvmlUnitGetDevices$c: NativeFunction | undefined;
 export function nvmlUnitGetDevices(unit: T.nvmlUnit_t | null): T.nvmlDevice_t[] {
   const s = (nvmlUnitGetDevices$ ??= new Scratch(1));
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetDevices', 'unit', unit, true) as typeof unit;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlUnitGetDevices', asked);
   let n = Number(s.u32[0]);
   const devices$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.slot(0), devices$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.bytes, devices$);
     if (status !== 0) throw fail('nvmlUnitGetDevices', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -63,10 +63,10 @@ let nvmlUnitGetHandleByIndex$c: NativeFunction | undefined;
 export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
   const s = (nvmlUnitGetHandleByIndex$ ??= new Scratch(1));
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
-  s.u64[0] = 0n;
-  const status = (nvmlUnitGetHandleByIndex$c ??= binder.native('nvmlUnitGetHandleByIndex'))(index, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlUnitGetHandleByIndex$c ??= binder.native('nvmlUnitGetHandleByIndex'))(index, s.bytes);
   if (status !== 0) throw fail('nvmlUnitGetHandleByIndex', status);
-  return s.address(0) as T.nvmlUnit_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlUnit_t;
 }
 let nvmlUnitGetLedState$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -103,8 +103,8 @@ export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number):
   const s = (nvmlUnitGetTemperature$ ??= new Scratch(1));
   if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
   if (typeof type !== 'number' || (type >>> 0) !== type) throw intError('nvmlUnitGetTemperature', 'type', 'u32', type);
-  s.u64[0] = 0n;
-  const status = (nvmlUnitGetTemperature$c ??= binder.native('nvmlUnitGetTemperature'))(unit, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlUnitGetTemperature$c ??= binder.native('nvmlUnitGetTemperature'))(unit, type, s.bytes);
   if (status !== 0) throw fail('nvmlUnitGetTemperature', status);
   return s.u32[0];
 }

@@ -42,15 +42,15 @@ let nvrtcCreateProgram$c: NativeFunction | undefined;
  * @remarks Group `compilation`. */
 export function nvrtcCreateProgram(src: string, name: string | null, headers: readonly (string)[], includeNames: readonly (string)[] | null): T.nvrtcProgram {
   const s = (nvrtcCreateProgram$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof src !== 'string') throw argError('nvrtcCreateProgram', 'src', 'a string', src);
   if (typeof name !== 'string' && name !== null) throw argError('nvrtcCreateProgram', 'name', 'a string or null', name);
   const headers$ = stringArrayArg('nvrtcCreateProgram', 'headers', headers, false);
   const includeNames$ = stringArrayArg('nvrtcCreateProgram', 'includeNames', includeNames, true);
   const numHeaders$n = sameLength('nvrtcCreateProgram', ['headers', 'includeNames'], [headers$.count, includeNames$.count], [headers !== null, includeNames !== null]);
-  const status = (nvrtcCreateProgram$c ??= binder.native('nvrtcCreateProgram'))(s.slot(0), src, name, numHeaders$n, headers$.data, includeNames$.data);
+  const status = (nvrtcCreateProgram$c ??= binder.native('nvrtcCreateProgram'))(s.bytes, src, name, numHeaders$n, headers$.data, includeNames$.data);
   if (status !== 0) throw fail('nvrtcCreateProgram', status);
-  return s.address(0) as T.nvrtcProgram;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvrtcProgram;
 }
 let nvrtcDestroyProgram$: Scratch | undefined;
 let nvrtcDestroyProgram$c: NativeFunction | undefined;
@@ -62,9 +62,9 @@ export function nvrtcDestroyProgram(prog: T.nvrtcProgram | null): T.nvrtcProgram
   const s = (nvrtcDestroyProgram$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
   s.u64[0] = BigInt(prog as number | bigint);
-  const status = (nvrtcDestroyProgram$c ??= binder.native('nvrtcDestroyProgram'))(s.slot(0));
+  const status = (nvrtcDestroyProgram$c ??= binder.native('nvrtcDestroyProgram'))(s.bytes);
   if (status !== 0) throw fail('nvrtcDestroyProgram', status);
-  return s.address(0) as T.nvrtcProgram;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvrtcProgram;
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
@@ -86,10 +86,10 @@ let nvrtcGetCUBINSize$c: NativeFunction | undefined;
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetCUBINSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
-  s.u64[0] = 0n;
-  const status = (nvrtcGetCUBINSize$c ??= binder.native('nvrtcGetCUBINSize'))(prog, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvrtcGetCUBINSize$c ??= binder.native('nvrtcGetCUBINSize'))(prog, s.bytes);
   if (status !== 0) throw fail('nvrtcGetCUBINSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvrtcGetErrorString$c: NativeFunction | undefined;
 /** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 11.8
@@ -112,8 +112,8 @@ export function nvrtcGetLoweredName(prog: T.nvrtcProgram | null, name_expression
   const s = (nvrtcGetLoweredName$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLoweredName', 'prog', prog, true) as typeof prog;
   if (typeof name_expression !== 'string') throw argError('nvrtcGetLoweredName', 'name_expression', 'a string', name_expression);
-  s.u64[0] = 0n;
-  const status = (nvrtcGetLoweredName$c ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvrtcGetLoweredName$c ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, s.bytes);
   if (status !== 0) throw fail('nvrtcGetLoweredName', status);
   return readCString(s.address(0));
 }
@@ -137,10 +137,10 @@ let nvrtcGetNVVMSize$c: NativeFunction | undefined;
 export function nvrtcGetNVVMSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetNVVMSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
-  s.u64[0] = 0n;
-  const status = (nvrtcGetNVVMSize$c ??= binder.native('nvrtcGetNVVMSize'))(prog, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvrtcGetNVVMSize$c ??= binder.native('nvrtcGetNVVMSize'))(prog, s.bytes);
   if (status !== 0) throw fail('nvrtcGetNVVMSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvrtcGetNumSupportedArchs$: Scratch | undefined;
 let nvrtcGetNumSupportedArchs$c: NativeFunction | undefined;
@@ -149,8 +149,8 @@ let nvrtcGetNumSupportedArchs$c: NativeFunction | undefined;
  * @remarks Group `query`. */
 export function nvrtcGetNumSupportedArchs(): number {
   const s = (nvrtcGetNumSupportedArchs$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvrtcGetNumSupportedArchs$c ??= binder.native('nvrtcGetNumSupportedArchs'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvrtcGetNumSupportedArchs$c ??= binder.native('nvrtcGetNumSupportedArchs'))(s.bytes);
   if (status !== 0) throw fail('nvrtcGetNumSupportedArchs', status);
   return s.i32[0];
 }
@@ -174,10 +174,10 @@ let nvrtcGetPTXSize$c: NativeFunction | undefined;
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetPTXSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
-  s.u64[0] = 0n;
-  const status = (nvrtcGetPTXSize$c ??= binder.native('nvrtcGetPTXSize'))(prog, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvrtcGetPTXSize$c ??= binder.native('nvrtcGetPTXSize'))(prog, s.bytes);
   if (status !== 0) throw fail('nvrtcGetPTXSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
@@ -199,10 +199,10 @@ let nvrtcGetProgramLogSize$c: NativeFunction | undefined;
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetProgramLogSize$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
-  s.u64[0] = 0n;
-  const status = (nvrtcGetProgramLogSize$c ??= binder.native('nvrtcGetProgramLogSize'))(prog, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvrtcGetProgramLogSize$c ??= binder.native('nvrtcGetProgramLogSize'))(prog, s.bytes);
   if (status !== 0) throw fail('nvrtcGetProgramLogSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvrtcGetSupportedArchs$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.

@@ -15,8 +15,8 @@ let nvrtcVersion$c: NativeFunction | undefined;
  * @remarks Group `query`. */
 export function nvrtcVersion(): { major: number; minor: number } {
   const s = (nvrtcVersion$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvrtcVersion$c ??= binder.native('nvrtcVersion'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvrtcVersion', status);
   return { major: s.i32[0], minor: s.i32[2] };

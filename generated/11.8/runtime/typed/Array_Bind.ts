@@ -18,9 +18,9 @@ export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaCha
   const s = (cudaArrayGetInfo$ ??= new Scratch(1));
   const desc$ = new Uint8Array(20);
   const extent$ = new Uint8Array(24);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
-  const status = (cudaArrayGetInfo$c ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s.slot(0), array);
+  const status = (cudaArrayGetInfo$c ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s.bytes, array);
   if (status !== 0) throw fail('cudaArrayGetInfo', status);
   return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s.u32[0] };
 }
@@ -47,12 +47,12 @@ let cudaArrayGetPlane$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
   const s = (cudaArrayGetPlane$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
   if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
-  const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.slot(0), hArray, planeIdx);
+  const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.bytes, hArray, planeIdx);
   if (status !== 0) throw fail('cudaArrayGetPlane', status);
-  return s.address(0) as T.cudaArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -92,15 +92,15 @@ let cudaBindTexture$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, size: T.Int64): number {
   const s = (cudaBindTexture$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const texref$ = recordArg('cudaBindTexture', 'texref', records.textureReference(), texref, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
   pointerArg('cudaBindTexture', 'devPtr', devPtr, true, size);
   const desc$ = recordArg('cudaBindTexture', 'desc', records.cudaChannelFormatDesc(), desc, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
-  const status = (cudaBindTexture$c ??= binder.native('cudaBindTexture'))(s.slot(0), texref$, devPtr, desc$, size);
+  const status = (cudaBindTexture$c ??= binder.native('cudaBindTexture'))(s.bytes, texref$, devPtr, desc$, size);
   if (status !== 0) throw fail('cudaBindTexture', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaBindTexture2D$: Scratch | undefined;
 let cudaBindTexture2D$c: NativeFunction | undefined;
@@ -116,16 +116,16 @@ let cudaBindTexture2D$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture2D(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, pitch: T.Int64): number {
   const s = (cudaBindTexture2D$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const texref$ = recordArg('cudaBindTexture2D', 'texref', records.textureReference(), texref, false);
   pointerArg('cudaBindTexture2D', 'devPtr', devPtr, true);
   const desc$ = recordArg('cudaBindTexture2D', 'desc', records.cudaChannelFormatDesc(), desc, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaBindTexture2D', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaBindTexture2D', 'height', height, false);
   if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaBindTexture2D', 'pitch', pitch, false);
-  const status = (cudaBindTexture2D$c ??= binder.native('cudaBindTexture2D'))(s.slot(0), texref$, devPtr, desc$, width, height, pitch);
+  const status = (cudaBindTexture2D$c ??= binder.native('cudaBindTexture2D'))(s.bytes, texref$, devPtr, desc$, width, height, pitch);
   if (status !== 0) throw fail('cudaBindTexture2D', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaBindTextureToArray$c: NativeFunction | undefined;
 /** `cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -16,9 +16,9 @@ let cudaChooseDevice$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
   const s = (cudaChooseDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const prop$ = recordArg('cudaChooseDevice', 'prop', records.cudaDeviceProp(), prop, false);
-  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.slot(0), prop$);
+  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.bytes, prop$);
   if (status !== 0) throw fail('cudaChooseDevice', status);
   return s.i32[0];
 }
@@ -48,9 +48,9 @@ let cudaCreateSurfaceObject$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
   const s = (cudaCreateSurfaceObject$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pResDesc$ = recordArg('cudaCreateSurfaceObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
-  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.slot(0), pResDesc$);
+  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.bytes, pResDesc$);
   if (status !== 0) throw fail('cudaCreateSurfaceObject', status);
   return s.u64[0];
 }
@@ -64,11 +64,11 @@ let cudaCreateTextureObject$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   const s = (cudaCreateTextureObject$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pResDesc$ = recordArg('cudaCreateTextureObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
   const pTexDesc$ = recordArg('cudaCreateTextureObject', 'pTexDesc', records.cudaTextureDesc(), pTexDesc, false);
   const pResViewDesc$ = recordArg('cudaCreateTextureObject', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
-  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.slot(0), pResDesc$, pTexDesc$, pResViewDesc$);
+  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
   if (status !== 0) throw fail('cudaCreateTextureObject', status);
   return s.u64[0];
 }
@@ -82,11 +82,11 @@ let cudaCreateTextureObject_v2$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject_v2(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc_v2 | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   const s = (cudaCreateTextureObject_v2$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pResDesc$ = recordArg('cudaCreateTextureObject_v2', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
   const pTexDesc$ = recordArg('cudaCreateTextureObject_v2', 'pTexDesc', records.cudaTextureDesc_v2(), pTexDesc, false);
   const pResViewDesc$ = recordArg('cudaCreateTextureObject_v2', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
-  const status = (cudaCreateTextureObject_v2$c ??= binder.native('cudaCreateTextureObject_v2'))(s.slot(0), pResDesc$, pTexDesc$, pResViewDesc$);
+  const status = (cudaCreateTextureObject_v2$c ??= binder.native('cudaCreateTextureObject_v2'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
   if (status !== 0) throw fail('cudaCreateTextureObject_v2', status);
   return s.u64[0];
 }

@@ -17,12 +17,12 @@ let cudaExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedBuffer(extMem: T.cudaExternalMemory_t | null, bufferDesc: T.cudaExternalMemoryBufferDesc | Uint8Array): T.DevicePointer {
   const s = (cudaExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
   const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
-  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.slot(0), extMem, bufferDesc$);
+  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.bytes, extMem, bufferDesc$);
   if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
 let cudaExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
@@ -33,12 +33,12 @@ let cudaExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternalMemory_t | null, mipmapDesc: T.cudaExternalMemoryMipmappedArrayDesc | Uint8Array): T.cudaMipmappedArray_t {
   const s = (cudaExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
   const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
-  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.slot(0), extMem, mipmapDesc$);
+  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.bytes, extMem, mipmapDesc$);
   if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
-  return s.address(0) as T.cudaMipmappedArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
 }
 let cudaFree$c: NativeFunction | undefined;
 /** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

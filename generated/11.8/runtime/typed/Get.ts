@@ -27,8 +27,8 @@ let cudaGetDevice$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDevice(): number {
   const s = (cudaGetDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaGetDevice$c ??= binder.native('cudaGetDevice'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGetDevice$c ??= binder.native('cudaGetDevice'))(s.bytes);
   if (status !== 0) throw fail('cudaGetDevice', status);
   return s.i32[0];
 }
@@ -39,8 +39,8 @@ let cudaGetDeviceCount$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceCount(): number {
   const s = (cudaGetDeviceCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaGetDeviceCount$c ??= binder.native('cudaGetDeviceCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGetDeviceCount$c ??= binder.native('cudaGetDeviceCount'))(s.bytes);
   if (status !== 0) throw fail('cudaGetDeviceCount', status);
   return s.i32[0];
 }
@@ -51,8 +51,8 @@ let cudaGetDeviceFlags$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceFlags(): number {
   const s = (cudaGetDeviceFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaGetDeviceFlags$c ??= binder.native('cudaGetDeviceFlags'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGetDeviceFlags$c ??= binder.native('cudaGetDeviceFlags'))(s.bytes);
   if (status !== 0) throw fail('cudaGetDeviceFlags', status);
   return s.u32[0];
 }
@@ -78,11 +78,11 @@ let cudaGetDriverEntryPoint$c: NativeFunction | undefined;
 export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): number {
   const s = (cudaGetDriverEntryPoint$ ??= new Scratch(1));
   if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
-  const status = (cudaGetDriverEntryPoint$c ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s.slot(0), flags);
+  const status = (cudaGetDriverEntryPoint$c ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s.bytes, flags);
   if (status !== 0) throw fail('cudaGetDriverEntryPoint', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
 /** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 11.8
@@ -111,11 +111,11 @@ let cudaGetExportTable$c: NativeFunction | undefined;
  * @returns the value of `ppExportTable`: out `const void **`. */
 export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cudaGetExportTable$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pExportTableId$ = recordArg('cudaGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
-  const status = (cudaGetExportTable$c ??= binder.native('cudaGetExportTable'))(s.slot(0), pExportTableId$);
+  const status = (cudaGetExportTable$c ??= binder.native('cudaGetExportTable'))(s.bytes, pExportTableId$);
   if (status !== 0) throw fail('cudaGetExportTable', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaGetFuncBySymbol$: Scratch | undefined;
 let cudaGetFuncBySymbol$c: NativeFunction | undefined;
@@ -125,11 +125,11 @@ let cudaGetFuncBySymbol$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
   const s = (cudaGetFuncBySymbol$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, true);
-  const status = (cudaGetFuncBySymbol$c ??= binder.native('cudaGetFuncBySymbol'))(s.slot(0), symbolPtr);
+  const status = (cudaGetFuncBySymbol$c ??= binder.native('cudaGetFuncBySymbol'))(s.bytes, symbolPtr);
   if (status !== 0) throw fail('cudaGetFuncBySymbol', status);
-  return s.address(0) as T.cudaFunction_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaFunction_t;
 }
 let cudaGetLastError$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -147,12 +147,12 @@ let cudaGetMipmappedArrayLevel$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
   const s = (cudaGetMipmappedArrayLevel$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
   if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
-  const status = (cudaGetMipmappedArrayLevel$c ??= binder.native('cudaGetMipmappedArrayLevel'))(s.slot(0), mipmappedArray, level);
+  const status = (cudaGetMipmappedArrayLevel$c ??= binder.native('cudaGetMipmappedArrayLevel'))(s.bytes, mipmappedArray, level);
   if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
-  return s.address(0) as T.cudaArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -186,11 +186,11 @@ let cudaGetSymbolAddress$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
   const s = (cudaGetSymbolAddress$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaGetSymbolAddress', 'symbol', symbol, true);
-  const status = (cudaGetSymbolAddress$c ??= binder.native('cudaGetSymbolAddress'))(s.slot(0), symbol);
+  const status = (cudaGetSymbolAddress$c ??= binder.native('cudaGetSymbolAddress'))(s.bytes, symbol);
   if (status !== 0) throw fail('cudaGetSymbolAddress', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaGetSymbolSize$: Scratch | undefined;
 let cudaGetSymbolSize$c: NativeFunction | undefined;
@@ -200,11 +200,11 @@ let cudaGetSymbolSize$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolSize(symbol: T.Pointer): number {
   const s = (cudaGetSymbolSize$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaGetSymbolSize', 'symbol', symbol, true);
-  const status = (cudaGetSymbolSize$c ??= binder.native('cudaGetSymbolSize'))(s.slot(0), symbol);
+  const status = (cudaGetSymbolSize$c ??= binder.native('cudaGetSymbolSize'))(s.bytes, symbol);
   if (status !== 0) throw fail('cudaGetSymbolSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaGetTextureAlignmentOffset$: Scratch | undefined;
 let cudaGetTextureAlignmentOffset$c: NativeFunction | undefined;
@@ -215,11 +215,11 @@ let cudaGetTextureAlignmentOffset$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaGetTextureAlignmentOffset(texref: T.textureReference | Uint8Array): number {
   const s = (cudaGetTextureAlignmentOffset$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const texref$ = recordArg('cudaGetTextureAlignmentOffset', 'texref', records.textureReference(), texref, false);
-  const status = (cudaGetTextureAlignmentOffset$c ??= binder.native('cudaGetTextureAlignmentOffset'))(s.slot(0), texref$);
+  const status = (cudaGetTextureAlignmentOffset$c ??= binder.native('cudaGetTextureAlignmentOffset'))(s.bytes, texref$);
   if (status !== 0) throw fail('cudaGetTextureAlignmentOffset', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -212,9 +212,9 @@ export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t | null, hGraph
   const s = (cudaGraphExecUpdate$ ??= new Scratch(2));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cudaGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudaGraphExecUpdate$c ??= binder.native('cudaGraphExecUpdate'))(hGraphExec, hGraph, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaGraphExecUpdate', status);
-  return { hErrorNode_out: s.address(0) as T.cudaGraphNode_t, updateResult_out: s.i32[2] as T.cudaGraphExecUpdateResult };
+  return { hErrorNode_out: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, updateResult_out: s.i32[2] as T.cudaGraphExecUpdateResult };
 }

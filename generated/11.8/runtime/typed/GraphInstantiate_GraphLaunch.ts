@@ -17,14 +17,14 @@ let cudaGraphInstantiate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, bufferSize: T.Int64): { pGraphExec: T.cudaGraphExec_t; pErrorNode: T.cudaGraphNode_t; pLogBuffer: string } {
   const s = (cudaGraphInstantiate$ ??= new Scratch(2));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cudaGraphInstantiate', 'bufferSize', bufferSize, false);
   const pLogBuffer$ = new Uint8Array(Math.max(1, allocLength('cudaGraphInstantiate', 'bufferSize', bufferSize)));
   const status = (cudaGraphInstantiate$c ??= binder.native('cudaGraphInstantiate'))(s.slot(0), graph, s.slot(1), pLogBuffer$, bufferSize);
   if (status !== 0) throw fail('cudaGraphInstantiate', status);
-  return { pGraphExec: s.address(0) as T.cudaGraphExec_t, pErrorNode: s.address(1) as T.cudaGraphNode_t, pLogBuffer: textFrom(pLogBuffer$) };
+  return { pGraphExec: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t, pErrorNode: (s.u32[3] * 4294967296 + s.u32[2]) as T.cudaGraphNode_t, pLogBuffer: textFrom(pLogBuffer$) };
 }
 let cudaGraphInstantiateWithFlags$: Scratch | undefined;
 let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
@@ -35,12 +35,12 @@ let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   const s = (cudaGraphInstantiateWithFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
-  const status = (cudaGraphInstantiateWithFlags$c ??= binder.native('cudaGraphInstantiateWithFlags'))(s.slot(0), graph, flags);
+  const status = (cudaGraphInstantiateWithFlags$c ??= binder.native('cudaGraphInstantiateWithFlags'))(s.bytes, graph, flags);
   if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
-  return s.address(0) as T.cudaGraphExec_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t;
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -99,11 +99,11 @@ let cudaMalloc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
   const s = (cudaMalloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMalloc', 'size', size, false);
-  const status = (cudaMalloc$c ??= binder.native('cudaMalloc'))(s.slot(0), size);
+  const status = (cudaMalloc$c ??= binder.native('cudaMalloc'))(s.bytes, size);
   if (status !== 0) throw fail('cudaMalloc', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaMallocArray$: Scratch | undefined;
 let cudaMallocArray$c: NativeFunction | undefined;
@@ -116,14 +116,14 @@ let cudaMallocArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
   const s = (cudaMallocArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const desc$ = recordArg('cudaMallocArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocArray', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocArray', 'height', height, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
-  const status = (cudaMallocArray$c ??= binder.native('cudaMallocArray'))(s.slot(0), desc$, width, height, flags);
+  const status = (cudaMallocArray$c ??= binder.native('cudaMallocArray'))(s.bytes, desc$, width, height, flags);
   if (status !== 0) throw fail('cudaMallocArray', status);
-  return s.address(0) as T.cudaArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
 }
 let cudaMallocAsync$: Scratch | undefined;
 let cudaMallocAsync$c: NativeFunction | undefined;
@@ -134,12 +134,12 @@ let cudaMallocAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocAsync$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocAsync', 'size', size, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaMallocAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cudaMallocAsync$c ??= binder.native('cudaMallocAsync'))(s.slot(0), size, hStream);
+  const status = (cudaMallocAsync$c ??= binder.native('cudaMallocAsync'))(s.bytes, size, hStream);
   if (status !== 0) throw fail('cudaMallocAsync', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaMallocFromPoolAsync$: Scratch | undefined;
 let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
@@ -151,13 +151,13 @@ let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocFromPoolAsync$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocFromPoolAsync', 'size', size, false);
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMallocFromPoolAsync', 'memPool', memPool, true) as typeof memPool;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMallocFromPoolAsync', 'stream', stream, true) as typeof stream;
-  const status = (cudaMallocFromPoolAsync$c ??= binder.native('cudaMallocFromPoolAsync'))(s.slot(0), size, memPool, stream);
+  const status = (cudaMallocFromPoolAsync$c ??= binder.native('cudaMallocFromPoolAsync'))(s.bytes, size, memPool, stream);
   if (status !== 0) throw fail('cudaMallocFromPoolAsync', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaMallocHost$: Scratch | undefined;
 let cudaMallocHost$c: NativeFunction | undefined;
@@ -167,11 +167,11 @@ let cudaMallocHost$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
   const s = (cudaMallocHost$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocHost', 'size', size, false);
-  const status = (cudaMallocHost$c ??= binder.native('cudaMallocHost'))(s.slot(0), size);
+  const status = (cudaMallocHost$c ??= binder.native('cudaMallocHost'))(s.bytes, size);
   if (status !== 0) throw fail('cudaMallocHost', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaMallocManaged$: Scratch | undefined;
 let cudaMallocManaged$c: NativeFunction | undefined;
@@ -182,12 +182,12 @@ let cudaMallocManaged$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
   const s = (cudaMallocManaged$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocManaged', 'size', size, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
-  const status = (cudaMallocManaged$c ??= binder.native('cudaMallocManaged'))(s.slot(0), size, flags);
+  const status = (cudaMallocManaged$c ??= binder.native('cudaMallocManaged'))(s.bytes, size, flags);
   if (status !== 0) throw fail('cudaMallocManaged', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaMallocMipmappedArray$: Scratch | undefined;
 let cudaMallocMipmappedArray$c: NativeFunction | undefined;
@@ -200,14 +200,14 @@ let cudaMallocMipmappedArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
   const s = (cudaMallocMipmappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const desc$ = recordArg('cudaMallocMipmappedArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   checkRecord('cudaMallocMipmappedArray', 'extent', records.cudaExtent(), extent);
   if (typeof numLevels !== 'number' || (numLevels >>> 0) !== numLevels) throw intError('cudaMallocMipmappedArray', 'numLevels', 'u32', numLevels);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocMipmappedArray', 'flags', 'u32', flags);
-  const status = (cudaMallocMipmappedArray$c ??= binder.native('cudaMallocMipmappedArray'))(s.slot(0), desc$, extent, numLevels, flags);
+  const status = (cudaMallocMipmappedArray$c ??= binder.native('cudaMallocMipmappedArray'))(s.bytes, desc$, extent, numLevels, flags);
   if (status !== 0) throw fail('cudaMallocMipmappedArray', status);
-  return s.address(0) as T.cudaMipmappedArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
 }
 let cudaMallocPitch$: Scratch | undefined;
 let cudaMallocPitch$c: NativeFunction | undefined;
@@ -218,11 +218,11 @@ let cudaMallocPitch$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
   const s = (cudaMallocPitch$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocPitch', 'width', width, false);
   if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocPitch', 'height', height, false);
   const status = (cudaMallocPitch$c ??= binder.native('cudaMallocPitch'))(s.slot(0), s.slot(1), width, height);
   if (status !== 0) throw fail('cudaMallocPitch', status);
-  return { devPtr: s.address(0) as T.DevicePointer, pitch: s.size(1) };
+  return { devPtr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, pitch: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

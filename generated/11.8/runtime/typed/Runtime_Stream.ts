@@ -15,8 +15,8 @@ let cudaRuntimeGetVersion$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaRuntimeGetVersion(): number {
   const s = (cudaRuntimeGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaRuntimeGetVersion$c ??= binder.native('cudaRuntimeGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaRuntimeGetVersion$c ??= binder.native('cudaRuntimeGetVersion'))(s.bytes);
   if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
   return s.i32[0];
 }
@@ -46,8 +46,8 @@ let cudaSetDoubleForDevice$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForDevice(): number {
   const s = (cudaSetDoubleForDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaSetDoubleForDevice$c ??= binder.native('cudaSetDoubleForDevice'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaSetDoubleForDevice$c ??= binder.native('cudaSetDoubleForDevice'))(s.bytes);
   if (status !== 0) throw fail('cudaSetDoubleForDevice', status);
   return s.f64[0];
 }
@@ -59,8 +59,8 @@ let cudaSetDoubleForHost$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForHost(): number {
   const s = (cudaSetDoubleForHost$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaSetDoubleForHost$c ??= binder.native('cudaSetDoubleForHost'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaSetDoubleForHost$c ??= binder.native('cudaSetDoubleForHost'))(s.bytes);
   if (status !== 0) throw fail('cudaSetDoubleForHost', status);
   return s.f64[0];
 }
@@ -152,10 +152,10 @@ let cudaStreamCreate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreate(): T.cudaStream_t {
   const s = (cudaStreamCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaStreamCreate$c ??= binder.native('cudaStreamCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaStreamCreate$c ??= binder.native('cudaStreamCreate'))(s.bytes);
   if (status !== 0) throw fail('cudaStreamCreate', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cudaStreamCreateWithFlags$: Scratch | undefined;
 let cudaStreamCreateWithFlags$c: NativeFunction | undefined;
@@ -165,11 +165,11 @@ let cudaStreamCreateWithFlags$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithFlags(flags: number): T.cudaStream_t {
   const s = (cudaStreamCreateWithFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
-  const status = (cudaStreamCreateWithFlags$c ??= binder.native('cudaStreamCreateWithFlags'))(s.slot(0), flags);
+  const status = (cudaStreamCreateWithFlags$c ??= binder.native('cudaStreamCreateWithFlags'))(s.bytes, flags);
   if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cudaStreamCreateWithPriority$: Scratch | undefined;
 let cudaStreamCreateWithPriority$c: NativeFunction | undefined;
@@ -180,12 +180,12 @@ let cudaStreamCreateWithPriority$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithPriority(flags: number, priority: number): T.cudaStream_t {
   const s = (cudaStreamCreateWithPriority$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
   if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
-  const status = (cudaStreamCreateWithPriority$c ??= binder.native('cudaStreamCreateWithPriority'))(s.slot(0), flags, priority);
+  const status = (cudaStreamCreateWithPriority$c ??= binder.native('cudaStreamCreateWithPriority'))(s.bytes, flags, priority);
   if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cudaStreamDestroy$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -205,10 +205,10 @@ let cudaStreamEndCapture$c: NativeFunction | undefined;
 export function cudaStreamEndCapture(stream: T.cudaStream_t | null): T.cudaGraph_t {
   const s = (cudaStreamEndCapture$ ??= new Scratch(1));
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
-  s.u64[0] = 0n;
-  const status = (cudaStreamEndCapture$c ??= binder.native('cudaStreamEndCapture'))(stream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaStreamEndCapture$c ??= binder.native('cudaStreamEndCapture'))(stream, s.bytes);
   if (status !== 0) throw fail('cudaStreamEndCapture', status);
-  return s.address(0) as T.cudaGraph_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
 }
 let cudaStreamGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -233,8 +233,8 @@ let cudaStreamGetCaptureInfo$c: NativeFunction | undefined;
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t | null): { pCaptureStatus: T.cudaStreamCaptureStatus; pId: bigint } {
   const s = (cudaStreamGetCaptureInfo$ ??= new Scratch(2));
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudaStreamGetCaptureInfo$c ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaStreamGetCaptureInfo', status);
   return { pCaptureStatus: s.i32[0] as T.cudaStreamCaptureStatus, pId: s.u64[1] };
@@ -248,21 +248,21 @@ let cudaStreamGetCaptureInfo_v2$c: NativeFunction | undefined;
 export function cudaStreamGetCaptureInfo_v2(stream: T.cudaStream_t | null): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number[] } {
   const s = (cudaStreamGetCaptureInfo_v2$ ??= new Scratch(4));
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo_v2', 'stream', stream, true) as typeof stream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   s.u64[3] = BigInt(0);
   const asked = (cudaStreamGetCaptureInfo_v2$c ??= binder.native('cudaStreamGetCaptureInfo_v2'))(stream, s.slot(0), s.slot(1), s.slot(2), null, s.slot(3));
   if (asked !== 0) throw fail('cudaStreamGetCaptureInfo_v2', asked);
-  let n = Number(s.size(3));
+  let n = Number((s.u32[7] * 4294967296 + s.u32[6]));
   const dependencies_out$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[3] = BigInt(n as number | bigint);
     const status = (cudaStreamGetCaptureInfo_v2$c ??= binder.native('cudaStreamGetCaptureInfo_v2'))(stream, s.slot(0), s.slot(1), s.slot(2), dependencies_out$, s.slot(3));
     if (status !== 0) throw fail('cudaStreamGetCaptureInfo_v2', status);
-    n = Math.min(n, Number(s.size(3)));
+    n = Math.min(n, Number((s.u32[7] * 4294967296 + s.u32[6])));
   }
-  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.cudaGraph_t, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
+  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.cudaGraph_t, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
 }
 let cudaStreamGetFlags$: Scratch | undefined;
 let cudaStreamGetFlags$c: NativeFunction | undefined;
@@ -273,8 +273,8 @@ let cudaStreamGetFlags$c: NativeFunction | undefined;
 export function cudaStreamGetFlags(hStream: T.cudaStream_t | null): number {
   const s = (cudaStreamGetFlags$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cudaStreamGetFlags$c ??= binder.native('cudaStreamGetFlags'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaStreamGetFlags$c ??= binder.native('cudaStreamGetFlags'))(hStream, s.bytes);
   if (status !== 0) throw fail('cudaStreamGetFlags', status);
   return s.u32[0];
 }
@@ -287,8 +287,8 @@ let cudaStreamGetPriority$c: NativeFunction | undefined;
 export function cudaStreamGetPriority(hStream: T.cudaStream_t | null): number {
   const s = (cudaStreamGetPriority$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cudaStreamGetPriority$c ??= binder.native('cudaStreamGetPriority'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaStreamGetPriority$c ??= binder.native('cudaStreamGetPriority'))(hStream, s.bytes);
   if (status !== 0) throw fail('cudaStreamGetPriority', status);
   return s.i32[0];
 }
@@ -301,8 +301,8 @@ let cudaStreamIsCapturing$c: NativeFunction | undefined;
 export function cudaStreamIsCapturing(stream: T.cudaStream_t | null): T.cudaStreamCaptureStatus {
   const s = (cudaStreamIsCapturing$ ??= new Scratch(1));
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
-  s.u64[0] = 0n;
-  const status = (cudaStreamIsCapturing$c ??= binder.native('cudaStreamIsCapturing'))(stream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaStreamIsCapturing$c ??= binder.native('cudaStreamIsCapturing'))(stream, s.bytes);
   if (status !== 0) throw fail('cudaStreamIsCapturing', status);
   return s.i32[0] as T.cudaStreamCaptureStatus;
 }

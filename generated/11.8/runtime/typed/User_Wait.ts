@@ -19,19 +19,19 @@ let cudaUserObjectCreate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
   const s = (cudaUserObjectCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
   if (typeof destroy !== 'function') callbackArg('cudaUserObjectCreate', 'destroy', destroy, true);
   if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
   const native = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'));
   const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
-  const status = native(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+  const status = native(s.bytes, ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
     throw fail('cudaUserObjectCreate', status);
   }
-  return s.address(0) as T.cudaUserObject_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaUserObject_t;
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
 /** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -14,10 +14,10 @@ let cublasLtCreate$c: NativeFunction | undefined;
  * @returns the value of `lightHandle`: out `cublasLtHandle_t *`. */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   const s = (cublasLtCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasLtCreate$c ??= binder.native('cublasLtCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtCreate$c ??= binder.native('cublasLtCreate'))(s.bytes);
   if (status !== 0) throw fail('cublasLtCreate', status);
-  return s.address(0) as T.cublasLtHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtHandle_t;
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -52,8 +52,8 @@ let cublasLtGetProperty$c: NativeFunction | undefined;
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasLtGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('cublasLtGetProperty', status);
   return s.i32[0];
 }
@@ -88,10 +88,10 @@ let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
  * @returns the value of `capacity`: out `size_t *`. */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(s.bytes);
   if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -201,10 +201,10 @@ export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cubla
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -245,10 +245,10 @@ export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cu
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -291,8 +291,8 @@ export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t |
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
   if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
   return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s.i32[0] };
 }
@@ -320,8 +320,8 @@ export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null,
   if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
   return s.i32[0];
 }
@@ -357,12 +357,12 @@ let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`. */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.slot(0), computeType, scaleType);
+  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.bytes, computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
-  return s.address(0) as T.cublasLtMatmulDesc_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulDesc_t;
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -388,10 +388,10 @@ export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cu
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -429,10 +429,10 @@ let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
  * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`. */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
-  return s.address(0) as T.cublasLtMatmulPreference_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulPreference_t;
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -458,10 +458,10 @@ export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cu
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -499,14 +499,14 @@ let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`. */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
   if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
   if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
   if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
-  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(s.slot(0), type, rows, cols, ld);
+  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(s.bytes, type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
-  return s.address(0) as T.cublasLtMatrixLayout_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixLayout_t;
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -532,10 +532,10 @@ export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.c
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -606,11 +606,11 @@ let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`. */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.slot(0), scaleType);
+  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.bytes, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
-  return s.address(0) as T.cublasLtMatrixTransformDesc_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixTransformDesc_t;
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -636,10 +636,10 @@ export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

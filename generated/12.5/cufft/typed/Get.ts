@@ -29,8 +29,8 @@ let cufftGetProperty$c: NativeFunction | undefined;
 export function cufftGetProperty(type: T.libraryPropertyType): number {
   const s = (cufftGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cufftGetProperty$c ??= binder.native('cufftGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetProperty$c ??= binder.native('cufftGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('cufftGetProperty', status);
   return s.i32[0];
 }
@@ -42,10 +42,10 @@ let cufftGetSize$c: NativeFunction | undefined;
 export function cufftGetSize(handle: number): number {
   const s = (cufftGetSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize', 'handle', 'i32', handle);
-  s.u64[0] = 0n;
-  const status = (cufftGetSize$c ??= binder.native('cufftGetSize'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetSize$c ??= binder.native('cufftGetSize'))(handle, s.bytes);
   if (status !== 0) throw fail('cufftGetSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftGetSize1d$: Scratch | undefined;
 let cufftGetSize1d$c: NativeFunction | undefined;
@@ -61,10 +61,10 @@ export function cufftGetSize1d(handle: number, nx: number, type: T.cufftType, ba
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize1d', 'nx', 'i32', nx);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize1d', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSize1d', 'batch', 'i32', batch);
-  s.u64[0] = 0n;
-  const status = (cufftGetSize1d$c ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetSize1d$c ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftGetSize1d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftGetSize2d$: Scratch | undefined;
 let cufftGetSize2d$c: NativeFunction | undefined;
@@ -80,10 +80,10 @@ export function cufftGetSize2d(handle: number, nx: number, ny: number, type: T.c
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize2d', 'nx', 'i32', nx);
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize2d', 'ny', 'i32', ny);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize2d', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cufftGetSize2d$c ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetSize2d$c ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, s.bytes);
   if (status !== 0) throw fail('cufftGetSize2d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftGetSize3d$: Scratch | undefined;
 let cufftGetSize3d$c: NativeFunction | undefined;
@@ -101,10 +101,10 @@ export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: numbe
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize3d', 'ny', 'i32', ny);
   if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftGetSize3d', 'nz', 'i32', nz);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize3d', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cufftGetSize3d$c ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetSize3d$c ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, s.bytes);
   if (status !== 0) throw fail('cufftGetSize3d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftGetSizeMany$: Scratch | undefined;
 let cufftGetSizeMany$c: NativeFunction | undefined;
@@ -134,10 +134,10 @@ export function cufftGetSizeMany(handle: number, rank: number, n_: T.Pointer, in
   if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftGetSizeMany', 'odist', 'i32', odist);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSizeMany', 'batch', 'i32', batch);
-  s.u64[0] = 0n;
-  const status = (cufftGetSizeMany$c ??= binder.native('cufftGetSizeMany'))(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetSizeMany$c ??= binder.native('cufftGetSizeMany'))(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftGetSizeMany', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftGetSizeMany64$: Scratch | undefined;
 let cufftGetSizeMany64$c: NativeFunction | undefined;
@@ -167,10 +167,10 @@ export function cufftGetSizeMany64(plan: number, rank: number, n_: T.Pointer, in
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'odist', odist, true);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany64', 'type', 'i32', type);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftGetSizeMany64', 'batch', batch, true);
-  s.u64[0] = 0n;
-  const status = (cufftGetSizeMany64$c ??= binder.native('cufftGetSizeMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetSizeMany64$c ??= binder.native('cufftGetSizeMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftGetSizeMany64', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftGetVersion$: Scratch | undefined;
 let cufftGetVersion$c: NativeFunction | undefined;
@@ -178,8 +178,8 @@ let cufftGetVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out `int *`. */
 export function cufftGetVersion(): number {
   const s = (cufftGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cufftGetVersion$c ??= binder.native('cufftGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftGetVersion$c ??= binder.native('cufftGetVersion'))(s.bytes);
   if (status !== 0) throw fail('cufftGetVersion', status);
   return s.i32[0];
 }

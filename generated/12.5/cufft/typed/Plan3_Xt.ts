@@ -18,12 +18,12 @@ let cufftPlan3d$c: NativeFunction | undefined;
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
   const s = (cufftPlan3d$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan3d', 'nx', 'i32', nx);
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan3d', 'ny', 'i32', ny);
   if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftPlan3d', 'nz', 'i32', nz);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan3d', 'type', 'i32', type);
-  const status = (cufftPlan3d$c ??= binder.native('cufftPlan3d'))(s.slot(0), nx, ny, nz, type);
+  const status = (cufftPlan3d$c ??= binder.native('cufftPlan3d'))(s.bytes, nx, ny, nz, type);
   if (status !== 0) throw fail('cufftPlan3d', status);
   return s.i32[0];
 }
@@ -234,11 +234,11 @@ export function cufftXtGetSizeMany(plan: number, rank: number, n_: T.Pointer, in
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'odist', odist, true);
   if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtGetSizeMany', 'outputtype', 'i32', outputtype);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'batch', batch, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtGetSizeMany', 'executiontype', 'i32', executiontype);
-  const status = (cufftXtGetSizeMany$c ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.slot(0), executiontype);
+  const status = (cufftXtGetSizeMany$c ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.bytes, executiontype);
   if (status !== 0) throw fail('cufftXtGetSizeMany', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftXtMakePlanMany$: Scratch | undefined;
 let cufftXtMakePlanMany$c: NativeFunction | undefined;
@@ -271,11 +271,11 @@ export function cufftXtMakePlanMany(plan: number, rank: number, n_: T.Pointer, i
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'odist', odist, true);
   if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtMakePlanMany', 'outputtype', 'i32', outputtype);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'batch', batch, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtMakePlanMany', 'executiontype', 'i32', executiontype);
-  const status = (cufftXtMakePlanMany$c ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.slot(0), executiontype);
+  const status = (cufftXtMakePlanMany$c ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.bytes, executiontype);
   if (status !== 0) throw fail('cufftXtMakePlanMany', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftXtMalloc$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.

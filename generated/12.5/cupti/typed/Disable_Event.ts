@@ -77,9 +77,9 @@ export function cuptiEnumEventDomains(arraySizeBytes: T.Int64, domainArray: T.Po
   if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
   s.u64[0] = BigInt(arraySizeBytes as number | bigint);
   pointerArg('cuptiEnumEventDomains', 'domainArray', domainArray, false);
-  const status = (cuptiEnumEventDomains$c ??= binder.native('cuptiEnumEventDomains'))(s.slot(0), domainArray);
+  const status = (cuptiEnumEventDomains$c ??= binder.native('cuptiEnumEventDomains'))(s.bytes, domainArray);
   if (status !== 0) throw fail('cuptiEnumEventDomains', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiEnumMetrics$: Scratch | undefined;
 let cuptiEnumMetrics$c: NativeFunction | undefined;
@@ -89,15 +89,15 @@ let cuptiEnumMetrics$c: NativeFunction | undefined;
 export function cuptiEnumMetrics(): Uint32Array {
   const s = (cuptiEnumMetrics$ ??= new Scratch(1));
   s.u64[0] = BigInt(0);
-  const asked = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.slot(0), null);
+  const asked = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.bytes, null);
   if (asked !== 0) throw fail('cuptiEnumMetrics', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const metricArray$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.slot(0), metricArray$);
+    const status = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.bytes, metricArray$);
     if (status !== 0) throw fail('cuptiEnumMetrics', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return metricArray$.slice(0, n);
 }
@@ -111,15 +111,15 @@ export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
   const s = (cuptiEventDomainEnumEvents$ ??= new Scratch(1));
   if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainEnumEvents', 'eventDomain', 'u32', eventDomain);
   s.u64[0] = BigInt(0);
-  const asked = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.slot(0), null);
+  const asked = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.bytes, null);
   if (asked !== 0) throw fail('cuptiEventDomainEnumEvents', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const eventArray$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.slot(0), eventArray$);
+    const status = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.bytes, eventArray$);
     if (status !== 0) throw fail('cuptiEventDomainEnumEvents', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return eventArray$.slice(0, n);
 }
@@ -135,11 +135,11 @@ export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpt
   const s = (cuptiEventDomainGetAttribute$ ??= new Scratch(1));
   if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventDomainGetAttribute', 'attrib', 'i32', attrib);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuptiEventDomainGetAttribute', 'value', value, true);
-  const status = (cuptiEventDomainGetAttribute$c ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, s.slot(0), value);
+  const status = (cuptiEventDomainGetAttribute$c ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, s.bytes, value);
   if (status !== 0) throw fail('cuptiEventDomainGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiEventDomainGetNumEvents$: Scratch | undefined;
 let cuptiEventDomainGetNumEvents$c: NativeFunction | undefined;
@@ -150,8 +150,8 @@ let cuptiEventDomainGetNumEvents$c: NativeFunction | undefined;
 export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
   const s = (cuptiEventDomainGetNumEvents$ ??= new Scratch(1));
   if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetNumEvents', 'eventDomain', 'u32', eventDomain);
-  s.u64[0] = 0n;
-  const status = (cuptiEventDomainGetNumEvents$c ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiEventDomainGetNumEvents$c ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, s.bytes);
   if (status !== 0) throw fail('cuptiEventDomainGetNumEvents', status);
   return s.u32[0];
 }
@@ -167,11 +167,11 @@ export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttri
   const s = (cuptiEventGetAttribute$ ??= new Scratch(1));
   if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGetAttribute', 'attrib', 'i32', attrib);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuptiEventGetAttribute', 'value', value, true);
-  const status = (cuptiEventGetAttribute$c ??= binder.native('cuptiEventGetAttribute'))(event, attrib, s.slot(0), value);
+  const status = (cuptiEventGetAttribute$c ??= binder.native('cuptiEventGetAttribute'))(event, attrib, s.bytes, value);
   if (status !== 0) throw fail('cuptiEventGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiEventGetIdFromName$: Scratch | undefined;
 let cuptiEventGetIdFromName$c: NativeFunction | undefined;
@@ -184,8 +184,8 @@ export function cuptiEventGetIdFromName(device: number, eventName: string): numb
   const s = (cuptiEventGetIdFromName$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiEventGetIdFromName', 'device', 'i32', device);
   if (typeof eventName !== 'string') throw argError('cuptiEventGetIdFromName', 'eventName', 'a string', eventName);
-  s.u64[0] = 0n;
-  const status = (cuptiEventGetIdFromName$c ??= binder.native('cuptiEventGetIdFromName'))(device, eventName, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiEventGetIdFromName$c ??= binder.native('cuptiEventGetIdFromName'))(device, eventName, s.bytes);
   if (status !== 0) throw fail('cuptiEventGetIdFromName', status);
   return s.u32[0];
 }
@@ -210,11 +210,11 @@ let cuptiEventGroupCreate$c: NativeFunction | undefined;
 export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number): number {
   const s = (cuptiEventGroupCreate$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
-  const status = (cuptiEventGroupCreate$c ??= binder.native('cuptiEventGroupCreate'))(context, s.slot(0), flags);
+  const status = (cuptiEventGroupCreate$c ??= binder.native('cuptiEventGroupCreate'))(context, s.bytes, flags);
   if (status !== 0) throw fail('cuptiEventGroupCreate', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiEventGroupDestroy$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -255,11 +255,11 @@ export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUp
   const s = (cuptiEventGroupGetAttribute$ ??= new Scratch(1));
   pointerArg('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, true);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupGetAttribute', 'attrib', 'i32', attrib);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuptiEventGroupGetAttribute', 'value', value, true);
-  const status = (cuptiEventGroupGetAttribute$c ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, s.slot(0), value);
+  const status = (cuptiEventGroupGetAttribute$c ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, s.bytes, value);
   if (status !== 0) throw fail('cuptiEventGroupGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiEventGroupReadAllEvents$: Scratch | undefined;
 let cuptiEventGroupReadAllEvents$c: NativeFunction | undefined;
@@ -272,21 +272,21 @@ export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUp
   const s = (cuptiEventGroupReadAllEvents$ ??= new Scratch(4));
   pointerArg('cuptiEventGroupReadAllEvents', 'eventGroup', eventGroup, true);
   if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadAllEvents', 'flags', 'i32', flags);
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
   s.u64[0] = BigInt(0);
   const asked = (cuptiEventGroupReadAllEvents$c ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s.slot(0), s.slot(1), s.slot(2), null, s.slot(3));
   if (asked !== 0) throw fail('cuptiEventGroupReadAllEvents', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const eventIdArray$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
     const status = (cuptiEventGroupReadAllEvents$c ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s.slot(0), s.slot(1), s.slot(2), eventIdArray$, s.slot(3));
     if (status !== 0) throw fail('cuptiEventGroupReadAllEvents', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
-  return { eventValueBuffer: s.u64[1], eventIdArraySizeBytes: s.size(2), eventIdArray: eventIdArray$.slice(0, n), numEventIdsRead: s.size(3) };
+  return { eventValueBuffer: s.u64[1], eventIdArraySizeBytes: (s.u32[5] * 4294967296 + s.u32[4]), eventIdArray: eventIdArray$.slice(0, n), numEventIdsRead: (s.u32[7] * 4294967296 + s.u32[6]) };
 }
 let cuptiEventGroupReadEvent$: Scratch | undefined;
 let cuptiEventGroupReadEvent$c: NativeFunction | undefined;
@@ -306,9 +306,9 @@ export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_R
   if (typeof eventValueBufferSizeBytes !== 'number' || !(eventValueBufferSizeBytes >= 0 && eventValueBufferSizeBytes <= 9007199254740991) || eventValueBufferSizeBytes % 1 !== 0) int64Arg('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, false);
   s.u64[0] = BigInt(eventValueBufferSizeBytes as number | bigint);
   pointerArg('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, false);
-  const status = (cuptiEventGroupReadEvent$c ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s.slot(0), eventValueBuffer);
+  const status = (cuptiEventGroupReadEvent$c ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s.bytes, eventValueBuffer);
   if (status !== 0) throw fail('cuptiEventGroupReadEvent', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiEventGroupRemoveAllEvents$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -385,10 +385,10 @@ export function cuptiEventGroupSetsCreate(context: T.CUcontext | null, eventIdAr
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
   if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiEventGroupSetsCreate', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
   pointerArg('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, false, eventIdArraySizeBytes);
-  s.u64[0] = 0n;
-  const status = (cuptiEventGroupSetsCreate$c ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiEventGroupSetsCreate$c ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, s.bytes);
   if (status !== 0) throw fail('cuptiEventGroupSetsCreate', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiEventGroupSetsDestroy$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.

@@ -37,12 +37,12 @@ let cuptiSubscribe$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSubscribe(callback: T.Pointer, userdata: T.Pointer): T.CUpti_SubscriberHandle {
   const s = (cuptiSubscribe$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   callbackArg('cuptiSubscribe', 'callback', callback, true);
   pointerArg('cuptiSubscribe', 'userdata', userdata, true);
-  const status = (cuptiSubscribe$c ??= binder.native('cuptiSubscribe'))(s.slot(0), callback, userdata);
+  const status = (cuptiSubscribe$c ??= binder.native('cuptiSubscribe'))(s.bytes, callback, userdata);
   if (status !== 0) throw fail('cuptiSubscribe', status);
-  return s.address(0) as T.CUpti_SubscriberHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUpti_SubscriberHandle;
 }
 let cuptiSupportedDomains$: Scratch | undefined;
 let cuptiSupportedDomains$c: NativeFunction | undefined;
@@ -52,15 +52,15 @@ let cuptiSupportedDomains$c: NativeFunction | undefined;
 export function cuptiSupportedDomains(): number[] {
   const s = (cuptiSupportedDomains$ ??= new Scratch(1));
   s.u64[0] = BigInt(0);
-  const asked = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.slot(0), null);
+  const asked = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.bytes, null);
   if (asked !== 0) throw fail('cuptiSupportedDomains', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const domainTable$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.slot(0), domainTable$);
+    const status = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.bytes, domainTable$);
     if (status !== 0) throw fail('cuptiSupportedDomains', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(domainTable$.subarray(0, n), (x) => Number(x) as number);
 }

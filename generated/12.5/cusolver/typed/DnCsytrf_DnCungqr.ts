@@ -46,8 +46,8 @@ export function cusolverDnCsytrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnCsytrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCsytrf_bufferSize$c ??= binder.native('cusolverDnCsytrf_bufferSize'))(handle, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCsytrf_bufferSize$c ??= binder.native('cusolverDnCsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnCsytrf_bufferSize', status);
   return s.i32[0];
 }
@@ -93,8 +93,8 @@ export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCsytri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytri_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCsytri_bufferSize', 'ipiv', ipiv, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCsytri_bufferSize$c ??= binder.native('cusolverDnCsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCsytri_bufferSize$c ??= binder.native('cusolverDnCsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
   if (status !== 0) throw fail('cusolverDnCsytri_bufferSize', status);
   return s.i32[0];
 }
@@ -148,8 +148,8 @@ export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCungbr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungbr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCungbr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCungbr_bufferSize$c ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCungbr_bufferSize$c ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnCungbr_bufferSize', status);
   return s.i32[0];
 }
@@ -199,8 +199,8 @@ export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCungqr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungqr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCungqr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCungqr_bufferSize$c ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCungqr_bufferSize$c ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnCungqr_bufferSize', status);
   return s.i32[0];
 }

@@ -66,8 +66,8 @@ export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnDpotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDpotrf_bufferSize$c ??= binder.native('cusolverDnDpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDpotrf_bufferSize$c ??= binder.native('cusolverDnDpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnDpotrf_bufferSize', status);
   return s.i32[0];
 }
@@ -109,8 +109,8 @@ export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotri_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnDpotri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotri_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDpotri_bufferSize$c ??= binder.native('cusolverDnDpotri_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDpotri_bufferSize$c ??= binder.native('cusolverDnDpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnDpotri_bufferSize', status);
   return s.i32[0];
 }
@@ -210,8 +210,8 @@ export function cusolverDnDsyevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDsyevd_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnDsyevd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDsyevd_bufferSize$c ??= binder.native('cusolverDnDsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDsyevd_bufferSize$c ??= binder.native('cusolverDnDsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnDsyevd_bufferSize', status);
   return s.i32[0];
 }

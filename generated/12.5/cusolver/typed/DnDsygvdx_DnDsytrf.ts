@@ -46,12 +46,12 @@ export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.
   if (typeof vu !== 'number') throw argError('cusolverDnDsygvdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsygvdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsygvdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDsygvdx', 'W', W, true);
   pointerArg('cusolverDnDsygvdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDsygvdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnDsygvdx', 'info', info, true);
-  const status = (cusolverDnDsygvdx$c ??= binder.native('cusolverDnDsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnDsygvdx$c ??= binder.native('cusolverDnDsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsygvdx', status);
   return s.i32[0];
 }
@@ -90,9 +90,9 @@ export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnDsygvdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsygvdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsygvdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDsygvdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnDsygvdx_bufferSize$c ??= binder.native('cusolverDnDsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnDsygvdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
@@ -158,9 +158,9 @@ export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDsygvj_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvj_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnDsygvj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsygvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnDsygvj_bufferSize$c ??= binder.native('cusolverDnDsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0), params);
+  const status = (cusolverDnDsygvj_bufferSize$c ??= binder.native('cusolverDnDsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnDsygvj_bufferSize', status);
   return s.i32[0];
 }
@@ -214,8 +214,8 @@ export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDsytrd_bufferSize', 'd', d, true);
   pointerArg('cusolverDnDsytrd_bufferSize', 'e', e, true);
   pointerArg('cusolverDnDsytrd_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDsytrd_bufferSize$c ??= binder.native('cusolverDnDsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDsytrd_bufferSize$c ??= binder.native('cusolverDnDsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnDsytrd_bufferSize', status);
   return s.i32[0];
 }
@@ -257,8 +257,8 @@ export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnDsytrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDsytrf_bufferSize$c ??= binder.native('cusolverDnDsytrf_bufferSize'))(handle, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDsytrf_bufferSize$c ??= binder.native('cusolverDnDsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnDsytrf_bufferSize', status);
   return s.i32[0];
 }

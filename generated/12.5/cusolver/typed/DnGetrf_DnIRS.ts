@@ -62,10 +62,10 @@ export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t | null, 
   pointerArg('cusolverDnGetrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusolverDnGetrf_bufferSize$c ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnGetrf_bufferSize$c ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.bytes);
   if (status !== 0) throw fail('cusolverDnGetrf_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnGetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -106,10 +106,10 @@ let cusolverDnIRSInfosCreate$c: NativeFunction | undefined;
  * @returns the value of `infos_ptr`: out `cusolverDnIRSInfos_t *`. */
 export function cusolverDnIRSInfosCreate(): T.cusolverDnIRSInfos_t {
   const s = (cusolverDnIRSInfosCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSInfosCreate$c ??= binder.native('cusolverDnIRSInfosCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSInfosCreate$c ??= binder.native('cusolverDnIRSInfosCreate'))(s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSInfosCreate', status);
-  return s.address(0) as T.cusolverDnIRSInfos_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnIRSInfos_t;
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -127,8 +127,8 @@ let cusolverDnIRSInfosGetMaxIters$c: NativeFunction | undefined;
 export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null): number {
   const s = (cusolverDnIRSInfosGetMaxIters$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSInfosGetMaxIters$c ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSInfosGetMaxIters$c ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSInfosGetMaxIters', status);
   return s.i32[0];
 }
@@ -140,8 +140,8 @@ let cusolverDnIRSInfosGetNiters$c: NativeFunction | undefined;
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t | null): number {
   const s = (cusolverDnIRSInfosGetNiters$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSInfosGetNiters$c ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSInfosGetNiters$c ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSInfosGetNiters', status);
   return s.i32[0];
 }
@@ -153,8 +153,8 @@ let cusolverDnIRSInfosGetOuterNiters$c: NativeFunction | undefined;
 export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t | null): number {
   const s = (cusolverDnIRSInfosGetOuterNiters$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSInfosGetOuterNiters$c ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSInfosGetOuterNiters$c ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSInfosGetOuterNiters', status);
   return s.i32[0];
 }
@@ -166,10 +166,10 @@ let cusolverDnIRSInfosGetResidualHistory$c: NativeFunction | undefined;
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t | null): number {
   const s = (cusolverDnIRSInfosGetResidualHistory$ ??= new Scratch(1));
   if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSInfosGetResidualHistory$c ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSInfosGetResidualHistory$c ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSInfosGetResidualHistory', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -185,10 +185,10 @@ let cusolverDnIRSParamsCreate$c: NativeFunction | undefined;
  * @returns the value of `params_ptr`: out `cusolverDnIRSParams_t *`. */
 export function cusolverDnIRSParamsCreate(): T.cusolverDnIRSParams_t {
   const s = (cusolverDnIRSParamsCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSParamsCreate$c ??= binder.native('cusolverDnIRSParamsCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSParamsCreate$c ??= binder.native('cusolverDnIRSParamsCreate'))(s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSParamsCreate', status);
-  return s.address(0) as T.cusolverDnIRSParams_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnIRSParams_t;
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -222,8 +222,8 @@ let cusolverDnIRSParamsGetMaxIters$c: NativeFunction | undefined;
 export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t | null): number {
   const s = (cusolverDnIRSParamsGetMaxIters$ ??= new Scratch(1));
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSParamsGetMaxIters$c ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSParamsGetMaxIters$c ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSParamsGetMaxIters', status);
   return s.i32[0];
 }
@@ -344,9 +344,9 @@ export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t | null, gels_irs
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnIRSXgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnIRSXgels', 'd_info', d_info, true);
-  const status = (cusolverDnIRSXgels$c ??= binder.native('cusolverDnIRSXgels'))(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnIRSXgels$c ??= binder.native('cusolverDnIRSXgels'))(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnIRSXgels', status);
   return s.i32[0];
 }
@@ -366,10 +366,10 @@ export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | nul
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels_bufferSize', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels_bufferSize', 'nrhs', 'i32', nrhs);
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSXgels_bufferSize$c ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n_, nrhs, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSXgels_bufferSize$c ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n_, nrhs, s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSXgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnIRSXgesv$: Scratch | undefined;
 let cusolverDnIRSXgesv$c: NativeFunction | undefined;
@@ -404,9 +404,9 @@ export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t | null, gesv_irs
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnIRSXgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnIRSXgesv', 'd_info', d_info, true);
-  const status = (cusolverDnIRSXgesv$c ??= binder.native('cusolverDnIRSXgesv'))(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnIRSXgesv$c ??= binder.native('cusolverDnIRSXgesv'))(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnIRSXgesv', status);
   return s.i32[0];
 }
@@ -424,8 +424,8 @@ export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | nul
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv_bufferSize', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  s.u64[0] = 0n;
-  const status = (cusolverDnIRSXgesv_bufferSize$c ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n_, nrhs, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnIRSXgesv_bufferSize$c ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n_, nrhs, s.bytes);
   if (status !== 0) throw fail('cusolverDnIRSXgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

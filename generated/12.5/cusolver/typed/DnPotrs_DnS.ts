@@ -70,9 +70,9 @@ export function cusolverDnSBgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSBgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSBgels', 'd_info', d_info, true);
-  const status = (cusolverDnSBgels$c ??= binder.native('cusolverDnSBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSBgels$c ??= binder.native('cusolverDnSBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSBgels', status);
   return s.i32[0];
 }
@@ -104,10 +104,10 @@ export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSBgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSBgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSBgels_bufferSize$c ??= binder.native('cusolverDnSBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSBgels_bufferSize$c ??= binder.native('cusolverDnSBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSBgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSBgesv$: Scratch | undefined;
 let cusolverDnSBgesv$c: NativeFunction | undefined;
@@ -140,9 +140,9 @@ export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSBgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSBgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSBgesv$c ??= binder.native('cusolverDnSBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSBgesv$c ??= binder.native('cusolverDnSBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSBgesv', status);
   return s.i32[0];
 }
@@ -174,10 +174,10 @@ export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSBgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSBgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSBgesv_bufferSize$c ??= binder.native('cusolverDnSBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSBgesv_bufferSize$c ??= binder.native('cusolverDnSBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSBgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSHgels$: Scratch | undefined;
 let cusolverDnSHgels$c: NativeFunction | undefined;
@@ -210,9 +210,9 @@ export function cusolverDnSHgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSHgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSHgels', 'd_info', d_info, true);
-  const status = (cusolverDnSHgels$c ??= binder.native('cusolverDnSHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSHgels$c ??= binder.native('cusolverDnSHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSHgels', status);
   return s.i32[0];
 }
@@ -244,10 +244,10 @@ export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSHgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSHgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSHgels_bufferSize$c ??= binder.native('cusolverDnSHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSHgels_bufferSize$c ??= binder.native('cusolverDnSHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSHgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSHgesv$: Scratch | undefined;
 let cusolverDnSHgesv$c: NativeFunction | undefined;
@@ -280,9 +280,9 @@ export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSHgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSHgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSHgesv$c ??= binder.native('cusolverDnSHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSHgesv$c ??= binder.native('cusolverDnSHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSHgesv', status);
   return s.i32[0];
 }
@@ -314,10 +314,10 @@ export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSHgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSHgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSHgesv_bufferSize$c ??= binder.native('cusolverDnSHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSHgesv_bufferSize$c ??= binder.native('cusolverDnSHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSHgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSSgels$: Scratch | undefined;
 let cusolverDnSSgels$c: NativeFunction | undefined;
@@ -350,9 +350,9 @@ export function cusolverDnSSgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSSgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSSgels', 'd_info', d_info, true);
-  const status = (cusolverDnSSgels$c ??= binder.native('cusolverDnSSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSSgels$c ??= binder.native('cusolverDnSSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSSgels', status);
   return s.i32[0];
 }
@@ -384,10 +384,10 @@ export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSSgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSSgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSSgels_bufferSize$c ??= binder.native('cusolverDnSSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSSgels_bufferSize$c ??= binder.native('cusolverDnSSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSSgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSSgesv$: Scratch | undefined;
 let cusolverDnSSgesv$c: NativeFunction | undefined;
@@ -420,9 +420,9 @@ export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSSgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSSgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSSgesv$c ??= binder.native('cusolverDnSSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSSgesv$c ??= binder.native('cusolverDnSSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSSgesv', status);
   return s.i32[0];
 }
@@ -454,10 +454,10 @@ export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSSgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSSgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSSgesv_bufferSize$c ??= binder.native('cusolverDnSSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSSgesv_bufferSize$c ??= binder.native('cusolverDnSSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSSgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSXgels$: Scratch | undefined;
 let cusolverDnSXgels$c: NativeFunction | undefined;
@@ -490,9 +490,9 @@ export function cusolverDnSXgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSXgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSXgels', 'd_info', d_info, true);
-  const status = (cusolverDnSXgels$c ??= binder.native('cusolverDnSXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSXgels$c ??= binder.native('cusolverDnSXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSXgels', status);
   return s.i32[0];
 }
@@ -524,10 +524,10 @@ export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSXgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSXgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSXgels_bufferSize$c ??= binder.native('cusolverDnSXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSXgels_bufferSize$c ??= binder.native('cusolverDnSXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSXgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnSXgesv$: Scratch | undefined;
 let cusolverDnSXgesv$c: NativeFunction | undefined;
@@ -560,9 +560,9 @@ export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSXgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSXgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSXgesv$c ??= binder.native('cusolverDnSXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnSXgesv$c ??= binder.native('cusolverDnSXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnSXgesv', status);
   return s.i32[0];
 }
@@ -594,8 +594,8 @@ export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSXgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnSXgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSXgesv_bufferSize$c ??= binder.native('cusolverDnSXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSXgesv_bufferSize$c ??= binder.native('cusolverDnSXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnSXgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -94,8 +94,8 @@ export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSlauum_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSlauum_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSlauum_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSlauum_bufferSize$c ??= binder.native('cusolverDnSlauum_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSlauum_bufferSize$c ??= binder.native('cusolverDnSlauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSlauum_bufferSize', status);
   return s.i32[0];
 }
@@ -149,8 +149,8 @@ export function cusolverDnSorgbr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSorgbr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgbr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSorgbr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSorgbr_bufferSize$c ??= binder.native('cusolverDnSorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSorgbr_bufferSize$c ??= binder.native('cusolverDnSorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnSorgbr_bufferSize', status);
   return s.i32[0];
 }
@@ -200,8 +200,8 @@ export function cusolverDnSorgqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSorgqr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgqr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSorgqr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSorgqr_bufferSize$c ??= binder.native('cusolverDnSorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSorgqr_bufferSize$c ??= binder.native('cusolverDnSorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnSorgqr_bufferSize', status);
   return s.i32[0];
 }

@@ -64,11 +64,11 @@ export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgetrf_bufferSize$c ??= binder.native('cusolverDnXgetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgetrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -184,11 +184,11 @@ export function cusolverDnXlarft_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXlarft_bufferSize', 'T', T_, true);
   if (typeof ldt !== 'number' || !(ldt >= -9007199254740991 && ldt <= 9007199254740991) || ldt % 1 !== 0) int64Arg('cusolverDnXlarft_bufferSize', 'ldt', ldt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXlarft_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXlarft_bufferSize$c ??= binder.native('cusolverDnXlarft_bufferSize'))(handle, params, direct, storev, n_, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T_, ldt, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXlarft_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXpotrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -244,11 +244,11 @@ export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXpotrf_bufferSize$c ??= binder.native('cusolverDnXpotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXpotrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

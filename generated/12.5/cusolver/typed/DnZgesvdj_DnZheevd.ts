@@ -114,10 +114,10 @@ export function cusolverDnZgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params, batchSize);
+  const status = (cusolverDnZgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -152,9 +152,9 @@ export function cusolverDnZgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdj_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnZgesvdj_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZgesvdj_bufferSize$c ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params);
+  const status = (cusolverDnZgesvdj_bufferSize$c ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnZgesvdj_bufferSize', status);
   return s.i32[0];
 }
@@ -196,8 +196,8 @@ export function cusolverDnZgetrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgetrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnZgetrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgetrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZgetrf_bufferSize$c ??= binder.native('cusolverDnZgetrf_bufferSize'))(handle, m, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZgetrf_bufferSize$c ??= binder.native('cusolverDnZgetrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnZgetrf_bufferSize', status);
   return s.i32[0];
 }
@@ -273,8 +273,8 @@ export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZheevd_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZheevd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZheevd_bufferSize$c ??= binder.native('cusolverDnZheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZheevd_bufferSize$c ??= binder.native('cusolverDnZheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnZheevd_bufferSize', status);
   return s.i32[0];
 }

@@ -34,11 +34,11 @@ export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t |
   pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverSpCcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverSpCcsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
+  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -94,8 +94,8 @@ export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: n
   pointerArg('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsrzfdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpCcsrzfdHost', 'P', P, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpCcsrzfdHost$c ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCcsrzfdHost$c ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
   if (status !== 0) throw fail('cusolverSpCcsrzfdHost', status);
   return s.i32[0];
 }
@@ -105,10 +105,10 @@ let cusolverSpCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cusolverSpHandle_t *`. */
 export function cusolverSpCreate(): T.cusolverSpHandle_t {
   const s = (cusolverSpCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverSpCreate$c ??= binder.native('cusolverSpCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCreate$c ??= binder.native('cusolverSpCreate'))(s.bytes);
   if (status !== 0) throw fail('cusolverSpCreate', status);
-  return s.address(0) as T.cusolverSpHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverSpHandle_t;
 }
 let cusolverSpCreateCsrqrInfo$: Scratch | undefined;
 let cusolverSpCreateCsrqrInfo$c: NativeFunction | undefined;
@@ -116,10 +116,10 @@ let cusolverSpCreateCsrqrInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `csrqrInfo_t *`. */
 export function cusolverSpCreateCsrqrInfo(): T.csrqrInfo_t {
   const s = (cusolverSpCreateCsrqrInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverSpCreateCsrqrInfo$c ??= binder.native('cusolverSpCreateCsrqrInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCreateCsrqrInfo$c ??= binder.native('cusolverSpCreateCsrqrInfo'))(s.bytes);
   if (status !== 0) throw fail('cusolverSpCreateCsrqrInfo', status);
-  return s.address(0) as T.csrqrInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrqrInfo_t;
 }
 let cusolverSpDcsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

@@ -147,11 +147,11 @@ export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m:
   pointerArg('cusolverSpZcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpZcsrlsqvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsqvqrHost', 'tol', 'a number', tol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverSpZcsrlsqvqrHost', 'x', x, true);
   pointerArg('cusolverSpZcsrlsqvqrHost', 'p', p, true);
   pointerArg('cusolverSpZcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpZcsrlsqvqrHost$c ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), x, p, min_norm);
+  const status = (cusolverSpZcsrlsqvqrHost$c ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpZcsrlsqvqrHost', status);
   return s.i32[0];
 }
@@ -183,8 +183,8 @@ export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: nu
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvchol', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvchol', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvchol', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvchol$c ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpZcsrlsvchol$c ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpZcsrlsvchol', status);
   return s.i32[0];
 }
@@ -216,8 +216,8 @@ export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvcholHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvcholHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvcholHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvcholHost$c ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpZcsrlsvcholHost$c ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpZcsrlsvcholHost', status);
   return s.i32[0];
 }
@@ -249,8 +249,8 @@ export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_:
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvluHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvluHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvluHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvluHost$c ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpZcsrlsvluHost$c ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpZcsrlsvluHost', status);
   return s.i32[0];
 }

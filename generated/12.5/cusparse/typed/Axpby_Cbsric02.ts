@@ -32,18 +32,18 @@ let cusparseBlockedEllGet$c: NativeFunction | undefined;
 export function cusparseBlockedEllGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; ellBlockSize: bigint; ellCols: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   const s = (cusparseBlockedEllGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
-  s.u64[8] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
+  s.f64[8] = 0;
   const status = (cusparseBlockedEllGet$c ??= binder.native('cusparseBlockedEllGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseBlockedEllGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], ellBlockSize: s.i64[2], ellCols: s.i64[3], ellColInd: s.address(4), ellValue: s.address(5), ellIdxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], ellBlockSize: s.i64[2], ellCols: s.i64[3], ellColInd: (s.u32[9] * 4294967296 + s.u32[8]), ellValue: (s.u32[11] * 4294967296 + s.u32[10]), ellIdxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseBsrSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseBsrSetStridedBatch(cusparseSpMatDescr_t spMatDescr, int batchCount, int64_t offsetsBatchStride, int64_t columnsBatchStride, int64_t ValuesBatchStride)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -183,8 +183,8 @@ export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t | null, d
   pointerArg('cusparseCbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsric02_bufferSize', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsric02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseCbsric02_bufferSize$c ??= binder.native('cusparseCbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCbsric02_bufferSize$c ??= binder.native('cusparseCbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
   if (status !== 0) throw fail('cusparseCbsric02_bufferSize', status);
   return s.i32[0];
 }
@@ -215,8 +215,8 @@ export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   pointerArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseCbsric02_bufferSizeExt$c ??= binder.native('cusparseCbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCbsric02_bufferSizeExt$c ??= binder.native('cusparseCbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseCbsric02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -58,8 +58,8 @@ export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgemvi_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgemvi_bufferSize', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.u64[0] = 0n;
-  const status = (cusparseCgemvi_bufferSize$c ??= binder.native('cusparseCgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCgemvi_bufferSize$c ??= binder.native('cusparseCgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
   if (status !== 0) throw fail('cusparseCgemvi_bufferSize', status);
   return s.i32[0];
 }
@@ -117,10 +117,10 @@ export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
   pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseCgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseCgpsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -192,10 +192,10 @@ export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
   pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.u64[0] = 0n;
-  const status = (cusparseCgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
   if (status !== 0) throw fail('cusparseCgtsv2StridedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsv2_bufferSizeExt$c: NativeFunction | undefined;
@@ -219,10 +219,10 @@ export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseCgtsv2_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseCgtsv2_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCgtsv2_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseCgtsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -270,10 +270,10 @@ export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseCgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseCgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -321,8 +321,8 @@ export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseCgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseCgtsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -62,10 +62,10 @@ export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
   pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseDgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -137,10 +137,10 @@ export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
   pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsv2StridedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseDgtsv2_bufferSizeExt$c: NativeFunction | undefined;
@@ -164,10 +164,10 @@ export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsv2_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsv2_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -215,10 +215,10 @@ export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -266,8 +266,8 @@ export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseDgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseDgtsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

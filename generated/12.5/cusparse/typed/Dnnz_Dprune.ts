@@ -162,10 +162,10 @@ export function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cuspar
   pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDpruneCsr2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseDpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDpruneCsr2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseDpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDpruneCsr2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -268,10 +268,10 @@ export function cusparseDpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t |
   pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.u64[0] = 0n;
-  const status = (cusparseDpruneCsr2csr_bufferSizeExt$c ??= binder.native('cusparseDpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDpruneCsr2csr_bufferSizeExt$c ??= binder.native('cusparseDpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
   if (status !== 0) throw fail('cusparseDpruneCsr2csr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDpruneDense2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -362,10 +362,10 @@ export function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusp
   pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDpruneDense2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseDpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDpruneDense2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseDpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
   if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDpruneDense2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -450,8 +450,8 @@ export function cusparseDpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t
   pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.u64[0] = 0n;
-  const status = (cusparseDpruneDense2csr_bufferSizeExt$c ??= binder.native('cusparseDpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDpruneDense2csr_bufferSizeExt$c ??= binder.native('cusparseDpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
   if (status !== 0) throw fail('cusparseDpruneDense2csr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -82,8 +82,8 @@ let cusparseGetPointerMode$c: NativeFunction | undefined;
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cusparsePointerMode_t {
   const s = (cusparseGetPointerMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetPointerMode', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cusparseGetPointerMode$c ??= binder.native('cusparseGetPointerMode'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseGetPointerMode$c ??= binder.native('cusparseGetPointerMode'))(handle, s.bytes);
   if (status !== 0) throw fail('cusparseGetPointerMode', status);
   return s.i32[0] as T.cusparsePointerMode_t;
 }
@@ -95,8 +95,8 @@ let cusparseGetProperty$c: NativeFunction | undefined;
 export function cusparseGetProperty(type: T.libraryPropertyType): number {
   const s = (cusparseGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cusparseGetProperty$c ??= binder.native('cusparseGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseGetProperty$c ??= binder.native('cusparseGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('cusparseGetProperty', status);
   return s.i32[0];
 }
@@ -108,10 +108,10 @@ let cusparseGetStream$c: NativeFunction | undefined;
 export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStream_t {
   const s = (cusparseGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetStream', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cusparseGetStream$c ??= binder.native('cusparseGetStream'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseGetStream$c ??= binder.native('cusparseGetStream'))(handle, s.bytes);
   if (status !== 0) throw fail('cusparseGetStream', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cusparseGetVersion$: Scratch | undefined;
 let cusparseGetVersion$c: NativeFunction | undefined;
@@ -121,8 +121,8 @@ let cusparseGetVersion$c: NativeFunction | undefined;
 export function cusparseGetVersion(handle: T.cusparseHandle_t | null): number {
   const s = (cusparseGetVersion$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetVersion', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cusparseGetVersion$c ??= binder.native('cusparseGetVersion'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseGetVersion$c ??= binder.native('cusparseGetVersion'))(handle, s.bytes);
   if (status !== 0) throw fail('cusparseGetVersion', status);
   return s.i32[0];
 }

@@ -88,9 +88,9 @@ export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t | null, opA: T
   if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, false);
   s.u64[0] = BigInt(bufferSize2 as number | bigint);
   pointerArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
-  const status = (cusparseSpGEMM_compute$c ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.slot(0), externalBuffer2);
+  const status = (cusparseSpGEMM_compute$c ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.bytes, externalBuffer2);
   if (status !== 0) throw fail('cusparseSpGEMM_compute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpGEMM_copy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -126,10 +126,10 @@ let cusparseSpGEMM_createDescr$c: NativeFunction | undefined;
  * @returns the value of `descr`: out `cusparseSpGEMMDescr_t *`. */
 export function cusparseSpGEMM_createDescr(): T.cusparseSpGEMMDescr_t {
   const s = (cusparseSpGEMM_createDescr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseSpGEMM_createDescr$c ??= binder.native('cusparseSpGEMM_createDescr'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpGEMM_createDescr$c ??= binder.native('cusparseSpGEMM_createDescr'))(s.bytes);
   if (status !== 0) throw fail('cusparseSpGEMM_createDescr', status);
-  return s.address(0) as T.cusparseSpGEMMDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpGEMMDescr_t;
 }
 let cusparseSpGEMM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -175,10 +175,10 @@ export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null,
   if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMM_estimateMemory', 'bufferSize3', bufferSize3, false);
   s.u64[0] = BigInt(bufferSize3 as number | bigint);
   pointerArg('cusparseSpGEMM_estimateMemory', 'externalBuffer3', externalBuffer3, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusparseSpGEMM_estimateMemory$c ??= binder.native('cusparseSpGEMM_estimateMemory'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, s.slot(0), externalBuffer3, s.slot(1));
   if (status !== 0) throw fail('cusparseSpGEMM_estimateMemory', status);
-  return { bufferSize3: s.size(0), bufferSize2: s.size(1) };
+  return { bufferSize3: (s.u32[1] * 4294967296 + s.u32[0]), bufferSize2: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusparseSpGEMM_getNumProducts$: Scratch | undefined;
 let cusparseSpGEMM_getNumProducts$c: NativeFunction | undefined;
@@ -189,8 +189,8 @@ let cusparseSpGEMM_getNumProducts$c: NativeFunction | undefined;
 export function cusparseSpGEMM_getNumProducts(spgemmDescr: T.cusparseSpGEMMDescr_t | null): bigint {
   const s = (cusparseSpGEMM_getNumProducts$ ??= new Scratch(1));
   if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_getNumProducts', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpGEMM_getNumProducts$c ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpGEMM_getNumProducts$c ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpGEMM_getNumProducts', status);
   return s.i64[0];
 }
@@ -227,9 +227,9 @@ export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null,
   if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, false);
   s.u64[0] = BigInt(bufferSize1 as number | bigint);
   pointerArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
-  const status = (cusparseSpGEMM_workEstimation$c ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.slot(0), externalBuffer1);
+  const status = (cusparseSpGEMM_workEstimation$c ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.bytes, externalBuffer1);
   if (status !== 0) throw fail('cusparseSpGEMM_workEstimation', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpGEMMreuse_compute$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -286,9 +286,9 @@ export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t | null, opA:
   if (typeof bufferSize5 !== 'number' || !(bufferSize5 >= 0 && bufferSize5 <= 9007199254740991) || bufferSize5 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, false);
   s.u64[0] = BigInt(bufferSize5 as number | bigint);
   pointerArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
-  const status = (cusparseSpGEMMreuse_copy$c ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.slot(0), externalBuffer5);
+  const status = (cusparseSpGEMMreuse_copy$c ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.bytes, externalBuffer5);
   if (status !== 0) throw fail('cusparseSpGEMMreuse_copy', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpGEMMreuse_nnz$: Scratch | undefined;
 let cusparseSpGEMMreuse_nnz$c: NativeFunction | undefined;
@@ -329,7 +329,7 @@ export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: 
   pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer4', externalBuffer4, true);
   const status = (cusparseSpGEMMreuse_nnz$c ??= binder.native('cusparseSpGEMMreuse_nnz'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.slot(0), externalBuffer2, s.slot(1), externalBuffer3, s.slot(2), externalBuffer4);
   if (status !== 0) throw fail('cusparseSpGEMMreuse_nnz', status);
-  return { bufferSize2: s.size(0), bufferSize3: s.size(1), bufferSize4: s.size(2) };
+  return { bufferSize2: (s.u32[1] * 4294967296 + s.u32[0]), bufferSize3: (s.u32[3] * 4294967296 + s.u32[2]), bufferSize4: (s.u32[5] * 4294967296 + s.u32[4]) };
 }
 let cusparseSpGEMMreuse_workEstimation$: Scratch | undefined;
 let cusparseSpGEMMreuse_workEstimation$c: NativeFunction | undefined;
@@ -358,9 +358,9 @@ export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t | 
   if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, false);
   s.u64[0] = BigInt(bufferSize1 as number | bigint);
   pointerArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
-  const status = (cusparseSpGEMMreuse_workEstimation$c ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.slot(0), externalBuffer1);
+  const status = (cusparseSpGEMMreuse_workEstimation$c ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.bytes, externalBuffer1);
   if (status !== 0) throw fail('cusparseSpGEMMreuse_workEstimation', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpMM$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -421,7 +421,7 @@ let cusparseSpMMOp_createPlan$c: NativeFunction | undefined;
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64): { plan: T.cusparseSpMMOpPlan_t; SpMMWorkspaceSize: number } {
   const s = (cusparseSpMMOp_createPlan$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMMOp_createPlan', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMMOp_createPlan', 'opA', 'i32', opA);
   if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMMOp_createPlan', 'opB', 'i32', opB);
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMMOp_createPlan', 'matA', matA, true) as typeof matA;
@@ -435,10 +435,10 @@ export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA
   if (typeof mulOperationBufferSize !== 'number' || !(mulOperationBufferSize >= 0 && mulOperationBufferSize <= 9007199254740991) || mulOperationBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'mulOperationBufferSize', mulOperationBufferSize, false);
   pointerArg('cusparseSpMMOp_createPlan', 'epilogueNvvmBuffer', epilogueNvvmBuffer, true);
   if (typeof epilogueBufferSize !== 'number' || !(epilogueBufferSize >= 0 && epilogueBufferSize <= 9007199254740991) || epilogueBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'epilogueBufferSize', epilogueBufferSize, false);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusparseSpMMOp_createPlan$c ??= binder.native('cusparseSpMMOp_createPlan'))(handle, s.slot(0), opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, s.slot(1));
   if (status !== 0) throw fail('cusparseSpMMOp_createPlan', status);
-  return { plan: s.address(0) as T.cusparseSpMMOpPlan_t, SpMMWorkspaceSize: s.size(1) };
+  return { plan: (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMMOpPlan_t, SpMMWorkspaceSize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusparseSpMMOp_destroyPlan$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -474,10 +474,10 @@ export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t | null, opA: 
   if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMM_bufferSize', 'matC', matC, true) as typeof matC;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM_bufferSize', 'computeType', 'i32', computeType);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM_bufferSize', 'alg', 'i32', alg);
-  s.u64[0] = 0n;
-  const status = (cusparseSpMM_bufferSize$c ??= binder.native('cusparseSpMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpMM_bufferSize$c ??= binder.native('cusparseSpMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s.bytes);
   if (status !== 0) throw fail('cusparseSpMM_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpMM_preprocess$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -557,10 +557,10 @@ export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t | null, opA: 
   if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpMV_bufferSize', 'vecY', vecY, true) as typeof vecY;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV_bufferSize', 'computeType', 'i32', computeType);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV_bufferSize', 'alg', 'i32', alg);
-  s.u64[0] = 0n;
-  const status = (cusparseSpMV_bufferSize$c ??= binder.native('cusparseSpMV_bufferSize'))(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpMV_bufferSize$c ??= binder.native('cusparseSpMV_bufferSize'))(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, s.bytes);
   if (status !== 0) throw fail('cusparseSpMV_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpMV_preprocess$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -611,8 +611,8 @@ let cusparseSpMatGetFormat$c: NativeFunction | undefined;
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseFormat_t {
   const s = (cusparseSpMatGetFormat$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetFormat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpMatGetFormat$c ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpMatGetFormat$c ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpMatGetFormat', status);
   return s.i32[0] as T.cusparseFormat_t;
 }
@@ -624,8 +624,8 @@ let cusparseSpMatGetIndexBase$c: NativeFunction | undefined;
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseIndexBase_t {
   const s = (cusparseSpMatGetIndexBase$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetIndexBase', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpMatGetIndexBase$c ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpMatGetIndexBase$c ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpMatGetIndexBase', status);
   return s.i32[0] as T.cusparseIndexBase_t;
 }
@@ -637,9 +637,9 @@ let cusparseSpMatGetSize$c: NativeFunction | undefined;
 export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint } {
   const s = (cusparseSpMatGetSize$ ??= new Scratch(3));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetSize', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   const status = (cusparseSpMatGetSize$c ??= binder.native('cusparseSpMatGetSize'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cusparseSpMatGetSize', status);
   return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2] };
@@ -652,8 +652,8 @@ let cusparseSpMatGetStridedBatch$c: NativeFunction | undefined;
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
   const s = (cusparseSpMatGetStridedBatch$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpMatGetStridedBatch$c ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpMatGetStridedBatch$c ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpMatGetStridedBatch', status);
   return s.i32[0];
 }
@@ -665,10 +665,10 @@ let cusparseSpMatGetValues$c: NativeFunction | undefined;
 export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t | null): number {
   const s = (cusparseSpMatGetValues$ ??= new Scratch(1));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpMatGetValues$c ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpMatGetValues$c ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpMatGetValues', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpMatSetAttribute$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -748,10 +748,10 @@ export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t | null, opA: 
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSM_bufferSize', 'computeType', 'i32', computeType);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSM_bufferSize', 'alg', 'i32', alg);
   if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_bufferSize', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpSM_bufferSize$c ??= binder.native('cusparseSpSM_bufferSize'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpSM_bufferSize$c ??= binder.native('cusparseSpSM_bufferSize'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpSM_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpSM_createDescr$: Scratch | undefined;
 let cusparseSpSM_createDescr$c: NativeFunction | undefined;
@@ -759,10 +759,10 @@ let cusparseSpSM_createDescr$c: NativeFunction | undefined;
  * @returns the value of `descr`: out `cusparseSpSMDescr_t *`. */
 export function cusparseSpSM_createDescr(): T.cusparseSpSMDescr_t {
   const s = (cusparseSpSM_createDescr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseSpSM_createDescr$c ??= binder.native('cusparseSpSM_createDescr'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpSM_createDescr$c ??= binder.native('cusparseSpSM_createDescr'))(s.bytes);
   if (status !== 0) throw fail('cusparseSpSM_createDescr', status);
-  return s.address(0) as T.cusparseSpSMDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpSMDescr_t;
 }
 let cusparseSpSM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -863,10 +863,10 @@ export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t | null, opA: 
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSV_bufferSize', 'computeType', 'i32', computeType);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSV_bufferSize', 'alg', 'i32', alg);
   if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_bufferSize', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpSV_bufferSize$c ??= binder.native('cusparseSpSV_bufferSize'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpSV_bufferSize$c ??= binder.native('cusparseSpSV_bufferSize'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpSV_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpSV_createDescr$: Scratch | undefined;
 let cusparseSpSV_createDescr$c: NativeFunction | undefined;
@@ -874,10 +874,10 @@ let cusparseSpSV_createDescr$c: NativeFunction | undefined;
  * @returns the value of `descr`: out `cusparseSpSVDescr_t *`. */
 export function cusparseSpSV_createDescr(): T.cusparseSpSVDescr_t {
   const s = (cusparseSpSV_createDescr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseSpSV_createDescr$c ??= binder.native('cusparseSpSV_createDescr'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpSV_createDescr$c ??= binder.native('cusparseSpSV_createDescr'))(s.bytes);
   if (status !== 0) throw fail('cusparseSpSV_createDescr', status);
-  return s.address(0) as T.cusparseSpSVDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpSVDescr_t;
 }
 let cusparseSpSV_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -964,10 +964,10 @@ export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t | null, opX: 
   if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpVV_bufferSize', 'vecY', vecY, true) as typeof vecY;
   pointerArg('cusparseSpVV_bufferSize', 'result', result_, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpVV_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusparseSpVV_bufferSize$c ??= binder.native('cusparseSpVV_bufferSize'))(handle, opX, vecX, vecY, result_, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpVV_bufferSize$c ??= binder.native('cusparseSpVV_bufferSize'))(handle, opX, vecX, vecY, result_, computeType, s.bytes);
   if (status !== 0) throw fail('cusparseSpVV_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpVecGet$: Scratch | undefined;
 let cusparseSpVecGet$c: NativeFunction | undefined;
@@ -977,16 +977,16 @@ let cusparseSpVecGet$c: NativeFunction | undefined;
 export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   const s = (cusparseSpVecGet$ ??= new Scratch(7));
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
   const status = (cusparseSpVecGet$c ??= binder.native('cusparseSpVecGet'))(spVecDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6));
   if (status !== 0) throw fail('cusparseSpVecGet', status);
-  return { size: s.i64[0], nnz: s.i64[1], indices: s.address(2), values: s.address(3), idxType: s.i32[8] as T.cusparseIndexType_t, idxBase: s.i32[10] as T.cusparseIndexBase_t, valueType: s.i32[12] as T.cudaDataType };
+  return { size: s.i64[0], nnz: s.i64[1], indices: (s.u32[5] * 4294967296 + s.u32[4]), values: (s.u32[7] * 4294967296 + s.u32[6]), idxType: s.i32[8] as T.cusparseIndexType_t, idxBase: s.i32[10] as T.cusparseIndexBase_t, valueType: s.i32[12] as T.cudaDataType };
 }
 let cusparseSpVecGetIndexBase$: Scratch | undefined;
 let cusparseSpVecGetIndexBase$c: NativeFunction | undefined;
@@ -996,8 +996,8 @@ let cusparseSpVecGetIndexBase$c: NativeFunction | undefined;
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseConstSpVecDescr_t | null): T.cusparseIndexBase_t {
   const s = (cusparseSpVecGetIndexBase$ ??= new Scratch(1));
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetIndexBase', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpVecGetIndexBase$c ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpVecGetIndexBase$c ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpVecGetIndexBase', status);
   return s.i32[0] as T.cusparseIndexBase_t;
 }
@@ -1009,10 +1009,10 @@ let cusparseSpVecGetValues$c: NativeFunction | undefined;
 export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t | null): number {
   const s = (cusparseSpVecGetValues$ ??= new Scratch(1));
   if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.u64[0] = 0n;
-  const status = (cusparseSpVecGetValues$c ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpVecGetValues$c ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, s.bytes);
   if (status !== 0) throw fail('cusparseSpVecGetValues', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

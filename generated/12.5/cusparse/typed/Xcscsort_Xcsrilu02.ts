@@ -50,10 +50,10 @@ export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t | null
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcscsort_bufferSizeExt', 'nnz', 'i32', nnz);
   pointerArg('cusparseXcscsort_bufferSizeExt', 'cscColPtrA', cscColPtrA, true);
   pointerArg('cusparseXcscsort_bufferSizeExt', 'cscRowIndA', cscRowIndA, true);
-  s.u64[0] = 0n;
-  const status = (cusparseXcscsort_bufferSizeExt$c ??= binder.native('cusparseXcscsort_bufferSizeExt'))(handle, m, n_, nnz, cscColPtrA, cscRowIndA, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseXcscsort_bufferSizeExt$c ??= binder.native('cusparseXcscsort_bufferSizeExt'))(handle, m, n_, nnz, cscColPtrA, cscRowIndA, s.bytes);
   if (status !== 0) throw fail('cusparseXcscsort_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseXcsr2bsrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

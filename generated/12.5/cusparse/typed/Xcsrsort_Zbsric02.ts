@@ -50,10 +50,10 @@ export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t | null
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort_bufferSizeExt', 'nnz', 'i32', nnz);
   pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, true);
-  s.u64[0] = 0n;
-  const status = (cusparseXcsrsort_bufferSizeExt$c ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseXcsrsort_bufferSizeExt$c ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s.bytes);
   if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseXgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -245,8 +245,8 @@ export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t | null, d
   pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_bufferSize', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZbsric02_bufferSize$c ??= binder.native('cusparseZbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZbsric02_bufferSize$c ??= binder.native('cusparseZbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
   if (status !== 0) throw fail('cusparseZbsric02_bufferSize', status);
   return s.i32[0];
 }
@@ -277,8 +277,8 @@ export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZbsric02_bufferSizeExt$c ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZbsric02_bufferSizeExt$c ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
   if (status !== 0) throw fail('cusparseZbsric02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -129,10 +129,10 @@ export function cusparseZcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.u64[0] = 0n;
-  const status = (cusparseZcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseZcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseZcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
   if (status !== 0) throw fail('cusparseZcsrgeam2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZcsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -211,8 +211,8 @@ export function cusparseZcsric02_bufferSize(handle: T.cusparseHandle_t | null, m
   pointerArg('cusparseZcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZcsric02_bufferSize$c ??= binder.native('cusparseZcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsric02_bufferSize$c ??= binder.native('cusparseZcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
   if (status !== 0) throw fail('cusparseZcsric02_bufferSize', status);
   return s.i32[0];
 }
@@ -239,10 +239,10 @@ export function cusparseZcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
   pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZcsric02_bufferSizeExt$c ??= binder.native('cusparseZcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsric02_bufferSizeExt$c ??= binder.native('cusparseZcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseZcsric02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZcsrilu02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -321,8 +321,8 @@ export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZcsrilu02_bufferSize$c ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsrilu02_bufferSize$c ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
   if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
   return s.i32[0];
 }
@@ -349,10 +349,10 @@ export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
   pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZcsrilu02_bufferSizeExt$c ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsrilu02_bufferSizeExt$c ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -58,10 +58,10 @@ export function cusparseZcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseZcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusparseZcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseZcsru2csr_bufferSizeExt$c ??= binder.native('cusparseZcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZcsru2csr_bufferSizeExt$c ??= binder.native('cusparseZcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseZcsru2csr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -158,8 +158,8 @@ export function cusparseZgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsc_bufferSize$c ??= binder.native('cusparseZgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgebsr2gebsc_bufferSize$c ??= binder.native('cusparseZgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseZgebsr2gebsc_bufferSize', status);
   return s.i32[0];
 }
@@ -187,10 +187,10 @@ export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | 
   pointerArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseZgebsr2gebsc_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -266,8 +266,8 @@ export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | nul
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
-  s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsr_bufferSize$c ??= binder.native('cusparseZgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgebsr2gebsr_bufferSize$c ??= binder.native('cusparseZgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
   if (status !== 0) throw fail('cusparseZgebsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
@@ -303,8 +303,8 @@ export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | 
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
-  s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
   if (status !== 0) throw fail('cusparseZgebsr2gebsr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -22,9 +22,9 @@ export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
   pointerArg('cuCoredumpGetAttribute', 'value', value, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpGetAttribute$c ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpGetAttribute$c ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCoredumpGetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpGetAttributeGlobal$c: NativeFunction | undefined;
@@ -40,9 +40,9 @@ export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value
   pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpGetAttributeGlobal$c ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpGetAttributeGlobal$c ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCoredumpSetAttribute$: Scratch | undefined;
 let cuCoredumpSetAttribute$c: NativeFunction | undefined;
@@ -58,9 +58,9 @@ export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
   pointerArg('cuCoredumpSetAttribute', 'value', value, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpSetAttribute$c ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpSetAttribute$c ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCoredumpSetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpSetAttributeGlobal$c: NativeFunction | undefined;
@@ -76,9 +76,9 @@ export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value
   pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpSetAttributeGlobal$c ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpSetAttributeGlobal$c ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCtxAttach$: Scratch | undefined;
 let cuCtxAttach$c: NativeFunction | undefined;
@@ -89,11 +89,11 @@ let cuCtxAttach$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(flags: number): T.CUcontext {
   const s = (cuCtxAttach$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
-  const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.slot(0), flags);
+  const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.bytes, flags);
   if (status !== 0) throw fail('cuCtxAttach', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxCreate$: Scratch | undefined;
 let cuCtxCreate$c: NativeFunction | undefined;
@@ -105,12 +105,12 @@ let cuCtxCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
 export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
-  const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.slot(0), flags, dev);
+  const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.bytes, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxCreate_v3$: Scratch | undefined;
 let cuCtxCreate_v3$c: NativeFunction | undefined;
@@ -122,14 +122,14 @@ let cuCtxCreate_v3$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate_v3$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const paramsArray$ = recordArrayArg('cuCtxCreate_v3', 'paramsArray', records.CUexecAffinityParam_st(), paramsArray, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate_v3', 'flags', 'u32', flags);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate_v3', 'dev', 'i32', dev);
   const numParams$n = paramsArray$.count;
-  const status = (cuCtxCreate_v3$c ??= binder.native('cuCtxCreate_v3'))(s.slot(0), paramsArray$.bytes, numParams$n, flags, dev);
+  const status = (cuCtxCreate_v3$c ??= binder.native('cuCtxCreate_v3'))(s.bytes, paramsArray$.bytes, numParams$n, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate_v3', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxCreate_v4$: Scratch | undefined;
 let cuCtxCreate_v4$c: NativeFunction | undefined;
@@ -140,13 +140,13 @@ let cuCtxCreate_v4$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxCreate_v4(flags: number, dev: number): { pctx: T.CUcontext; ctxCreateParams: T.CUctxCreateParams_st } {
   const s = (cuCtxCreate_v4$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const ctxCreateParams$ = new Uint8Array(24);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate_v4', 'flags', 'u32', flags);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate_v4', 'dev', 'i32', dev);
-  const status = (cuCtxCreate_v4$c ??= binder.native('cuCtxCreate_v4'))(s.slot(0), ctxCreateParams$, flags, dev);
+  const status = (cuCtxCreate_v4$c ??= binder.native('cuCtxCreate_v4'))(s.bytes, ctxCreateParams$, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate_v4', status);
-  return { pctx: s.address(0) as T.CUcontext, ctxCreateParams: decodeRecord<T.CUctxCreateParams_st>(records.CUctxCreateParams_st(), ctxCreateParams$) };
+  return { pctx: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext, ctxCreateParams: decodeRecord<T.CUctxCreateParams_st>(records.CUctxCreateParams_st(), ctxCreateParams$) };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
 /** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -196,11 +196,11 @@ let cuCtxFromGreenCtx$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
   const s = (cuCtxFromGreenCtx$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
-  const status = (cuCtxFromGreenCtx$c ??= binder.native('cuCtxFromGreenCtx'))(s.slot(0), hCtx);
+  const status = (cuCtxFromGreenCtx$c ??= binder.native('cuCtxFromGreenCtx'))(s.bytes, hCtx);
   if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxGetApiVersion$: Scratch | undefined;
 let cuCtxGetApiVersion$c: NativeFunction | undefined;
@@ -211,8 +211,8 @@ let cuCtxGetApiVersion$c: NativeFunction | undefined;
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
   const s = (cuCtxGetApiVersion$ ??= new Scratch(1));
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
-  s.u64[0] = 0n;
-  const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.bytes);
   if (status !== 0) throw fail('cuCtxGetApiVersion', status);
   return s.u32[0];
 }
@@ -223,8 +223,8 @@ let cuCtxGetCacheConfig$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   const s = (cuCtxGetCacheConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetCacheConfig', status);
   return s.i32[0] as T.CUfunc_cache;
 }
@@ -235,10 +235,10 @@ let cuCtxGetCurrent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(): T.CUcontext {
   const s = (cuCtxGetCurrent$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetCurrent', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -261,8 +261,8 @@ let cuCtxGetDevice$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(): number {
   const s = (cuCtxGetDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetDevice', status);
   return s.i32[0];
 }
@@ -286,8 +286,8 @@ let cuCtxGetFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(): number {
   const s = (cuCtxGetFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetFlags', status);
   return s.u32[0];
 }
@@ -300,8 +300,8 @@ let cuCtxGetId$c: NativeFunction | undefined;
 export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
   const s = (cuCtxGetId$ ??= new Scratch(1));
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
-  s.u64[0] = 0n;
-  const status = (cuCtxGetId$c ??= binder.native('cuCtxGetId'))(ctx, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetId$c ??= binder.native('cuCtxGetId'))(ctx, s.bytes);
   if (status !== 0) throw fail('cuCtxGetId', status);
   return s.u64[0];
 }
@@ -313,11 +313,11 @@ let cuCtxGetLimit$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   const s = (cuCtxGetLimit$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
-  const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.slot(0), limit);
+  const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.bytes, limit);
   if (status !== 0) throw fail('cuCtxGetLimit', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCtxGetSharedMemConfig$: Scratch | undefined;
 let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
@@ -327,8 +327,8 @@ let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   const s = (cuCtxGetSharedMemConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetSharedMemConfig', status);
   return s.i32[0] as T.CUsharedconfig;
 }
@@ -340,8 +340,8 @@ let cuCtxGetStreamPriorityRange$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream.priorityRange | Stream.priorityRange} (objects layer) */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cuCtxGetStreamPriorityRange$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuCtxGetStreamPriorityRange$c ??= binder.native('cuCtxGetStreamPriorityRange'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuCtxGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
@@ -353,10 +353,10 @@ let cuCtxPopCurrent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(): T.CUcontext {
   const s = (cuCtxPopCurrent$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.bytes);
   if (status !== 0) throw fail('cuCtxPopCurrent', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
 /** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -40,10 +40,10 @@ let cuGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CUgraph {
   const s = (cuGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphChildGraphNodeGetGraph$c ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphChildGraphNodeGetGraph$c ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphChildGraphNodeGetGraph', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuGraphClone$: Scratch | undefined;
 let cuGraphClone$c: NativeFunction | undefined;
@@ -54,11 +54,11 @@ let cuGraphClone$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Graph#clone | Graph.clone} (objects layer) */
 export function cuGraphClone(originalGraph: T.CUgraph | null): T.CUgraph {
   const s = (cuGraphClone$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
-  const status = (cuGraphClone$c ??= binder.native('cuGraphClone'))(s.slot(0), originalGraph);
+  const status = (cuGraphClone$c ??= binder.native('cuGraphClone'))(s.bytes, originalGraph);
   if (status !== 0) throw fail('cuGraphClone', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuGraphConditionalHandleCreate$: Scratch | undefined;
 let cuGraphConditionalHandleCreate$c: NativeFunction | undefined;
@@ -71,12 +71,12 @@ let cuGraphConditionalHandleCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph | null, ctx: T.CUcontext | null, defaultLaunchValue: number, flags: number): bigint {
   const s = (cuGraphConditionalHandleCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphConditionalHandleCreate', 'hGraph', hGraph, true) as typeof hGraph;
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphConditionalHandleCreate', 'ctx', ctx, true) as typeof ctx;
   if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cuGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphConditionalHandleCreate', 'flags', 'u32', flags);
-  const status = (cuGraphConditionalHandleCreate$c ??= binder.native('cuGraphConditionalHandleCreate'))(s.slot(0), hGraph, ctx, defaultLaunchValue, flags);
+  const status = (cuGraphConditionalHandleCreate$c ??= binder.native('cuGraphConditionalHandleCreate'))(s.bytes, hGraph, ctx, defaultLaunchValue, flags);
   if (status !== 0) throw fail('cuGraphConditionalHandleCreate', status);
   return s.u64[0];
 }
@@ -89,11 +89,11 @@ let cuGraphCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Graph.create | Graph.create} (objects layer) */
 export function cuGraphCreate(flags: number): T.CUgraph {
   const s = (cuGraphCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
-  const status = (cuGraphCreate$c ??= binder.native('cuGraphCreate'))(s.slot(0), flags);
+  const status = (cuGraphCreate$c ??= binder.native('cuGraphCreate'))(s.bytes, flags);
   if (status !== 0) throw fail('cuGraphCreate', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;
 /** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

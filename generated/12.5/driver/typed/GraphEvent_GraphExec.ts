@@ -17,10 +17,10 @@ let cuGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphEventRecordNodeGetEvent$c ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphEventRecordNodeGetEvent$c ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
-  return s.address(0) as T.CUevent;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -42,10 +42,10 @@ let cuGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cuGraphEventWaitNodeGetEvent$c ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphEventWaitNodeGetEvent$c ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s.bytes);
   if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
-  return s.address(0) as T.CUevent;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -154,8 +154,8 @@ let cuGraphExecGetFlags$c: NativeFunction | undefined;
 export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec | null): bigint {
   const s = (cuGraphExecGetFlags$ ??= new Scratch(1));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecGetFlags', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  s.u64[0] = 0n;
-  const status = (cuGraphExecGetFlags$c ??= binder.native('cuGraphExecGetFlags'))(hGraphExec, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGraphExecGetFlags$c ??= binder.native('cuGraphExecGetFlags'))(hGraphExec, s.bytes);
   if (status !== 0) throw fail('cuGraphExecGetFlags', status);
   return s.u64[0];
 }

@@ -64,16 +64,16 @@ export function cuGraphGetEdges(hGraph: T.CUgraph | null): { from: T.CUgraphNode
   const s = (cuGraphGetEdges$ ??= new Scratch(1));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges', 'hGraph', hGraph, true) as typeof hGraph;
   s.u64[0] = BigInt(0);
-  const asked = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, null, null, s.slot(0));
+  const asked = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, null, null, s.bytes);
   if (asked !== 0) throw fail('cuGraphGetEdges', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const from$ = new BigUint64Array(Math.max(1, n));
   const to$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, from$, to$, s.slot(0));
+    const status = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, from$, to$, s.bytes);
     if (status !== 0) throw fail('cuGraphGetEdges', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.CUgraphNode) };
 }
@@ -87,13 +87,13 @@ let cuGraphGetEdges_v2$c: NativeFunction | undefined;
 export function cuGraphGetEdges_v2(hGraph: T.CUgraph | null, numEdges: T.Pointer): { from: T.CUgraphNode; to: T.CUgraphNode; edgeData: T.CUgraphEdgeData_st } {
   const s = (cuGraphGetEdges_v2$ ??= new Scratch(2));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges_v2', 'hGraph', hGraph, true) as typeof hGraph;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const edgeData$ = new Uint8Array(8);
   pointerArg('cuGraphGetEdges_v2', 'numEdges', numEdges, true);
   const status = (cuGraphGetEdges_v2$c ??= binder.native('cuGraphGetEdges_v2'))(hGraph, s.slot(0), s.slot(1), edgeData$, numEdges);
   if (status !== 0) throw fail('cuGraphGetEdges_v2', status);
-  return { from: s.address(0) as T.CUgraphNode, to: s.address(1) as T.CUgraphNode, edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
+  return { from: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, to: (s.u32[3] * 4294967296 + s.u32[2]) as T.CUgraphNode, edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
 }
 let cuGraphGetNodes$: Scratch | undefined;
 let cuGraphGetNodes$c: NativeFunction | undefined;
@@ -106,15 +106,15 @@ export function cuGraphGetNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
   const s = (cuGraphGetNodes$ ??= new Scratch(1));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetNodes', 'hGraph', hGraph, true) as typeof hGraph;
   s.u64[0] = BigInt(0);
-  const asked = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, null, s.slot(0));
+  const asked = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, null, s.bytes);
   if (asked !== 0) throw fail('cuGraphGetNodes', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const nodes$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, nodes$, s.slot(0));
+    const status = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, nodes$, s.bytes);
     if (status !== 0) throw fail('cuGraphGetNodes', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }
@@ -128,15 +128,15 @@ export function cuGraphGetRootNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
   const s = (cuGraphGetRootNodes$ ??= new Scratch(1));
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetRootNodes', 'hGraph', hGraph, true) as typeof hGraph;
   s.u64[0] = BigInt(0);
-  const asked = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, null, s.slot(0));
+  const asked = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, null, s.bytes);
   if (asked !== 0) throw fail('cuGraphGetRootNodes', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const rootNodes$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, rootNodes$, s.slot(0));
+    const status = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, rootNodes$, s.bytes);
     if (status !== 0) throw fail('cuGraphGetRootNodes', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(rootNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }

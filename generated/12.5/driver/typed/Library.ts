@@ -31,13 +31,13 @@ let cuLibraryGetGlobal$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetGlobal(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuLibraryGetGlobal$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetGlobal', 'library', library, true) as typeof library;
   if (typeof name !== 'string') throw argError('cuLibraryGetGlobal', 'name', 'a string', name);
   const status = (cuLibraryGetGlobal$c ??= binder.native('cuLibraryGetGlobal'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cuLibraryGetGlobal', status);
-  return { dptr: s.address(0) as T.CUdeviceptr, bytes: s.size(1) };
+  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuLibraryGetKernel$: Scratch | undefined;
 let cuLibraryGetKernel$c: NativeFunction | undefined;
@@ -48,12 +48,12 @@ let cuLibraryGetKernel$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernel(library: T.CUlibrary | null, name: string): T.CUkernel {
   const s = (cuLibraryGetKernel$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetKernel', 'library', library, true) as typeof library;
   if (typeof name !== 'string') throw argError('cuLibraryGetKernel', 'name', 'a string', name);
-  const status = (cuLibraryGetKernel$c ??= binder.native('cuLibraryGetKernel'))(s.slot(0), library, name);
+  const status = (cuLibraryGetKernel$c ??= binder.native('cuLibraryGetKernel'))(s.bytes, library, name);
   if (status !== 0) throw fail('cuLibraryGetKernel', status);
-  return s.address(0) as T.CUkernel;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUkernel;
 }
 let cuLibraryGetKernelCount$: Scratch | undefined;
 let cuLibraryGetKernelCount$c: NativeFunction | undefined;
@@ -63,9 +63,9 @@ let cuLibraryGetKernelCount$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernelCount(lib: T.CUlibrary | null): number {
   const s = (cuLibraryGetKernelCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
-  const status = (cuLibraryGetKernelCount$c ??= binder.native('cuLibraryGetKernelCount'))(s.slot(0), lib);
+  const status = (cuLibraryGetKernelCount$c ??= binder.native('cuLibraryGetKernelCount'))(s.bytes, lib);
   if (status !== 0) throw fail('cuLibraryGetKernelCount', status);
   return s.u32[0];
 }
@@ -78,13 +78,13 @@ let cuLibraryGetManaged$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetManaged(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuLibraryGetManaged$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetManaged', 'library', library, true) as typeof library;
   if (typeof name !== 'string') throw argError('cuLibraryGetManaged', 'name', 'a string', name);
   const status = (cuLibraryGetManaged$c ??= binder.native('cuLibraryGetManaged'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cuLibraryGetManaged', status);
-  return { dptr: s.address(0) as T.CUdeviceptr, bytes: s.size(1) };
+  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuLibraryGetModule$: Scratch | undefined;
 let cuLibraryGetModule$c: NativeFunction | undefined;
@@ -94,11 +94,11 @@ let cuLibraryGetModule$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetModule(library: T.CUlibrary | null): T.CUmodule {
   const s = (cuLibraryGetModule$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetModule', 'library', library, true) as typeof library;
-  const status = (cuLibraryGetModule$c ??= binder.native('cuLibraryGetModule'))(s.slot(0), library);
+  const status = (cuLibraryGetModule$c ??= binder.native('cuLibraryGetModule'))(s.bytes, library);
   if (status !== 0) throw fail('cuLibraryGetModule', status);
-  return s.address(0) as T.CUmodule;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
 }
 let cuLibraryGetUnifiedFunction$: Scratch | undefined;
 let cuLibraryGetUnifiedFunction$c: NativeFunction | undefined;
@@ -109,12 +109,12 @@ let cuLibraryGetUnifiedFunction$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetUnifiedFunction(library: T.CUlibrary | null, symbol: string): number {
   const s = (cuLibraryGetUnifiedFunction$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
   if (typeof symbol !== 'string') throw argError('cuLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
-  const status = (cuLibraryGetUnifiedFunction$c ??= binder.native('cuLibraryGetUnifiedFunction'))(s.slot(0), library, symbol);
+  const status = (cuLibraryGetUnifiedFunction$c ??= binder.native('cuLibraryGetUnifiedFunction'))(s.bytes, library, symbol);
   if (status !== 0) throw fail('cuLibraryGetUnifiedFunction', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuLibraryLoadData$: Scratch | undefined;
 let cuLibraryLoadData$c: NativeFunction | undefined;
@@ -128,7 +128,7 @@ let cuLibraryLoadData$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   const s = (cuLibraryLoadData$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuLibraryLoadData', 'code', code, true);
   const jitOptions$ = scalarArrayArg('cuLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
   const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
@@ -136,9 +136,9 @@ export function cuLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.CUjit
   const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
   const numJitOptions$n = sameLength('cuLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
   const numLibraryOptions$n = sameLength('cuLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cuLibraryLoadData$c ??= binder.native('cuLibraryLoadData'))(s.slot(0), code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+  const status = (cuLibraryLoadData$c ??= binder.native('cuLibraryLoadData'))(s.bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cuLibraryLoadData', status);
-  return s.address(0) as T.CUlibrary;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlibrary;
 }
 let cuLibraryLoadFromFile$: Scratch | undefined;
 let cuLibraryLoadFromFile$c: NativeFunction | undefined;
@@ -152,7 +152,7 @@ let cuLibraryLoadFromFile$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   const s = (cuLibraryLoadFromFile$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof fileName !== 'string') throw argError('cuLibraryLoadFromFile', 'fileName', 'a string', fileName);
   const jitOptions$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
   const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
@@ -160,9 +160,9 @@ export function cuLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.
   const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
   const numJitOptions$n = sameLength('cuLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
   const numLibraryOptions$n = sameLength('cuLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cuLibraryLoadFromFile$c ??= binder.native('cuLibraryLoadFromFile'))(s.slot(0), fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+  const status = (cuLibraryLoadFromFile$c ??= binder.native('cuLibraryLoadFromFile'))(s.bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cuLibraryLoadFromFile', status);
-  return s.address(0) as T.CUlibrary;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlibrary;
 }
 let cuLibraryUnload$c: NativeFunction | undefined;
 /** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -63,9 +63,9 @@ let cuMulticastCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastCreate(prop: T.CUmulticastObjectProp_st | Uint8Array): bigint {
   const s = (cuMulticastCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const prop$ = recordArg('cuMulticastCreate', 'prop', records.CUmulticastObjectProp_st(), prop, false);
-  const status = (cuMulticastCreate$c ??= binder.native('cuMulticastCreate'))(s.slot(0), prop$);
+  const status = (cuMulticastCreate$c ??= binder.native('cuMulticastCreate'))(s.bytes, prop$);
   if (status !== 0) throw fail('cuMulticastCreate', status);
   return s.u64[0];
 }
@@ -78,12 +78,12 @@ let cuMulticastGetGranularity$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | Uint8Array, option: T.CUmulticastGranularity_flags): number {
   const s = (cuMulticastGetGranularity$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const prop$ = recordArg('cuMulticastGetGranularity', 'prop', records.CUmulticastObjectProp_st(), prop, false);
   if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMulticastGetGranularity', 'option', 'i32', option);
-  const status = (cuMulticastGetGranularity$c ??= binder.native('cuMulticastGetGranularity'))(s.slot(0), prop$, option);
+  const status = (cuMulticastGetGranularity$c ??= binder.native('cuMulticastGetGranularity'))(s.bytes, prop$, option);
   if (status !== 0) throw fail('cuMulticastGetGranularity', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMulticastUnbind$c: NativeFunction | undefined;
 /** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -110,13 +110,13 @@ let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
   const s = (cuOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
   if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
-  const status = (cuOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s.slot(0), func, numBlocks, blockSize);
+  const status = (cuOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s.bytes, func, numBlocks, blockSize);
   if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
@@ -129,11 +129,11 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s.slot(0), func, blockSize, dynamicSMemSize);
+  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s.bytes, func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
   return s.i32[0];
 }
@@ -148,12 +148,12 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | und
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   const s = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.slot(0), func, blockSize, dynamicSMemSize, flags);
+  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.bytes, func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
   return s.i32[0];
 }
@@ -166,10 +166,10 @@ let cuOccupancyMaxActiveClusters$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   const s = (cuOccupancyMaxActiveClusters$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
   const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
-  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(s.slot(0), func, config$);
+  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(s.bytes, func, config$);
   if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
   return s.i32[0];
 }
@@ -185,8 +185,8 @@ let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSize$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
   callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
@@ -207,8 +207,8 @@ let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
   callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
@@ -227,10 +227,10 @@ let cuOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   const s = (cuOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
   const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
-  const status = (cuOccupancyMaxPotentialClusterSize$c ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s.slot(0), func, config$);
+  const status = (cuOccupancyMaxPotentialClusterSize$c ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s.bytes, func, config$);
   if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);
   return s.i32[0];
 }

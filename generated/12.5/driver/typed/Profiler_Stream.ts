@@ -148,11 +148,11 @@ let cuStreamCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(Flags: number): T.CUstream {
   const s = (cuStreamCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
-  const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.slot(0), Flags);
+  const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.bytes, Flags);
   if (status !== 0) throw fail('cuStreamCreate', status);
-  return s.address(0) as T.CUstream;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
 }
 let cuStreamCreateWithPriority$: Scratch | undefined;
 let cuStreamCreateWithPriority$c: NativeFunction | undefined;
@@ -164,12 +164,12 @@ let cuStreamCreateWithPriority$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream.create | Stream.create} (objects layer) */
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
   const s = (cuStreamCreateWithPriority$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
   if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
-  const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.slot(0), flags, priority);
+  const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.bytes, flags, priority);
   if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
-  return s.address(0) as T.CUstream;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
 /** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -189,10 +189,10 @@ let cuStreamEndCapture$c: NativeFunction | undefined;
 export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
   const s = (cuStreamEndCapture$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamEndCapture', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -217,14 +217,14 @@ let cuStreamGetCaptureInfo$c: NativeFunction | undefined;
 export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number; numDependencies_out: number } {
   const s = (cuStreamGetCaptureInfo$ ??= new Scratch(5));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
   const status = (cuStreamGetCaptureInfo$c ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cuStreamGetCaptureInfo', status);
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, dependencies_out: s.address(3), numDependencies_out: s.size(4) };
+  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.CUgraph, dependencies_out: (s.u32[7] * 4294967296 + s.u32[6]), numDependencies_out: (s.u32[9] * 4294967296 + s.u32[8]) };
 }
 let cuStreamGetCaptureInfo_v3$: Scratch | undefined;
 let cuStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
@@ -236,22 +236,22 @@ let cuStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
 export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, edgeData_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number[] } {
   const s = (cuStreamGetCaptureInfo_v3$ ??= new Scratch(4));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   pointerArg('cuStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
   s.u64[3] = BigInt(0);
   const asked = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), null, edgeData_out, s.slot(3));
   if (asked !== 0) throw fail('cuStreamGetCaptureInfo_v3', asked);
-  let n = Number(s.size(3));
+  let n = Number((s.u32[7] * 4294967296 + s.u32[6]));
   const dependencies_out$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[3] = BigInt(n as number | bigint);
     const status = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out$, edgeData_out, s.slot(3));
     if (status !== 0) throw fail('cuStreamGetCaptureInfo_v3', status);
-    n = Math.min(n, Number(s.size(3)));
+    n = Math.min(n, Number((s.u32[7] * 4294967296 + s.u32[6])));
   }
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
+  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.CUgraph, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
 }
 let cuStreamGetCtx$: Scratch | undefined;
 let cuStreamGetCtx$c: NativeFunction | undefined;
@@ -262,10 +262,10 @@ let cuStreamGetCtx$c: NativeFunction | undefined;
 export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
   const s = (cuStreamGetCtx$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetCtx', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuStreamGetCtx_v2$: Scratch | undefined;
 let cuStreamGetCtx_v2$c: NativeFunction | undefined;
@@ -276,11 +276,11 @@ let cuStreamGetCtx_v2$c: NativeFunction | undefined;
 export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
   const s = (cuStreamGetCtx_v2$ ??= new Scratch(2));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuStreamGetCtx_v2$c ??= binder.native('cuStreamGetCtx_v2'))(hStream, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuStreamGetCtx_v2', status);
-  return { pCtx: s.address(0) as T.CUcontext, pGreenCtx: s.address(1) as T.CUgreenCtx };
+  return { pCtx: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext, pGreenCtx: (s.u32[3] * 4294967296 + s.u32[2]) as T.CUgreenCtx };
 }
 let cuStreamGetFlags$: Scratch | undefined;
 let cuStreamGetFlags$c: NativeFunction | undefined;
@@ -291,8 +291,8 @@ let cuStreamGetFlags$c: NativeFunction | undefined;
 export function cuStreamGetFlags(hStream: T.CUstream | null): number {
   const s = (cuStreamGetFlags$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetFlags', status);
   return s.u32[0];
 }
@@ -305,10 +305,10 @@ let cuStreamGetGreenCtx$c: NativeFunction | undefined;
 export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
   const s = (cuStreamGetGreenCtx$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetGreenCtx$c ??= binder.native('cuStreamGetGreenCtx'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetGreenCtx$c ??= binder.native('cuStreamGetGreenCtx'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetGreenCtx', status);
-  return s.address(0) as T.CUgreenCtx;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgreenCtx;
 }
 let cuStreamGetId$: Scratch | undefined;
 let cuStreamGetId$c: NativeFunction | undefined;
@@ -319,8 +319,8 @@ let cuStreamGetId$c: NativeFunction | undefined;
 export function cuStreamGetId(hStream: T.CUstream | null): bigint {
   const s = (cuStreamGetId$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetId$c ??= binder.native('cuStreamGetId'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetId$c ??= binder.native('cuStreamGetId'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetId', status);
   return s.u64[0];
 }
@@ -334,8 +334,8 @@ let cuStreamGetPriority$c: NativeFunction | undefined;
 export function cuStreamGetPriority(hStream: T.CUstream | null): number {
   const s = (cuStreamGetPriority$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetPriority', status);
   return s.i32[0];
 }
@@ -348,8 +348,8 @@ let cuStreamIsCapturing$c: NativeFunction | undefined;
 export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
   const s = (cuStreamIsCapturing$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamIsCapturing', status);
   return s.i32[0] as T.CUstreamCaptureStatus;
 }

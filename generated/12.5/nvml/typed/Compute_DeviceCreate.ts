@@ -85,10 +85,10 @@ export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profi
   const s = (nvmlDeviceCreateGpuInstance$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceCreateGpuInstance$c ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceCreateGpuInstance$c ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceCreateGpuInstance', status);
-  return s.address(0) as T.nvmlGpuInstance_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpuInstance_t;
 }
 let nvmlDeviceCreateGpuInstanceWithPlacement$: Scratch | undefined;
 let nvmlDeviceCreateGpuInstanceWithPlacement$c: NativeFunction | undefined;
@@ -103,8 +103,8 @@ export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t 
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
   const placement$ = recordArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'placement', records.nvmlGpuInstancePlacement_st(), placement, false);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceCreateGpuInstanceWithPlacement$c ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement$, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceCreateGpuInstanceWithPlacement$c ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement$, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceCreateGpuInstanceWithPlacement', status);
-  return s.address(0) as T.nvmlGpuInstance_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpuInstance_t;
 }

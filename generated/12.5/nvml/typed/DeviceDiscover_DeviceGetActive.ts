@@ -43,8 +43,8 @@ export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiTy
   const s = (nvmlDeviceGetAPIRestriction$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
   if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceGetAPIRestriction', 'apiType', 'i32', apiType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetAPIRestriction$c ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetAPIRestriction$c ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetAPIRestriction', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -57,8 +57,8 @@ let nvmlDeviceGetAccountingBufferSize$c: NativeFunction | undefined;
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetAccountingBufferSize$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingBufferSize', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetAccountingBufferSize$c ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetAccountingBufferSize$c ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetAccountingBufferSize', status);
   return s.u32[0];
 }
@@ -71,8 +71,8 @@ let nvmlDeviceGetAccountingMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetAccountingMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetAccountingMode$c ??= binder.native('nvmlDeviceGetAccountingMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetAccountingMode$c ??= binder.native('nvmlDeviceGetAccountingMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetAccountingMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -85,14 +85,14 @@ let nvmlDeviceGetAccountingPids$c: NativeFunction | undefined;
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetAccountingPids$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingPids', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetAccountingPids', asked);
   let n = Number(s.u32[0]);
   const pids$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.slot(0), pids$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.bytes, pids$);
     if (status !== 0) throw fail('nvmlDeviceGetAccountingPids', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -121,14 +121,14 @@ let nvmlDeviceGetActiveVgpus$c: NativeFunction | undefined;
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetActiveVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetActiveVgpus', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetActiveVgpus', asked);
   let n = Number(s.u32[0]);
   const vgpuInstances$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.slot(0), vgpuInstances$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.bytes, vgpuInstances$);
     if (status !== 0) throw fail('nvmlDeviceGetActiveVgpus', status);
     n = Math.min(n, Number(s.u32[0]));
   }

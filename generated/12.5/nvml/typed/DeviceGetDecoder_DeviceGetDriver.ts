@@ -17,8 +17,8 @@ let nvmlDeviceGetDecoderUtilization$c: NativeFunction | undefined;
 export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetDecoderUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDecoderUtilization', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetDecoderUtilization$c ??= binder.native('nvmlDeviceGetDecoderUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetDecoderUtilization', status);
   return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
@@ -34,8 +34,8 @@ export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | n
   const s = (nvmlDeviceGetDefaultApplicationsClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
   if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetDefaultApplicationsClock', 'clockType', 'i32', clockType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetDefaultApplicationsClock$c ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetDefaultApplicationsClock$c ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetDefaultApplicationsClock', status);
   return s.u32[0];
 }
@@ -48,8 +48,8 @@ let nvmlDeviceGetDefaultEccMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDefaultEccMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultEccMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetDefaultEccMode$c ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetDefaultEccMode$c ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetDefaultEccMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -78,10 +78,10 @@ let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c: NativeFunction | undefined;
 export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t | null): T.nvmlDevice_t {
   const s = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= new Scratch(1));
   if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || migDevice % 1 !== 0) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', status);
-  return s.address(0) as T.nvmlDevice_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetDisplayActive$: Scratch | undefined;
 let nvmlDeviceGetDisplayActive$c: NativeFunction | undefined;
@@ -92,8 +92,8 @@ let nvmlDeviceGetDisplayActive$c: NativeFunction | undefined;
 export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDisplayActive$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayActive', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetDisplayActive$c ??= binder.native('nvmlDeviceGetDisplayActive'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetDisplayActive$c ??= binder.native('nvmlDeviceGetDisplayActive'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetDisplayActive', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -106,8 +106,8 @@ let nvmlDeviceGetDisplayMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDisplayMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetDisplayMode$c ??= binder.native('nvmlDeviceGetDisplayMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetDisplayMode$c ??= binder.native('nvmlDeviceGetDisplayMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetDisplayMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -120,8 +120,8 @@ let nvmlDeviceGetDriverModel$c: NativeFunction | undefined;
 export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t | null): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {
   const s = (nvmlDeviceGetDriverModel$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDriverModel', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetDriverModel$c ??= binder.native('nvmlDeviceGetDriverModel'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetDriverModel', status);
   return { current: s.i32[0] as T.nvmlDriverModel_t, pending: s.i32[2] as T.nvmlDriverModel_t };

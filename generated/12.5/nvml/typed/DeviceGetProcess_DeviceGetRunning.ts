@@ -19,14 +19,14 @@ export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, l
   const s = (nvmlDeviceGetProcessUtilization$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
   if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s.slot(0), lastSeenTimeStamp);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s.bytes, lastSeenTimeStamp);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetProcessUtilization', asked);
   let n = Number(s.u32[0]);
   const utilization$ = new Uint8Array(Math.max(1, n) * 32);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization$, s.slot(0), lastSeenTimeStamp);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization$, s.bytes, lastSeenTimeStamp);
     if (status !== 0) throw fail('nvmlDeviceGetProcessUtilization', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -56,10 +56,10 @@ let nvmlDeviceGetRemappedRows$c: NativeFunction | undefined;
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corrRows: number; uncRows: number; isPending: number; failureOccurred: number } {
   const s = (nvmlDeviceGetRemappedRows$ ??= new Scratch(4));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
   const status = (nvmlDeviceGetRemappedRows$c ??= binder.native('nvmlDeviceGetRemappedRows'))(device, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('nvmlDeviceGetRemappedRows', status);
   return { corrRows: s.u32[0], uncRows: s.u32[2], isPending: s.u32[4], failureOccurred: s.u32[6] };
@@ -75,14 +75,14 @@ export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: 
   const s = (nvmlDeviceGetRetiredPages$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
   if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages', asked);
   let n = Number(s.u32[0]);
   const addresses$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.slot(0), addresses$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.bytes, addresses$);
     if (status !== 0) throw fail('nvmlDeviceGetRetiredPages', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -97,8 +97,8 @@ let nvmlDeviceGetRetiredPagesPendingStatus$c: NativeFunction | undefined;
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetRetiredPagesPendingStatus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetRetiredPagesPendingStatus$c ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetRetiredPagesPendingStatus$c ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetRetiredPagesPendingStatus', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -113,15 +113,15 @@ export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, caus
   const s = (nvmlDeviceGetRetiredPages_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
   if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.slot(0), null, null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.bytes, null, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages_v2', asked);
   let n = Number(s.u32[0]);
   const addresses$ = new BigUint64Array(Math.max(1, n));
   const timestamps$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.slot(0), addresses$, timestamps$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.bytes, addresses$, timestamps$);
     if (status !== 0) throw fail('nvmlDeviceGetRetiredPages_v2', status);
     n = Math.min(n, Number(s.u32[0]));
   }

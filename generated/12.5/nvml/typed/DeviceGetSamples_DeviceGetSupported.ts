@@ -21,14 +21,14 @@ export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvml
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
   if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n; s.u32[2] = 0;
+  s.f64[0] = 0;
+  s.f64[1] = 0; s.u32[2] = 0;
   const asked = (nvmlDeviceGetSamples$c ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSamples', asked);
   let n = Number(s.u32[2]);
   const samples$ = new Uint8Array(Math.max(1, n) * 16);
   if (n > 0) {
-    s.u64[1] = 0n; s.u32[2] = n;
+    s.f64[1] = 0; s.u32[2] = n;
     const status = (nvmlDeviceGetSamples$c ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s.slot(0), s.slot(1), samples$);
     if (status !== 0) throw fail('nvmlDeviceGetSamples', status);
     n = Math.min(n, Number(s.u32[2]));
@@ -73,8 +73,8 @@ let nvmlDeviceGetSupportedClocksEventReasons$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedClocksEventReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksEventReasons', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetSupportedClocksEventReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetSupportedClocksEventReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksEventReasons', status);
   return s.u64[0];
 }
@@ -87,8 +87,8 @@ let nvmlDeviceGetSupportedClocksThrottleReasons$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
   return s.u64[0];
 }
@@ -101,8 +101,8 @@ let nvmlDeviceGetSupportedEventTypes$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetSupportedEventTypes$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
   return s.u64[0];
 }
@@ -117,14 +117,14 @@ export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | nu
   const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
   if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
   let n = Number(s.u32[0]);
   const clocksMHz$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), clocksMHz$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, clocksMHz$);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -139,14 +139,14 @@ let nvmlDeviceGetSupportedMemoryClocks$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
   let n = Number(s.u32[0]);
   const clocksMHz$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.slot(0), clocksMHz$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, clocksMHz$);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -175,14 +175,14 @@ let nvmlDeviceGetSupportedVgpus$c: NativeFunction | undefined;
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetSupportedVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
   let n = Number(s.u32[0]);
   const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.slot(0), vgpuTypeIds$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, vgpuTypeIds$);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
     n = Math.min(n, Number(s.u32[0]));
   }

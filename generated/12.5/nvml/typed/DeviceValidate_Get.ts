@@ -34,10 +34,10 @@ let nvmlEventSetCreate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   const s = (nvmlEventSetCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlEventSetCreate$c ??= binder.native('nvmlEventSetCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlEventSetCreate$c ??= binder.native('nvmlEventSetCreate'))(s.bytes);
   if (status !== 0) throw fail('nvmlEventSetCreate', status);
-  return s.address(0) as T.nvmlEventSet_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlEventSet_t;
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -69,8 +69,8 @@ let nvmlGetExcludedDeviceCount$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
   const s = (nvmlGetExcludedDeviceCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlGetExcludedDeviceCount$c ??= binder.native('nvmlGetExcludedDeviceCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGetExcludedDeviceCount$c ??= binder.native('nvmlGetExcludedDeviceCount'))(s.bytes);
   if (status !== 0) throw fail('nvmlGetExcludedDeviceCount', status);
   return s.u32[0];
 }
@@ -109,8 +109,8 @@ let nvmlGetVgpuDriverCapabilities$c: NativeFunction | undefined;
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
   const s = (nvmlGetVgpuDriverCapabilities$ ??= new Scratch(1));
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
-  s.u64[0] = 0n;
-  const status = (nvmlGetVgpuDriverCapabilities$c ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGetVgpuDriverCapabilities$c ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s.bytes);
   if (status !== 0) throw fail('nvmlGetVgpuDriverCapabilities', status);
   return s.u32[0];
 }

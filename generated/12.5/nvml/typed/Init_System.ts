@@ -57,8 +57,8 @@ let nvmlSystemGetConfComputeGpusReadyState$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
   const s = (nvmlSystemGetConfComputeGpusReadyState$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlSystemGetConfComputeGpusReadyState$c ??= binder.native('nvmlSystemGetConfComputeGpusReadyState'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlSystemGetConfComputeGpusReadyState$c ??= binder.native('nvmlSystemGetConfComputeGpusReadyState'))(s.bytes);
   if (status !== 0) throw fail('nvmlSystemGetConfComputeGpusReadyState', status);
   return s.u32[0];
 }
@@ -105,8 +105,8 @@ let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
   const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.native('nvmlSystemGetCudaDriverVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.native('nvmlSystemGetCudaDriverVersion'))(s.bytes);
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion', status);
   return s.i32[0];
 }
@@ -117,8 +117,8 @@ let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(s.bytes);
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion_v2', status);
   return s.i32[0];
 }
@@ -141,14 +141,14 @@ let nvmlSystemGetHicVersion$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
   const s = (nvmlSystemGetHicVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetHicVersion', asked);
   let n = Number(s.u32[0]);
   const hwbcEntries$ = new Uint8Array(Math.max(1, n) * 36);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.slot(0), hwbcEntries$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.bytes, hwbcEntries$);
     if (status !== 0) throw fail('nvmlSystemGetHicVersion', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -173,8 +173,8 @@ let nvmlSystemGetNvlinkBwMode$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function nvmlSystemGetNvlinkBwMode(): number {
   const s = (nvmlSystemGetNvlinkBwMode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlSystemGetNvlinkBwMode$c ??= binder.native('nvmlSystemGetNvlinkBwMode'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlSystemGetNvlinkBwMode$c ??= binder.native('nvmlSystemGetNvlinkBwMode'))(s.bytes);
   if (status !== 0) throw fail('nvmlSystemGetNvlinkBwMode', status);
   return s.u32[0];
 }
@@ -201,14 +201,14 @@ let nvmlSystemGetTopologyGpuSet$c: NativeFunction | undefined;
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
   const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(1));
   if (typeof cpuNumber !== 'number' || (cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetTopologyGpuSet', asked);
   let n = Number(s.u32[0]);
   const deviceArray$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), deviceArray$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.bytes, deviceArray$);
     if (status !== 0) throw fail('nvmlSystemGetTopologyGpuSet', status);
     n = Math.min(n, Number(s.u32[0]));
   }

@@ -26,8 +26,8 @@ let nvmlVgpuInstanceGetAccountingMode$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetAccountingMode$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingMode', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetAccountingMode$c ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetAccountingMode$c ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -40,14 +40,14 @@ let nvmlVgpuInstanceGetAccountingPids$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32Array {
   const s = (nvmlVgpuInstanceGetAccountingPids$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetAccountingPids', asked);
   let n = Number(s.u32[0]);
   const pids$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.slot(0), pids$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.bytes, pids$);
     if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingPids', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -76,8 +76,8 @@ let nvmlVgpuInstanceGetEccMode$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetEccMode$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEccMode', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetEccMode$c ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetEccMode$c ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEccMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -90,8 +90,8 @@ let nvmlVgpuInstanceGetEncoderCapacity$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetEncoderCapacity$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetEncoderCapacity$c ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetEncoderCapacity$c ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderCapacity', status);
   return s.u32[0];
 }
@@ -104,14 +104,14 @@ let nvmlVgpuInstanceGetEncoderSessions$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvmlEncoderSessionInfo_st[] {
   const s = (nvmlVgpuInstanceGetEncoderSessions$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderSessions', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetEncoderSessions', asked);
   let n = Number(s.u32[0]);
   const sessionInfo$ = new Uint8Array(Math.max(1, n) * 32);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.slot(0), sessionInfo$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.bytes, sessionInfo$);
     if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderSessions', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -126,9 +126,9 @@ let nvmlVgpuInstanceGetEncoderStats$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { sessionCount: number; averageFps: number; averageLatency: number } {
   const s = (nvmlVgpuInstanceGetEncoderStats$ ??= new Scratch(3));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderStats', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   const status = (nvmlVgpuInstanceGetEncoderStats$c ??= binder.native('nvmlVgpuInstanceGetEncoderStats'))(vgpuInstance, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderStats', status);
   return { sessionCount: s.u32[0], averageFps: s.u32[2], averageLatency: s.u32[4] };
@@ -142,14 +142,14 @@ let nvmlVgpuInstanceGetFBCSessions$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCSessionInfo_st[] {
   const s = (nvmlVgpuInstanceGetFBCSessions$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCSessions', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetFBCSessions', asked);
   let n = Number(s.u32[0]);
   const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.slot(0), sessionInfo$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.bytes, sessionInfo$);
     if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCSessions', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -176,8 +176,8 @@ let nvmlVgpuInstanceGetFbUsage$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
   const s = (nvmlVgpuInstanceGetFbUsage$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFbUsage', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetFbUsage$c ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetFbUsage$c ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFbUsage', status);
   return s.u64[0];
 }
@@ -190,8 +190,8 @@ let nvmlVgpuInstanceGetFrameRateLimit$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetFrameRateLimit$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFrameRateLimit', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetFrameRateLimit$c ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetFrameRateLimit$c ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFrameRateLimit', status);
   return s.u32[0];
 }
@@ -204,8 +204,8 @@ let nvmlVgpuInstanceGetGpuInstanceId$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetGpuInstanceId$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuInstanceId', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetGpuInstanceId$c ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetGpuInstanceId$c ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuInstanceId', status);
   return s.u32[0];
 }
@@ -220,7 +220,7 @@ export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuPciId', 'vgpuInstance', 'u32', vgpuInstance);
   const vgpuPciId$ = new Uint8Array(4096);
   s.u64[0] = BigInt(4096);
-  const status = (nvmlVgpuInstanceGetGpuPciId$c ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId$, s.slot(0));
+  const status = (nvmlVgpuInstanceGetGpuPciId$c ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId$, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuPciId', status);
   return textFrom(vgpuPciId$);
 }
@@ -245,8 +245,8 @@ let nvmlVgpuInstanceGetLicenseStatus$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetLicenseStatus$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseStatus', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetLicenseStatus$c ??= binder.native('nvmlVgpuInstanceGetLicenseStatus'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetLicenseStatus$c ??= binder.native('nvmlVgpuInstanceGetLicenseStatus'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseStatus', status);
   return s.u32[0];
 }
@@ -276,8 +276,8 @@ export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, bufferSize: nu
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMetadata', 'vgpuInstance', 'u32', vgpuInstance);
   const vgpuMetadata$ = new Uint8Array(212);
   if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlVgpuInstanceGetMetadata', 'bufferSize', 'u32', bufferSize);
-  s.u64[0] = 0n; s.u32[0] = bufferSize;
-  const status = (nvmlVgpuInstanceGetMetadata$c ??= binder.native('nvmlVgpuInstanceGetMetadata'))(vgpuInstance, vgpuMetadata$, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = bufferSize;
+  const status = (nvmlVgpuInstanceGetMetadata$c ??= binder.native('nvmlVgpuInstanceGetMetadata'))(vgpuInstance, vgpuMetadata$, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetMetadata', status);
   return { vgpuMetadata: decodeRecord<T.nvmlVgpuMetadata_st>(records.nvmlVgpuMetadata_st(), vgpuMetadata$), bufferSize: s.u32[0] };
 }
@@ -305,8 +305,8 @@ let nvmlVgpuInstanceGetType$c: NativeFunction | undefined;
 export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetType$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetType', 'vgpuInstance', 'u32', vgpuInstance);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuInstanceGetType$c ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuInstanceGetType$c ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetType', status);
   return s.u32[0];
 }
@@ -349,9 +349,9 @@ export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { v
   const s = (nvmlVgpuInstanceGetVmID$ ??= new Scratch(1));
   if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmID', 'vgpuInstance', 'u32', vgpuInstance);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetVmID', 'size', 'u32', size);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const vmId$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmID', 'size', size)));
-  const status = (nvmlVgpuInstanceGetVmID$c ??= binder.native('nvmlVgpuInstanceGetVmID'))(vgpuInstance, vmId$, size, s.slot(0));
+  const status = (nvmlVgpuInstanceGetVmID$c ??= binder.native('nvmlVgpuInstanceGetVmID'))(vgpuInstance, vmId$, size, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetVmID', status);
   return { vmId: textFrom(vmId$), vmIdType: s.i32[0] as T.nvmlVgpuVmIdType_t };
 }
@@ -377,8 +377,8 @@ export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nv
   const s = (nvmlVgpuTypeGetCapabilities$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetCapabilities', 'vgpuTypeId', 'u32', vgpuTypeId);
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlVgpuTypeGetCapabilities', 'capability', 'i32', capability);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetCapabilities$c ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetCapabilities$c ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetCapabilities', status);
   return s.u32[0];
 }
@@ -393,7 +393,7 @@ export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetClass', 'vgpuTypeId', 'u32', vgpuTypeId);
   const vgpuTypeClass$ = new Uint8Array(4096);
   s.u64[0] = BigInt(4096);
-  const status = (nvmlVgpuTypeGetClass$c ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass$, s.slot(0));
+  const status = (nvmlVgpuTypeGetClass$c ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass$, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetClass', status);
   return textFrom(vgpuTypeClass$);
 }
@@ -406,8 +406,8 @@ let nvmlVgpuTypeGetDeviceID$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint; subsystemID: bigint } {
   const s = (nvmlVgpuTypeGetDeviceID$ ??= new Scratch(2));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetDeviceID', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlVgpuTypeGetDeviceID$c ??= binder.native('nvmlVgpuTypeGetDeviceID'))(vgpuTypeId, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlVgpuTypeGetDeviceID', status);
   return { deviceID: s.u64[0], subsystemID: s.u64[1] };
@@ -421,8 +421,8 @@ let nvmlVgpuTypeGetFbReservation$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetFbReservation$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFbReservation', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetFbReservation$c ??= binder.native('nvmlVgpuTypeGetFbReservation'))(vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetFbReservation$c ??= binder.native('nvmlVgpuTypeGetFbReservation'))(vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetFbReservation', status);
   return s.u64[0];
 }
@@ -435,8 +435,8 @@ let nvmlVgpuTypeGetFrameRateLimit$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetFrameRateLimit$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFrameRateLimit', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetFrameRateLimit$c ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetFrameRateLimit$c ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetFrameRateLimit', status);
   return s.u32[0];
 }
@@ -449,8 +449,8 @@ let nvmlVgpuTypeGetFramebufferSize$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetFramebufferSize$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFramebufferSize', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetFramebufferSize$c ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetFramebufferSize$c ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetFramebufferSize', status);
   return s.u64[0];
 }
@@ -463,8 +463,8 @@ let nvmlVgpuTypeGetGpuInstanceProfileId$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGpuInstanceProfileId', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetGpuInstanceProfileId$c ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetGpuInstanceProfileId$c ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetGpuInstanceProfileId', status);
   return s.u32[0];
 }
@@ -477,8 +477,8 @@ let nvmlVgpuTypeGetGspHeapSize$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetGspHeapSize$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGspHeapSize', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetGspHeapSize$c ??= binder.native('nvmlVgpuTypeGetGspHeapSize'))(vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetGspHeapSize$c ??= binder.native('nvmlVgpuTypeGetGspHeapSize'))(vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetGspHeapSize', status);
   return s.u64[0];
 }
@@ -507,8 +507,8 @@ export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuT
   const s = (nvmlVgpuTypeGetMaxInstances$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstances', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetMaxInstances$c ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetMaxInstances$c ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstances', status);
   return s.u32[0];
 }
@@ -521,8 +521,8 @@ let nvmlVgpuTypeGetMaxInstancesPerVm$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetMaxInstancesPerVm$c ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetMaxInstancesPerVm$c ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstancesPerVm', status);
   return s.u32[0];
 }
@@ -537,7 +537,7 @@ export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetName', 'vgpuTypeId', 'u32', vgpuTypeId);
   const vgpuTypeName$ = new Uint8Array(4096);
   s.u64[0] = BigInt(4096);
-  const status = (nvmlVgpuTypeGetName$c ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName$, s.slot(0));
+  const status = (nvmlVgpuTypeGetName$c ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName$, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetName', status);
   return textFrom(vgpuTypeName$);
 }
@@ -550,8 +550,8 @@ let nvmlVgpuTypeGetNumDisplayHeads$c: NativeFunction | undefined;
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetNumDisplayHeads$ ??= new Scratch(1));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetNumDisplayHeads', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.u64[0] = 0n;
-  const status = (nvmlVgpuTypeGetNumDisplayHeads$c ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlVgpuTypeGetNumDisplayHeads$c ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, s.bytes);
   if (status !== 0) throw fail('nvmlVgpuTypeGetNumDisplayHeads', status);
   return s.u32[0];
 }
@@ -566,8 +566,8 @@ export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: numb
   const s = (nvmlVgpuTypeGetResolution$ ??= new Scratch(2));
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetResolution', 'vgpuTypeId', 'u32', vgpuTypeId);
   if (typeof displayIndex !== 'number' || (displayIndex >>> 0) !== displayIndex) throw intError('nvmlVgpuTypeGetResolution', 'displayIndex', 'u32', displayIndex);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlVgpuTypeGetResolution$c ??= binder.native('nvmlVgpuTypeGetResolution'))(vgpuTypeId, displayIndex, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlVgpuTypeGetResolution', status);
   return { xdim: s.u32[0], ydim: s.u32[2] };

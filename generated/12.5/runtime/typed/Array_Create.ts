@@ -18,9 +18,9 @@ export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaCha
   const s = (cudaArrayGetInfo$ ??= new Scratch(1));
   const desc$ = new Uint8Array(20);
   const extent$ = new Uint8Array(24);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
-  const status = (cudaArrayGetInfo$c ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s.slot(0), array);
+  const status = (cudaArrayGetInfo$c ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s.bytes, array);
   if (status !== 0) throw fail('cudaArrayGetInfo', status);
   return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s.u32[0] };
 }
@@ -47,12 +47,12 @@ let cudaArrayGetPlane$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
   const s = (cudaArrayGetPlane$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
   if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
-  const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.slot(0), hArray, planeIdx);
+  const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.bytes, hArray, planeIdx);
   if (status !== 0) throw fail('cudaArrayGetPlane', status);
-  return s.address(0) as T.cudaArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -74,9 +74,9 @@ let cudaChooseDevice$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
   const s = (cudaChooseDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const prop$ = recordArg('cudaChooseDevice', 'prop', records.cudaDeviceProp(), prop, false);
-  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.slot(0), prop$);
+  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.bytes, prop$);
   if (status !== 0) throw fail('cudaChooseDevice', status);
   return s.i32[0];
 }
@@ -106,9 +106,9 @@ let cudaCreateSurfaceObject$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
   const s = (cudaCreateSurfaceObject$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pResDesc$ = recordArg('cudaCreateSurfaceObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
-  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.slot(0), pResDesc$);
+  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.bytes, pResDesc$);
   if (status !== 0) throw fail('cudaCreateSurfaceObject', status);
   return s.u64[0];
 }
@@ -122,11 +122,11 @@ let cudaCreateTextureObject$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   const s = (cudaCreateTextureObject$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pResDesc$ = recordArg('cudaCreateTextureObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
   const pTexDesc$ = recordArg('cudaCreateTextureObject', 'pTexDesc', records.cudaTextureDesc(), pTexDesc, false);
   const pResViewDesc$ = recordArg('cudaCreateTextureObject', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
-  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.slot(0), pResDesc$, pTexDesc$, pResViewDesc$);
+  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
   if (status !== 0) throw fail('cudaCreateTextureObject', status);
   return s.u64[0];
 }

@@ -60,10 +60,10 @@ let cudaDeviceCanAccessPeer$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
   const s = (cudaDeviceCanAccessPeer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceCanAccessPeer', 'device', 'i32', device);
   if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceCanAccessPeer', 'peerDevice', 'i32', peerDevice);
-  const status = (cudaDeviceCanAccessPeer$c ??= binder.native('cudaDeviceCanAccessPeer'))(s.slot(0), device, peerDevice);
+  const status = (cudaDeviceCanAccessPeer$c ??= binder.native('cudaDeviceCanAccessPeer'))(s.bytes, device, peerDevice);
   if (status !== 0) throw fail('cudaDeviceCanAccessPeer', status);
   return s.i32[0];
 }
@@ -107,10 +107,10 @@ let cudaDeviceGetAttribute$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
   const s = (cudaDeviceGetAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetAttribute', 'attr', 'i32', attr);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetAttribute', 'device', 'i32', device);
-  const status = (cudaDeviceGetAttribute$c ??= binder.native('cudaDeviceGetAttribute'))(s.slot(0), attr, device);
+  const status = (cudaDeviceGetAttribute$c ??= binder.native('cudaDeviceGetAttribute'))(s.bytes, attr, device);
   if (status !== 0) throw fail('cudaDeviceGetAttribute', status);
   return s.i32[0];
 }
@@ -122,9 +122,9 @@ let cudaDeviceGetByPCIBusId$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cudaDeviceGetByPCIBusId$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof pciBusId !== 'string') throw argError('cudaDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
-  const status = (cudaDeviceGetByPCIBusId$c ??= binder.native('cudaDeviceGetByPCIBusId'))(s.slot(0), pciBusId);
+  const status = (cudaDeviceGetByPCIBusId$c ??= binder.native('cudaDeviceGetByPCIBusId'))(s.bytes, pciBusId);
   if (status !== 0) throw fail('cudaDeviceGetByPCIBusId', status);
   return s.i32[0];
 }
@@ -135,8 +135,8 @@ let cudaDeviceGetCacheConfig$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaDeviceGetCacheConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaDeviceGetCacheConfig$c ??= binder.native('cudaDeviceGetCacheConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaDeviceGetCacheConfig$c ??= binder.native('cudaDeviceGetCacheConfig'))(s.bytes);
   if (status !== 0) throw fail('cudaDeviceGetCacheConfig', status);
   return s.i32[0] as T.cudaFuncCache;
 }
@@ -148,11 +148,11 @@ let cudaDeviceGetDefaultMemPool$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetDefaultMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetDefaultMemPool', 'device', 'i32', device);
-  const status = (cudaDeviceGetDefaultMemPool$c ??= binder.native('cudaDeviceGetDefaultMemPool'))(s.slot(0), device);
+  const status = (cudaDeviceGetDefaultMemPool$c ??= binder.native('cudaDeviceGetDefaultMemPool'))(s.bytes, device);
   if (status !== 0) throw fail('cudaDeviceGetDefaultMemPool', status);
-  return s.address(0) as T.cudaMemPool_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -177,11 +177,11 @@ let cudaDeviceGetLimit$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
   const s = (cudaDeviceGetLimit$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceGetLimit', 'limit', 'i32', limit);
-  const status = (cudaDeviceGetLimit$c ??= binder.native('cudaDeviceGetLimit'))(s.slot(0), limit);
+  const status = (cudaDeviceGetLimit$c ??= binder.native('cudaDeviceGetLimit'))(s.bytes, limit);
   if (status !== 0) throw fail('cudaDeviceGetLimit', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaDeviceGetMemPool$: Scratch | undefined;
 let cudaDeviceGetMemPool$c: NativeFunction | undefined;
@@ -191,11 +191,11 @@ let cudaDeviceGetMemPool$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetMemPool', 'device', 'i32', device);
-  const status = (cudaDeviceGetMemPool$c ??= binder.native('cudaDeviceGetMemPool'))(s.slot(0), device);
+  const status = (cudaDeviceGetMemPool$c ??= binder.native('cudaDeviceGetMemPool'))(s.bytes, device);
   if (status !== 0) throw fail('cudaDeviceGetMemPool', status);
-  return s.address(0) as T.cudaMemPool_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
 }
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -220,11 +220,11 @@ let cudaDeviceGetP2PAttribute$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
   const s = (cudaDeviceGetP2PAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetP2PAttribute', 'attr', 'i32', attr);
   if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
-  const status = (cudaDeviceGetP2PAttribute$c ??= binder.native('cudaDeviceGetP2PAttribute'))(s.slot(0), attr, srcDevice, dstDevice);
+  const status = (cudaDeviceGetP2PAttribute$c ??= binder.native('cudaDeviceGetP2PAttribute'))(s.bytes, attr, srcDevice, dstDevice);
   if (status !== 0) throw fail('cudaDeviceGetP2PAttribute', status);
   return s.i32[0];
 }
@@ -250,8 +250,8 @@ let cudaDeviceGetSharedMemConfig$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
   const s = (cudaDeviceGetSharedMemConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaDeviceGetSharedMemConfig$c ??= binder.native('cudaDeviceGetSharedMemConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaDeviceGetSharedMemConfig$c ??= binder.native('cudaDeviceGetSharedMemConfig'))(s.bytes);
   if (status !== 0) throw fail('cudaDeviceGetSharedMemConfig', status);
   return s.i32[0] as T.cudaSharedMemConfig;
 }
@@ -262,8 +262,8 @@ let cudaDeviceGetStreamPriorityRange$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cudaDeviceGetStreamPriorityRange$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudaDeviceGetStreamPriorityRange$c ??= binder.native('cudaDeviceGetStreamPriorityRange'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaDeviceGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
@@ -277,12 +277,12 @@ let cudaDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
   const s = (cudaDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const fmtDesc$ = recordArg('cudaDeviceGetTexture1DLinearMaxWidth', 'fmtDesc', records.cudaChannelFormatDesc(), fmtDesc, false);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetTexture1DLinearMaxWidth', 'device', 'i32', device);
-  const status = (cudaDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(s.slot(0), fmtDesc$, device);
+  const status = (cudaDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(s.bytes, fmtDesc$, device);
   if (status !== 0) throw fail('cudaDeviceGetTexture1DLinearMaxWidth', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -306,10 +306,10 @@ export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
   callbackArg('cudaDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
   pointerArg('cudaDeviceRegisterAsyncNotification', 'userData', userData, true);
-  s.u64[0] = 0n;
-  const status = (cudaDeviceRegisterAsyncNotification$c ??= binder.native('cudaDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaDeviceRegisterAsyncNotification$c ??= binder.native('cudaDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.bytes);
   if (status !== 0) throw fail('cudaDeviceRegisterAsyncNotification', status);
-  return s.address(0) as T.cudaAsyncCallbackHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaAsyncCallbackHandle_t;
 }
 let cudaDeviceReset$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -15,8 +15,8 @@ let cudaDriverGetVersion$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaDriverGetVersion(): number {
   const s = (cudaDriverGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaDriverGetVersion$c ??= binder.native('cudaDriverGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaDriverGetVersion$c ??= binder.native('cudaDriverGetVersion'))(s.bytes);
   if (status !== 0) throw fail('cudaDriverGetVersion', status);
   return s.i32[0];
 }
@@ -27,10 +27,10 @@ let cudaEventCreate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreate(): T.cudaEvent_t {
   const s = (cudaEventCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaEventCreate$c ??= binder.native('cudaEventCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaEventCreate$c ??= binder.native('cudaEventCreate'))(s.bytes);
   if (status !== 0) throw fail('cudaEventCreate', status);
-  return s.address(0) as T.cudaEvent_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
 }
 let cudaEventCreateWithFlags$: Scratch | undefined;
 let cudaEventCreateWithFlags$c: NativeFunction | undefined;
@@ -40,11 +40,11 @@ let cudaEventCreateWithFlags$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
   const s = (cudaEventCreateWithFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaEventCreateWithFlags', 'flags', 'u32', flags);
-  const status = (cudaEventCreateWithFlags$c ??= binder.native('cudaEventCreateWithFlags'))(s.slot(0), flags);
+  const status = (cudaEventCreateWithFlags$c ??= binder.native('cudaEventCreateWithFlags'))(s.bytes, flags);
   if (status !== 0) throw fail('cudaEventCreateWithFlags', status);
-  return s.address(0) as T.cudaEvent_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
 }
 let cudaEventDestroy$c: NativeFunction | undefined;
 /** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -64,10 +64,10 @@ let cudaEventElapsedTime$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventElapsedTime(start: T.cudaEvent_t | null, end: T.cudaEvent_t | null): number {
   const s = (cudaEventElapsedTime$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof start !== 'number' || !(start >= 0 && start <= 9007199254740991) || start % 1 !== 0) start = addressArg('cudaEventElapsedTime', 'start', start, true) as typeof start;
   if (typeof end !== 'number' || !(end >= 0 && end <= 9007199254740991) || end % 1 !== 0) end = addressArg('cudaEventElapsedTime', 'end', end, true) as typeof end;
-  const status = (cudaEventElapsedTime$c ??= binder.native('cudaEventElapsedTime'))(s.slot(0), start, end);
+  const status = (cudaEventElapsedTime$c ??= binder.native('cudaEventElapsedTime'))(s.bytes, start, end);
   if (status !== 0) throw fail('cudaEventElapsedTime', status);
   return s.f32[0];
 }

@@ -64,16 +64,16 @@ export function cudaGraphGetEdges(graph: T.cudaGraph_t | null): { from: T.cudaGr
   const s = (cudaGraphGetEdges$ ??= new Scratch(1));
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetEdges', 'graph', graph, true) as typeof graph;
   s.u64[0] = BigInt(0);
-  const asked = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, null, null, s.slot(0));
+  const asked = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, null, null, s.bytes);
   if (asked !== 0) throw fail('cudaGraphGetEdges', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const from$ = new BigUint64Array(Math.max(1, n));
   const to$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, from$, to$, s.slot(0));
+    const status = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, from$, to$, s.bytes);
     if (status !== 0) throw fail('cudaGraphGetEdges', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t) };
 }
@@ -87,13 +87,13 @@ let cudaGraphGetEdges_v2$c: NativeFunction | undefined;
 export function cudaGraphGetEdges_v2(graph: T.cudaGraph_t | null, numEdges: T.Pointer): { from: T.cudaGraphNode_t; to: T.cudaGraphNode_t; edgeData: T.cudaGraphEdgeData_st } {
   const s = (cudaGraphGetEdges_v2$ ??= new Scratch(2));
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetEdges_v2', 'graph', graph, true) as typeof graph;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const edgeData$ = new Uint8Array(8);
   pointerArg('cudaGraphGetEdges_v2', 'numEdges', numEdges, true);
   const status = (cudaGraphGetEdges_v2$c ??= binder.native('cudaGraphGetEdges_v2'))(graph, s.slot(0), s.slot(1), edgeData$, numEdges);
   if (status !== 0) throw fail('cudaGraphGetEdges_v2', status);
-  return { from: s.address(0) as T.cudaGraphNode_t, to: s.address(1) as T.cudaGraphNode_t, edgeData: decodeRecord<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$) };
+  return { from: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, to: (s.u32[3] * 4294967296 + s.u32[2]) as T.cudaGraphNode_t, edgeData: decodeRecord<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$) };
 }
 let cudaGraphGetNodes$: Scratch | undefined;
 let cudaGraphGetNodes$c: NativeFunction | undefined;
@@ -105,15 +105,15 @@ export function cudaGraphGetNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_
   const s = (cudaGraphGetNodes$ ??= new Scratch(1));
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetNodes', 'graph', graph, true) as typeof graph;
   s.u64[0] = BigInt(0);
-  const asked = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, null, s.slot(0));
+  const asked = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, null, s.bytes);
   if (asked !== 0) throw fail('cudaGraphGetNodes', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const nodes$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, nodes$, s.slot(0));
+    const status = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, nodes$, s.bytes);
     if (status !== 0) throw fail('cudaGraphGetNodes', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
 }
@@ -127,15 +127,15 @@ export function cudaGraphGetRootNodes(graph: T.cudaGraph_t | null): T.cudaGraphN
   const s = (cudaGraphGetRootNodes$ ??= new Scratch(1));
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetRootNodes', 'graph', graph, true) as typeof graph;
   s.u64[0] = BigInt(0);
-  const asked = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, null, s.slot(0));
+  const asked = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, null, s.bytes);
   if (asked !== 0) throw fail('cudaGraphGetRootNodes', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const pRootNodes$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, pRootNodes$, s.slot(0));
+    const status = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, pRootNodes$, s.bytes);
     if (status !== 0) throw fail('cudaGraphGetRootNodes', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(pRootNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
 }

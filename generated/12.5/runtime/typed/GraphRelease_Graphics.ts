@@ -99,11 +99,11 @@ let cudaGraphicsResourceGetMappedMipmappedArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedMipmappedArray(resource: T.cudaGraphicsResource_t | null): T.cudaMipmappedArray_t {
   const s = (cudaGraphicsResourceGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
-  const status = (cudaGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(s.slot(0), resource);
+  const status = (cudaGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(s.bytes, resource);
   if (status !== 0) throw fail('cudaGraphicsResourceGetMappedMipmappedArray', status);
-  return s.address(0) as T.cudaMipmappedArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
 }
 let cudaGraphicsResourceGetMappedPointer$: Scratch | undefined;
 let cudaGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
@@ -113,12 +113,12 @@ let cudaGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedPointer(resource: T.cudaGraphicsResource_t | null): { devPtr: T.DevicePointer; size: number } {
   const s = (cudaGraphicsResourceGetMappedPointer$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
   const status = (cudaGraphicsResourceGetMappedPointer$c ??= binder.native('cudaGraphicsResourceGetMappedPointer'))(s.slot(0), s.slot(1), resource);
   if (status !== 0) throw fail('cudaGraphicsResourceGetMappedPointer', status);
-  return { devPtr: s.address(0) as T.DevicePointer, size: s.size(1) };
+  return { devPtr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, size: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudaGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -141,13 +141,13 @@ let cudaGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsSubResourceGetMappedArray(resource: T.cudaGraphicsResource_t | null, arrayIndex: number, mipLevel: number): T.cudaArray_t {
   const s = (cudaGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
   if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cudaGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
   if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
-  const status = (cudaGraphicsSubResourceGetMappedArray$c ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s.slot(0), resource, arrayIndex, mipLevel);
+  const status = (cudaGraphicsSubResourceGetMappedArray$c ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s.bytes, resource, arrayIndex, mipLevel);
   if (status !== 0) throw fail('cudaGraphicsSubResourceGetMappedArray', status);
-  return s.address(0) as T.cudaArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
 }
 let cudaGraphicsUnmapResources$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

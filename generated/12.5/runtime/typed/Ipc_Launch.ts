@@ -49,11 +49,11 @@ let cudaIpcOpenEventHandle$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
   const s = (cudaIpcOpenEventHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
-  const status = (cudaIpcOpenEventHandle$c ??= binder.native('cudaIpcOpenEventHandle'))(s.slot(0), handle);
+  const status = (cudaIpcOpenEventHandle$c ??= binder.native('cudaIpcOpenEventHandle'))(s.bytes, handle);
   if (status !== 0) throw fail('cudaIpcOpenEventHandle', status);
-  return s.address(0) as T.cudaEvent_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
 }
 let cudaIpcOpenMemHandle$: Scratch | undefined;
 let cudaIpcOpenMemHandle$c: NativeFunction | undefined;
@@ -64,12 +64,12 @@ let cudaIpcOpenMemHandle$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {
   const s = (cudaIpcOpenMemHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaIpcOpenMemHandle', 'flags', 'u32', flags);
-  const status = (cudaIpcOpenMemHandle$c ??= binder.native('cudaIpcOpenMemHandle'))(s.slot(0), handle, flags);
+  const status = (cudaIpcOpenMemHandle$c ??= binder.native('cudaIpcOpenMemHandle'))(s.bytes, handle, flags);
   if (status !== 0) throw fail('cudaIpcOpenMemHandle', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
 /** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -30,13 +30,13 @@ let cudaMalloc3DArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3DArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, flags: number): T.cudaArray_t {
   const s = (cudaMalloc3DArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const desc$ = recordArg('cudaMalloc3DArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   checkRecord('cudaMalloc3DArray', 'extent', records.cudaExtent(), extent);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
-  const status = (cudaMalloc3DArray$c ??= binder.native('cudaMalloc3DArray'))(s.slot(0), desc$, extent, flags);
+  const status = (cudaMalloc3DArray$c ??= binder.native('cudaMalloc3DArray'))(s.bytes, desc$, extent, flags);
   if (status !== 0) throw fail('cudaMalloc3DArray', status);
-  return s.address(0) as T.cudaArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
 }
 let cudaMemAdvise$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -77,11 +77,11 @@ let cudaMemGetInfo$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemGetInfo(): { free: number; total: number } {
   const s = (cudaMemGetInfo$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudaMemGetInfo$c ??= binder.native('cudaMemGetInfo'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaMemGetInfo', status);
-  return { free: s.size(0), total: s.size(1) };
+  return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudaMemPoolCreate$: Scratch | undefined;
 let cudaMemPoolCreate$c: NativeFunction | undefined;
@@ -91,11 +91,11 @@ let cudaMemPoolCreate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolCreate(poolProps: T.cudaMemPoolProps | Uint8Array): T.cudaMemPool_t {
   const s = (cudaMemPoolCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const poolProps$ = recordArg('cudaMemPoolCreate', 'poolProps', records.cudaMemPoolProps(), poolProps, false);
-  const status = (cudaMemPoolCreate$c ??= binder.native('cudaMemPoolCreate'))(s.slot(0), poolProps$);
+  const status = (cudaMemPoolCreate$c ??= binder.native('cudaMemPoolCreate'))(s.bytes, poolProps$);
   if (status !== 0) throw fail('cudaMemPoolCreate', status);
-  return s.address(0) as T.cudaMemPool_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
 }
 let cudaMemPoolDestroy$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -142,10 +142,10 @@ let cudaMemPoolGetAccess$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAccess(memPool: T.cudaMemPool_t | null, location: T.cudaMemLocation | Uint8Array): T.cudaMemAccessFlags {
   const s = (cudaMemPoolGetAccess$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
   const location$ = recordArg('cudaMemPoolGetAccess', 'location', records.cudaMemLocation(), location, false);
-  const status = (cudaMemPoolGetAccess$c ??= binder.native('cudaMemPoolGetAccess'))(s.slot(0), memPool, location$);
+  const status = (cudaMemPoolGetAccess$c ??= binder.native('cudaMemPoolGetAccess'))(s.bytes, memPool, location$);
   if (status !== 0) throw fail('cudaMemPoolGetAccess', status);
   return s.i32[0] as T.cudaMemAccessFlags;
 }
@@ -174,13 +174,13 @@ let cudaMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportFromShareableHandle(shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaMemPool_t {
   const s = (cudaMemPoolImportFromShareableHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, true);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cudaMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
-  const status = (cudaMemPoolImportFromShareableHandle$c ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s.slot(0), shareableHandle, handleType, flags);
+  const status = (cudaMemPoolImportFromShareableHandle$c ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s.bytes, shareableHandle, handleType, flags);
   if (status !== 0) throw fail('cudaMemPoolImportFromShareableHandle', status);
-  return s.address(0) as T.cudaMemPool_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
 }
 let cudaMemPoolImportPointer$: Scratch | undefined;
 let cudaMemPoolImportPointer$c: NativeFunction | undefined;
@@ -191,12 +191,12 @@ let cudaMemPoolImportPointer$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportPointer(memPool: T.cudaMemPool_t | null, exportData: Uint8Array): T.DevicePointer {
   const s = (cudaMemPoolImportPointer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
   const exportData$ = recordArg('cudaMemPoolImportPointer', 'exportData', records.cudaMemPoolPtrExportData(), exportData, false);
-  const status = (cudaMemPoolImportPointer$c ??= binder.native('cudaMemPoolImportPointer'))(s.slot(0), memPool, exportData$);
+  const status = (cudaMemPoolImportPointer$c ??= binder.native('cudaMemPoolImportPointer'))(s.bytes, memPool, exportData$);
   if (status !== 0) throw fail('cudaMemPoolImportPointer', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaMemPoolSetAccess$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -14,10 +14,10 @@ let cublasCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cublasHandle_t *`. */
 export function cublasCreate(): T.cublasHandle_t {
   const s = (cublasCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasCreate$c ??= binder.native('cublasCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasCreate$c ??= binder.native('cublasCreate'))(s.bytes);
   if (status !== 0) throw fail('cublasCreate', status);
-  return s.address(0) as T.cublasHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasHandle_t;
 }
 let cublasCrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.

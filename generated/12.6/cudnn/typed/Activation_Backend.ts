@@ -94,10 +94,10 @@ let cudnnBackendCreateDescriptor$c: NativeFunction | undefined;
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t): number {
   const s = (cudnnBackendCreateDescriptor$ ??= new Scratch(1));
   if (typeof descriptorType !== 'number' || (descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
-  s.u64[0] = 0n;
-  const status = (cudnnBackendCreateDescriptor$c ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnBackendCreateDescriptor$c ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, s.bytes);
   if (status !== 0) throw fail('cudnnBackendCreateDescriptor', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnBackendDestroyDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -142,9 +142,9 @@ export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T
   if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendGetAttribute', 'attributeName', 'i32', attributeName);
   if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
   if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || requestedElementCount % 1 !== 0) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
-  const status = (cudnnBackendGetAttribute$c ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, s.slot(0), arrayOfElements);
+  const status = (cudnnBackendGetAttribute$c ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, s.bytes, arrayOfElements);
   if (status !== 0) throw fail('cudnnBackendGetAttribute', status);
   return s.i64[0];
 }

@@ -16,11 +16,11 @@ let cudnnGetCallback$c: NativeFunction | undefined;
 export function cudnnGetCallback(mask: T.Pointer): { udata: number; fptr: number } {
   const s = (cudnnGetCallback$ ??= new Scratch(2));
   pointerArg('cudnnGetCallback', 'mask', mask, true);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudnnGetCallback$c ??= binder.native('cudnnGetCallback'))(mask, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetCallback', status);
-  return { udata: s.address(0), fptr: s.address(1) };
+  return { udata: (s.u32[1] * 4294967296 + s.u32[0]), fptr: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c: NativeFunction | undefined;
@@ -30,8 +30,8 @@ let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c: NativeFunction | undefin
 export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithmMaxCount'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithmMaxCount'))(handle, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', status);
   return s.i32[0];
 }
@@ -54,9 +54,9 @@ export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandl
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'perfResults', perfResults, true);
-  const status = (cudnnGetConvolutionBackwardDataAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithm_v7'))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.slot(0), perfResults);
+  const status = (cudnnGetConvolutionBackwardDataAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithm_v7'))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.bytes, perfResults);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithm_v7', status);
   return s.i32[0];
 }
@@ -78,10 +78,10 @@ export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHand
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardDataWorkspaceSize', 'algo', 'i32', algo);
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionBackwardDataWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionBackwardDataWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c: NativeFunction | undefined;
@@ -91,8 +91,8 @@ let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c: NativeFunction | undef
 export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount'))(handle, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', status);
   return s.i32[0];
 }
@@ -115,9 +115,9 @@ export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHan
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'perfResults', perfResults, true);
-  const status = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithm_v7'))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.slot(0), perfResults);
+  const status = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithm_v7'))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.bytes, perfResults);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithm_v7', status);
   return s.i32[0];
 }
@@ -139,10 +139,10 @@ export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHa
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'gradDesc', gradDesc, true) as typeof gradDesc;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'algo', 'i32', algo);
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionBackwardFilterWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionBackwardFilterWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetConvolutionForwardAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionForwardAlgorithmMaxCount$c: NativeFunction | undefined;
@@ -152,8 +152,8 @@ let cudnnGetConvolutionForwardAlgorithmMaxCount$c: NativeFunction | undefined;
 export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionForwardAlgorithmMaxCount$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionForwardAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionForwardAlgorithmMaxCount'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionForwardAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionForwardAlgorithmMaxCount'))(handle, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithmMaxCount', status);
   return s.i32[0];
 }
@@ -176,9 +176,9 @@ export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t |
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'destDesc', destDesc, true) as typeof destDesc;
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnGetConvolutionForwardAlgorithm_v7', 'perfResults', perfResults, true);
-  const status = (cudnnGetConvolutionForwardAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionForwardAlgorithm_v7'))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, s.slot(0), perfResults);
+  const status = (cudnnGetConvolutionForwardAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionForwardAlgorithm_v7'))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, s.bytes, perfResults);
   if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithm_v7', status);
   return s.i32[0];
 }
@@ -200,10 +200,10 @@ export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t 
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionForwardWorkspaceSize', 'algo', 'i32', algo);
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionForwardWorkspaceSize$c ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionForwardWorkspaceSize$c ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionForwardWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetConvolutionGroupCount$: Scratch | undefined;
 let cudnnGetConvolutionGroupCount$c: NativeFunction | undefined;
@@ -213,8 +213,8 @@ let cudnnGetConvolutionGroupCount$c: NativeFunction | undefined;
 export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null): number {
   const s = (cudnnGetConvolutionGroupCount$ ??= new Scratch(1));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionGroupCount$c ??= binder.native('cudnnGetConvolutionGroupCount'))(convDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionGroupCount$c ??= binder.native('cudnnGetConvolutionGroupCount'))(convDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionGroupCount', status);
   return s.i32[0];
 }
@@ -226,8 +226,8 @@ let cudnnGetConvolutionMathType$c: NativeFunction | undefined;
 export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnMathType_t {
   const s = (cudnnGetConvolutionMathType$ ??= new Scratch(1));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionMathType$c ??= binder.native('cudnnGetConvolutionMathType'))(convDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionMathType$c ??= binder.native('cudnnGetConvolutionMathType'))(convDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionMathType', status);
   return s.i32[0] as T.cudnnMathType_t;
 }
@@ -249,8 +249,8 @@ export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDesc
   pointerArg('cudnnGetConvolutionNdDescriptor', 'padA', padA, true);
   pointerArg('cudnnGetConvolutionNdDescriptor', 'strideA', strideA, true);
   pointerArg('cudnnGetConvolutionNdDescriptor', 'dilationA', dilationA, true);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudnnGetConvolutionNdDescriptor$c ??= binder.native('cudnnGetConvolutionNdDescriptor'))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetConvolutionNdDescriptor', status);
   return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
@@ -279,8 +279,8 @@ let cudnnGetConvolutionReorderType$c: NativeFunction | undefined;
 export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnReorderType_t {
   const s = (cudnnGetConvolutionReorderType$ ??= new Scratch(1));
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetConvolutionReorderType$c ??= binder.native('cudnnGetConvolutionReorderType'))(convDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetConvolutionReorderType$c ??= binder.native('cudnnGetConvolutionReorderType'))(convDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetConvolutionReorderType', status);
   return s.i32[0] as T.cudnnReorderType_t;
 }

@@ -112,12 +112,12 @@ export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t | null, att
   const s = (cudnnGetMultiHeadAttnBuffers$ ??= new Scratch(3));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnBuffers', 'handle', handle, true) as typeof handle;
   if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnBuffers', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   const status = (cudnnGetMultiHeadAttnBuffers$c ??= binder.native('cudnnGetMultiHeadAttnBuffers'))(handle, attnDesc, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cudnnGetMultiHeadAttnBuffers', status);
-  return { weightSizeInBytes: s.size(0), workSpaceSizeInBytes: s.size(1), reserveSpaceSizeInBytes: s.size(2) };
+  return { weightSizeInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workSpaceSizeInBytes: (s.u32[3] * 4294967296 + s.u32[2]), reserveSpaceSizeInBytes: (s.u32[5] * 4294967296 + s.u32[4]) };
 }
 let cudnnGetMultiHeadAttnWeights$: Scratch | undefined;
 let cudnnGetMultiHeadAttnWeights$c: NativeFunction | undefined;
@@ -137,8 +137,8 @@ export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t | null, att
   if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnGetMultiHeadAttnWeights', 'weightSizeInBytes', weightSizeInBytes, false);
   pointerArg('cudnnGetMultiHeadAttnWeights', 'weights', weights, true);
   if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'wDesc', wDesc, true) as typeof wDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetMultiHeadAttnWeights$c ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetMultiHeadAttnWeights$c ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetMultiHeadAttnWeights', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

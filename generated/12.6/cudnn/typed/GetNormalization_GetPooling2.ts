@@ -39,11 +39,11 @@ export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle
   if (typeof dNormScaleBiasDesc !== 'number' || !(dNormScaleBiasDesc >= 0 && dNormScaleBiasDesc <= 9007199254740991) || dNormScaleBiasDesc % 1 !== 0) dNormScaleBiasDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dNormScaleBiasDesc', dNormScaleBiasDesc, true) as typeof dNormScaleBiasDesc;
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
-  const status = (cudnnGetNormalizationBackwardWorkspaceSize$c ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s.slot(0), groupCnt);
+  const status = (cudnnGetNormalizationBackwardWorkspaceSize$c ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s.bytes, groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationBackwardWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$: Scratch | undefined;
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$c: NativeFunction | undefined;
@@ -72,11 +72,11 @@ export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudn
   if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || normScaleBiasDesc % 1 !== 0) normScaleBiasDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
-  const status = (cudnnGetNormalizationForwardTrainingWorkspaceSize$c ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s.slot(0), groupCnt);
+  const status = (cudnnGetNormalizationForwardTrainingWorkspaceSize$c ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s.bytes, groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationForwardTrainingWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetNormalizationTrainingReserveSpaceSize$: Scratch | undefined;
 let cudnnGetNormalizationTrainingReserveSpaceSize$c: NativeFunction | undefined;
@@ -97,11 +97,11 @@ export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHan
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'algo', 'i32', algo);
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
-  const status = (cudnnGetNormalizationTrainingReserveSpaceSize$c ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s.slot(0), groupCnt);
+  const status = (cudnnGetNormalizationTrainingReserveSpaceSize$c ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s.bytes, groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationTrainingReserveSpaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetOpTensorDescriptor$: Scratch | undefined;
 let cudnnGetOpTensorDescriptor$c: NativeFunction | undefined;
@@ -111,9 +111,9 @@ let cudnnGetOpTensorDescriptor$c: NativeFunction | undefined;
 export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): { opTensorOp: T.cudnnOpTensorOp_t; opTensorCompType: T.cudnnDataType_t; opTensorNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetOpTensorDescriptor$ ??= new Scratch(3));
   if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnGetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   const status = (cudnnGetOpTensorDescriptor$c ??= binder.native('cudnnGetOpTensorDescriptor'))(opTensorDesc, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cudnnGetOpTensorDescriptor', status);
   return { opTensorOp: s.i32[0] as T.cudnnOpTensorOp_t, opTensorCompType: s.i32[2] as T.cudnnDataType_t, opTensorNanOpt: s.i32[4] as T.cudnnNanPropagation_t };
@@ -132,8 +132,8 @@ let cudnnGetPooling2dDescriptor$c: NativeFunction | undefined;
 export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetPooling2dDescriptor$ ??= new Scratch(2));
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   pointerArg('cudnnGetPooling2dDescriptor', 'windowHeight', windowHeight, true);
   pointerArg('cudnnGetPooling2dDescriptor', 'windowWidth', windowWidth, true);
   pointerArg('cudnnGetPooling2dDescriptor', 'verticalPadding', verticalPadding, true);
@@ -176,8 +176,8 @@ export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescripto
   const s = (cudnnGetPoolingNdDescriptor$ ??= new Scratch(2));
   if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetPoolingNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   pointerArg('cudnnGetPoolingNdDescriptor', 'nbDims', nbDims, true);
   pointerArg('cudnnGetPoolingNdDescriptor', 'windowDimA', windowDimA, true);
   pointerArg('cudnnGetPoolingNdDescriptor', 'paddingA', paddingA, true);

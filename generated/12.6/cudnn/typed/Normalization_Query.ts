@@ -286,10 +286,10 @@ let cudnnQueryRuntimeError$c: NativeFunction | undefined;
 export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t | null, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
   const s = (cudnnQueryRuntimeError$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnQueryRuntimeError', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnQueryRuntimeError', 'mode', 'i32', mode);
   pointerArg('cudnnQueryRuntimeError', 'tag', tag, true);
-  const status = (cudnnQueryRuntimeError$c ??= binder.native('cudnnQueryRuntimeError'))(handle, s.slot(0), mode, tag);
+  const status = (cudnnQueryRuntimeError$c ??= binder.native('cudnnQueryRuntimeError'))(handle, s.bytes, mode, tag);
   if (status !== 0) throw fail('cudnnQueryRuntimeError', status);
   return s.i32[0] as T.cudnnStatus_t;
 }

@@ -22,10 +22,10 @@ export function cufftMakePlan1d(plan: number, nx: number, type: T.cufftType, bat
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan1d', 'nx', 'i32', nx);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan1d', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlan1d', 'batch', 'i32', batch);
-  s.u64[0] = 0n;
-  const status = (cufftMakePlan1d$c ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftMakePlan1d$c ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftMakePlan1d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftMakePlan2d$: Scratch | undefined;
 let cufftMakePlan2d$c: NativeFunction | undefined;
@@ -41,10 +41,10 @@ export function cufftMakePlan2d(plan: number, nx: number, ny: number, type: T.cu
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan2d', 'nx', 'i32', nx);
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan2d', 'ny', 'i32', ny);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan2d', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cufftMakePlan2d$c ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftMakePlan2d$c ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, s.bytes);
   if (status !== 0) throw fail('cufftMakePlan2d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftMakePlan3d$: Scratch | undefined;
 let cufftMakePlan3d$c: NativeFunction | undefined;
@@ -62,10 +62,10 @@ export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan3d', 'ny', 'i32', ny);
   if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftMakePlan3d', 'nz', 'i32', nz);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan3d', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cufftMakePlan3d$c ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftMakePlan3d$c ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, s.bytes);
   if (status !== 0) throw fail('cufftMakePlan3d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftMakePlanMany$: Scratch | undefined;
 let cufftMakePlanMany$c: NativeFunction | undefined;
@@ -95,10 +95,10 @@ export function cufftMakePlanMany(plan: number, rank: number, n_: T.Pointer, ine
   if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftMakePlanMany', 'odist', 'i32', odist);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlanMany', 'batch', 'i32', batch);
-  s.u64[0] = 0n;
-  const status = (cufftMakePlanMany$c ??= binder.native('cufftMakePlanMany'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftMakePlanMany$c ??= binder.native('cufftMakePlanMany'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftMakePlanMany', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftMakePlanMany64$: Scratch | undefined;
 let cufftMakePlanMany64$c: NativeFunction | undefined;
@@ -128,10 +128,10 @@ export function cufftMakePlanMany64(plan: number, rank: number, n_: T.Pointer, i
   if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'odist', odist, true);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany64', 'type', 'i32', type);
   if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftMakePlanMany64', 'batch', batch, true);
-  s.u64[0] = 0n;
-  const status = (cufftMakePlanMany64$c ??= binder.native('cufftMakePlanMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftMakePlanMany64$c ??= binder.native('cufftMakePlanMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftMakePlanMany64', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftPlan1d$: Scratch | undefined;
 let cufftPlan1d$c: NativeFunction | undefined;
@@ -142,11 +142,11 @@ let cufftPlan1d$c: NativeFunction | undefined;
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan1d(nx: number, type: T.cufftType, batch: number): number {
   const s = (cufftPlan1d$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan1d', 'nx', 'i32', nx);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan1d', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlan1d', 'batch', 'i32', batch);
-  const status = (cufftPlan1d$c ??= binder.native('cufftPlan1d'))(s.slot(0), nx, type, batch);
+  const status = (cufftPlan1d$c ??= binder.native('cufftPlan1d'))(s.bytes, nx, type, batch);
   if (status !== 0) throw fail('cufftPlan1d', status);
   return s.i32[0];
 }
@@ -159,11 +159,11 @@ let cufftPlan2d$c: NativeFunction | undefined;
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan2d(nx: number, ny: number, type: T.cufftType): number {
   const s = (cufftPlan2d$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan2d', 'nx', 'i32', nx);
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan2d', 'ny', 'i32', ny);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan2d', 'type', 'i32', type);
-  const status = (cufftPlan2d$c ??= binder.native('cufftPlan2d'))(s.slot(0), nx, ny, type);
+  const status = (cufftPlan2d$c ??= binder.native('cufftPlan2d'))(s.bytes, nx, ny, type);
   if (status !== 0) throw fail('cufftPlan2d', status);
   return s.i32[0];
 }
@@ -183,7 +183,7 @@ let cufftPlanMany$c: NativeFunction | undefined;
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   const s = (cufftPlanMany$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftPlanMany', 'rank', 'i32', rank);
   pointerArg('cufftPlanMany', 'n', n_, true);
   pointerArg('cufftPlanMany', 'inembed', inembed, true);
@@ -194,7 +194,7 @@ export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, i
   if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftPlanMany', 'odist', 'i32', odist);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlanMany', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlanMany', 'batch', 'i32', batch);
-  const status = (cufftPlanMany$c ??= binder.native('cufftPlanMany'))(s.slot(0), rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
+  const status = (cufftPlanMany$c ??= binder.native('cufftPlanMany'))(s.bytes, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
   if (status !== 0) throw fail('cufftPlanMany', status);
   return s.i32[0];
 }

@@ -15,11 +15,11 @@ let curandCreateGenerator$c: NativeFunction | undefined;
  * @returns the value of `generator`: out `curandGenerator_t *`. */
 export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGenerator$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGenerator', 'rng_type', 'i32', rng_type);
-  const status = (curandCreateGenerator$c ??= binder.native('curandCreateGenerator'))(s.slot(0), rng_type);
+  const status = (curandCreateGenerator$c ??= binder.native('curandCreateGenerator'))(s.bytes, rng_type);
   if (status !== 0) throw fail('curandCreateGenerator', status);
-  return s.address(0) as T.curandGenerator_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.curandGenerator_t;
 }
 let curandCreateGeneratorHost$: Scratch | undefined;
 let curandCreateGeneratorHost$c: NativeFunction | undefined;
@@ -28,11 +28,11 @@ let curandCreateGeneratorHost$c: NativeFunction | undefined;
  * @returns the value of `generator`: out `curandGenerator_t *`. */
 export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGeneratorHost$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGeneratorHost', 'rng_type', 'i32', rng_type);
-  const status = (curandCreateGeneratorHost$c ??= binder.native('curandCreateGeneratorHost'))(s.slot(0), rng_type);
+  const status = (curandCreateGeneratorHost$c ??= binder.native('curandCreateGeneratorHost'))(s.bytes, rng_type);
   if (status !== 0) throw fail('curandCreateGeneratorHost', status);
-  return s.address(0) as T.curandGenerator_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.curandGenerator_t;
 }
 let curandCreatePoissonDistribution$: Scratch | undefined;
 let curandCreatePoissonDistribution$c: NativeFunction | undefined;
@@ -42,10 +42,10 @@ let curandCreatePoissonDistribution$c: NativeFunction | undefined;
 export function curandCreatePoissonDistribution(lambda: number): T.curandDiscreteDistribution_t {
   const s = (curandCreatePoissonDistribution$ ??= new Scratch(1));
   if (typeof lambda !== 'number') throw argError('curandCreatePoissonDistribution', 'lambda', 'a number', lambda);
-  s.u64[0] = 0n;
-  const status = (curandCreatePoissonDistribution$c ??= binder.native('curandCreatePoissonDistribution'))(lambda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (curandCreatePoissonDistribution$c ??= binder.native('curandCreatePoissonDistribution'))(lambda, s.bytes);
   if (status !== 0) throw fail('curandCreatePoissonDistribution', status);
-  return s.address(0) as T.curandDiscreteDistribution_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.curandDiscreteDistribution_t;
 }
 let curandDestroyDistribution$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 12.6 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.

@@ -50,8 +50,8 @@ export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgebrd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgebrd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgebrd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCgebrd_bufferSize$c ??= binder.native('cusolverDnCgebrd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCgebrd_bufferSize$c ??= binder.native('cusolverDnCgebrd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnCgebrd_bufferSize', status);
   return s.i32[0];
 }
@@ -95,8 +95,8 @@ export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgeqrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnCgeqrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCgeqrf_bufferSize$c ??= binder.native('cusolverDnCgeqrf_bufferSize'))(handle, m, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCgeqrf_bufferSize$c ??= binder.native('cusolverDnCgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnCgeqrf_bufferSize', status);
   return s.i32[0];
 }
@@ -150,8 +150,8 @@ export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCgesvd_bufferSize$c ??= binder.native('cusolverDnCgesvd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCgesvd_bufferSize$c ??= binder.native('cusolverDnCgesvd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnCgesvd_bufferSize', status);
   return s.i32[0];
 }
@@ -242,9 +242,9 @@ export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
   if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.slot(0), batchSize);
+  const status = (cusolverDnCgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }

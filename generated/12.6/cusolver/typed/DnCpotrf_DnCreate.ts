@@ -66,8 +66,8 @@ export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnCpotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCpotrf_bufferSize$c ??= binder.native('cusolverDnCpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCpotrf_bufferSize$c ??= binder.native('cusolverDnCpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnCpotrf_bufferSize', status);
   return s.i32[0];
 }
@@ -109,8 +109,8 @@ export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotri_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnCpotri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotri_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCpotri_bufferSize$c ??= binder.native('cusolverDnCpotri_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCpotri_bufferSize$c ??= binder.native('cusolverDnCpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnCpotri_bufferSize', status);
   return s.i32[0];
 }
@@ -170,10 +170,10 @@ let cusolverDnCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cusolverDnHandle_t *`. */
 export function cusolverDnCreate(): T.cusolverDnHandle_t {
   const s = (cusolverDnCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverDnCreate$c ??= binder.native('cusolverDnCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCreate$c ??= binder.native('cusolverDnCreate'))(s.bytes);
   if (status !== 0) throw fail('cusolverDnCreate', status);
-  return s.address(0) as T.cusolverDnHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnHandle_t;
 }
 let cusolverDnCreateGesvdjInfo$: Scratch | undefined;
 let cusolverDnCreateGesvdjInfo$c: NativeFunction | undefined;
@@ -181,10 +181,10 @@ let cusolverDnCreateGesvdjInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `gesvdjInfo_t *`. */
 export function cusolverDnCreateGesvdjInfo(): T.gesvdjInfo_t {
   const s = (cusolverDnCreateGesvdjInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverDnCreateGesvdjInfo$c ??= binder.native('cusolverDnCreateGesvdjInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCreateGesvdjInfo$c ??= binder.native('cusolverDnCreateGesvdjInfo'))(s.bytes);
   if (status !== 0) throw fail('cusolverDnCreateGesvdjInfo', status);
-  return s.address(0) as T.gesvdjInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.gesvdjInfo_t;
 }
 let cusolverDnCreateParams$: Scratch | undefined;
 let cusolverDnCreateParams$c: NativeFunction | undefined;
@@ -192,10 +192,10 @@ let cusolverDnCreateParams$c: NativeFunction | undefined;
  * @returns the value of `params`: out `cusolverDnParams_t *`. */
 export function cusolverDnCreateParams(): T.cusolverDnParams_t {
   const s = (cusolverDnCreateParams$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverDnCreateParams$c ??= binder.native('cusolverDnCreateParams'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCreateParams$c ??= binder.native('cusolverDnCreateParams'))(s.bytes);
   if (status !== 0) throw fail('cusolverDnCreateParams', status);
-  return s.address(0) as T.cusolverDnParams_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnParams_t;
 }
 let cusolverDnCreateSyevjInfo$: Scratch | undefined;
 let cusolverDnCreateSyevjInfo$c: NativeFunction | undefined;
@@ -203,8 +203,8 @@ let cusolverDnCreateSyevjInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `syevjInfo_t *`. */
 export function cusolverDnCreateSyevjInfo(): T.syevjInfo_t {
   const s = (cusolverDnCreateSyevjInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusolverDnCreateSyevjInfo$c ??= binder.native('cusolverDnCreateSyevjInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCreateSyevjInfo$c ??= binder.native('cusolverDnCreateSyevjInfo'))(s.bytes);
   if (status !== 0) throw fail('cusolverDnCreateSyevjInfo', status);
-  return s.address(0) as T.syevjInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.syevjInfo_t;
 }

@@ -40,12 +40,12 @@ export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.c
   if (typeof vu !== 'number') throw argError('cusolverDnDsyevdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsyevdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsyevdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDsyevdx', 'W', W, true);
   pointerArg('cusolverDnDsyevdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDsyevdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnDsyevdx', 'info', info, true);
-  const status = (cusolverDnDsyevdx$c ??= binder.native('cusolverDnDsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnDsyevdx$c ??= binder.native('cusolverDnDsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsyevdx', status);
   return s.i32[0];
 }
@@ -78,9 +78,9 @@ export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnDsyevdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsyevdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsyevdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDsyevdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnDsyevdx_bufferSize$c ??= binder.native('cusolverDnDsyevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnDsyevdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
@@ -165,10 +165,10 @@ export function cusolverDnDsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t 
   pointerArg('cusolverDnDsyevjBatched_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnDsyevjBatched_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsyevjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDsyevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnDsyevjBatched_bufferSize$c ??= binder.native('cusolverDnDsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params, batchSize);
+  const status = (cusolverDnDsyevjBatched_bufferSize$c ??= binder.native('cusolverDnDsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnDsyevjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -193,9 +193,9 @@ export function cusolverDnDsyevj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDsyevj_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnDsyevj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsyevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnDsyevj_bufferSize$c ??= binder.native('cusolverDnDsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params);
+  const status = (cusolverDnDsyevj_bufferSize$c ??= binder.native('cusolverDnDsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnDsyevj_bufferSize', status);
   return s.i32[0];
 }
@@ -257,8 +257,8 @@ export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDsygvd_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvd_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnDsygvd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDsygvd_bufferSize$c ??= binder.native('cusolverDnDsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDsygvd_bufferSize$c ??= binder.native('cusolverDnDsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnDsygvd_bufferSize', status);
   return s.i32[0];
 }

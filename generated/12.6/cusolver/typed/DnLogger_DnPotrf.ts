@@ -106,8 +106,8 @@ export function cusolverDnPotrf_bufferSize(handle: T.cusolverDnHandle_t | null, 
   pointerArg('cusolverDnPotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnPotrf_bufferSize', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnPotrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  const status = (cusolverDnPotrf_bufferSize$c ??= binder.native('cusolverDnPotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnPotrf_bufferSize$c ??= binder.native('cusolverDnPotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s.bytes);
   if (status !== 0) throw fail('cusolverDnPotrf_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -83,8 +83,8 @@ export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgebrd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgebrd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSgebrd_bufferSize$c ??= binder.native('cusolverDnSgebrd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSgebrd_bufferSize$c ??= binder.native('cusolverDnSgebrd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnSgebrd_bufferSize', status);
   return s.i32[0];
 }
@@ -128,8 +128,8 @@ export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgeqrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSgeqrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSgeqrf_bufferSize$c ??= binder.native('cusolverDnSgeqrf_bufferSize'))(handle, m, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSgeqrf_bufferSize$c ??= binder.native('cusolverDnSgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSgeqrf_bufferSize', status);
   return s.i32[0];
 }
@@ -183,8 +183,8 @@ export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSgesvd_bufferSize$c ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSgesvd_bufferSize$c ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnSgesvd_bufferSize', status);
   return s.i32[0];
 }

@@ -50,8 +50,8 @@ export function cusolverDnSorgtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSorgtr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgtr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSorgtr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSorgtr_bufferSize$c ??= binder.native('cusolverDnSorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSorgtr_bufferSize$c ??= binder.native('cusolverDnSorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnSorgtr_bufferSize', status);
   return s.i32[0];
 }
@@ -117,8 +117,8 @@ export function cusolverDnSormqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSormqr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnSormqr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormqr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSormqr_bufferSize$c ??= binder.native('cusolverDnSormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSormqr_bufferSize$c ??= binder.native('cusolverDnSormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnSormqr_bufferSize', status);
   return s.i32[0];
 }
@@ -184,8 +184,8 @@ export function cusolverDnSormtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSormtr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnSormtr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormtr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSormtr_bufferSize$c ??= binder.native('cusolverDnSormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSormtr_bufferSize$c ??= binder.native('cusolverDnSormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnSormtr_bufferSize', status);
   return s.i32[0];
 }
@@ -247,8 +247,8 @@ export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSpotrf_bufferSize$c ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSpotrf_bufferSize$c ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSpotrf_bufferSize', status);
   return s.i32[0];
 }

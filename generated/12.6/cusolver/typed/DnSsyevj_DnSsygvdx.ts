@@ -88,10 +88,10 @@ export function cusolverDnSsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t 
   pointerArg('cusolverDnSsyevjBatched_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSsyevjBatched_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsyevjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSsyevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnSsyevjBatched_bufferSize$c ??= binder.native('cusolverDnSsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params, batchSize);
+  const status = (cusolverDnSsyevjBatched_bufferSize$c ??= binder.native('cusolverDnSsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnSsyevjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -116,9 +116,9 @@ export function cusolverDnSsyevj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsyevj_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSsyevj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsyevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSsyevj_bufferSize$c ??= binder.native('cusolverDnSsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params);
+  const status = (cusolverDnSsyevj_bufferSize$c ??= binder.native('cusolverDnSsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnSsyevj_bufferSize', status);
   return s.i32[0];
 }
@@ -180,8 +180,8 @@ export function cusolverDnSsygvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsygvd_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvd_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnSsygvd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsygvd_bufferSize$c ??= binder.native('cusolverDnSsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsygvd_bufferSize$c ??= binder.native('cusolverDnSsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsygvd_bufferSize', status);
   return s.i32[0];
 }
@@ -223,12 +223,12 @@ export function cusolverDnSsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.
   if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSsygvdx', 'W', W, true);
   pointerArg('cusolverDnSsygvdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnSsygvdx', 'info', info, true);
-  const status = (cusolverDnSsygvdx$c ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnSsygvdx$c ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsygvdx', status);
   return s.i32[0];
 }
@@ -267,9 +267,9 @@ export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSsygvdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnSsygvdx_bufferSize$c ??= binder.native('cusolverDnSsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnSsygvdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };

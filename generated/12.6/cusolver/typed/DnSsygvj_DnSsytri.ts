@@ -69,9 +69,9 @@ export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSsygvj_bufferSize$c ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0), params);
+  const status = (cusolverDnSsygvj_bufferSize$c ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
   return s.i32[0];
 }
@@ -125,8 +125,8 @@ export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
   pointerArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
   pointerArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsytrd_bufferSize$c ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsytrd_bufferSize$c ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
   return s.i32[0];
 }
@@ -168,8 +168,8 @@ export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsytrf_bufferSize$c ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsytrf_bufferSize$c ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsytrf_bufferSize', status);
   return s.i32[0];
 }
@@ -215,8 +215,8 @@ export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsytri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsytri_bufferSize$c ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsytri_bufferSize$c ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);
   return s.i32[0];
 }

@@ -102,11 +102,11 @@ export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
   if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgesvd_bufferSize$c ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXgesvdjGetResidual$: Scratch | undefined;
 let cusolverDnXgesvdjGetResidual$c: NativeFunction | undefined;
@@ -118,8 +118,8 @@ export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t | null
   const s = (cusolverDnXgesvdjGetResidual$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
   return s.f64[0];
 }
@@ -133,8 +133,8 @@ export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t | null, 
   const s = (cusolverDnXgesvdjGetSweeps$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
   return s.i32[0];
 }
@@ -264,9 +264,9 @@ export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null
   pointerArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgesvdp_bufferSize$c ??= binder.native('cusolverDnXgesvdp_bufferSize'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgesvdp_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

@@ -109,12 +109,12 @@ export function cusolverDnXsyevBatched_bufferSize(handle: T.cusolverDnHandle_t |
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevBatched_bufferSize', 'dataTypeW', 'i32', dataTypeW);
   pointerArg('cusolverDnXsyevBatched_bufferSize', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevBatched_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof batchSize !== 'number' || !(batchSize >= -9007199254740991 && batchSize <= 9007199254740991) || batchSize % 1 !== 0) int64Arg('cusolverDnXsyevBatched_bufferSize', 'batchSize', batchSize, true);
   const status = (cusolverDnXsyevBatched_bufferSize$c ??= binder.native('cusolverDnXsyevBatched_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.slot(0), s.slot(1), batchSize);
   if (status !== 0) throw fail('cusolverDnXsyevBatched_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXsyevd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -182,11 +182,11 @@ export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
   pointerArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXsyevd_bufferSize$c ??= binder.native('cusolverDnXsyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXsyevd_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXsyevdx$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -278,11 +278,11 @@ export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
   pointerArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXsyevdx_bufferSize$c ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXsyevjGetResidual$: Scratch | undefined;
 let cusolverDnXsyevjGetResidual$c: NativeFunction | undefined;
@@ -294,8 +294,8 @@ export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null,
   const s = (cusolverDnXsyevjGetResidual$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
   return s.f64[0];
 }
@@ -309,8 +309,8 @@ export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t | null, i
   const s = (cusolverDnXsyevjGetSweeps$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
   return s.i32[0];
 }

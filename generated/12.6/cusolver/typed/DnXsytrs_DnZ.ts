@@ -74,11 +74,11 @@ export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeB', 'i32', dataTypeB);
   pointerArg('cusolverDnXsytrs_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'ldb', ldb, true);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXsytrs_bufferSize$c ??= binder.native('cusolverDnXsytrs_bufferSize'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXsytrs_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXtrtri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -130,11 +130,11 @@ export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXtrtri_bufferSize', 'dataTypeA', 'i32', dataTypeA);
   pointerArg('cusolverDnXtrtri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXtrtri_bufferSize', 'lda', lda, true);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXtrtri_bufferSize$c ??= binder.native('cusolverDnXtrtri_bufferSize'))(handle, uplo, diag, n_, dataTypeA, A, lda, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXtrtri_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnZCgels$: Scratch | undefined;
 let cusolverDnZCgels$c: NativeFunction | undefined;
@@ -167,9 +167,9 @@ export function cusolverDnZCgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZCgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZCgels', 'd_info', d_info, true);
-  const status = (cusolverDnZCgels$c ??= binder.native('cusolverDnZCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZCgels$c ??= binder.native('cusolverDnZCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZCgels', status);
   return s.i32[0];
 }
@@ -201,10 +201,10 @@ export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZCgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZCgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZCgels_bufferSize$c ??= binder.native('cusolverDnZCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZCgels_bufferSize$c ??= binder.native('cusolverDnZCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZCgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZCgesv$: Scratch | undefined;
 let cusolverDnZCgesv$c: NativeFunction | undefined;
@@ -237,9 +237,9 @@ export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZCgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZCgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZCgesv$c ??= binder.native('cusolverDnZCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZCgesv$c ??= binder.native('cusolverDnZCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZCgesv', status);
   return s.i32[0];
 }
@@ -271,10 +271,10 @@ export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZCgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZCgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZCgesv_bufferSize$c ??= binder.native('cusolverDnZCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZCgesv_bufferSize$c ??= binder.native('cusolverDnZCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZCgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZEgels$: Scratch | undefined;
 let cusolverDnZEgels$c: NativeFunction | undefined;
@@ -307,9 +307,9 @@ export function cusolverDnZEgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZEgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZEgels', 'd_info', d_info, true);
-  const status = (cusolverDnZEgels$c ??= binder.native('cusolverDnZEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZEgels$c ??= binder.native('cusolverDnZEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZEgels', status);
   return s.i32[0];
 }
@@ -341,10 +341,10 @@ export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZEgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZEgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZEgels_bufferSize$c ??= binder.native('cusolverDnZEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZEgels_bufferSize$c ??= binder.native('cusolverDnZEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZEgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZEgesv$: Scratch | undefined;
 let cusolverDnZEgesv$c: NativeFunction | undefined;
@@ -377,9 +377,9 @@ export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZEgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZEgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZEgesv$c ??= binder.native('cusolverDnZEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZEgesv$c ??= binder.native('cusolverDnZEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZEgesv', status);
   return s.i32[0];
 }
@@ -411,10 +411,10 @@ export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZEgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZEgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZEgesv_bufferSize$c ??= binder.native('cusolverDnZEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZEgesv_bufferSize$c ??= binder.native('cusolverDnZEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZEgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZKgels$: Scratch | undefined;
 let cusolverDnZKgels$c: NativeFunction | undefined;
@@ -447,9 +447,9 @@ export function cusolverDnZKgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZKgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZKgels', 'd_info', d_info, true);
-  const status = (cusolverDnZKgels$c ??= binder.native('cusolverDnZKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZKgels$c ??= binder.native('cusolverDnZKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZKgels', status);
   return s.i32[0];
 }
@@ -481,10 +481,10 @@ export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZKgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZKgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZKgels_bufferSize$c ??= binder.native('cusolverDnZKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZKgels_bufferSize$c ??= binder.native('cusolverDnZKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZKgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZKgesv$: Scratch | undefined;
 let cusolverDnZKgesv$c: NativeFunction | undefined;
@@ -517,9 +517,9 @@ export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZKgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZKgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZKgesv$c ??= binder.native('cusolverDnZKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZKgesv$c ??= binder.native('cusolverDnZKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZKgesv', status);
   return s.i32[0];
 }
@@ -551,10 +551,10 @@ export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZKgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZKgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZKgesv_bufferSize$c ??= binder.native('cusolverDnZKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZKgesv_bufferSize$c ??= binder.native('cusolverDnZKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZKgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZYgels$: Scratch | undefined;
 let cusolverDnZYgels$c: NativeFunction | undefined;
@@ -587,9 +587,9 @@ export function cusolverDnZYgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZYgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZYgels', 'd_info', d_info, true);
-  const status = (cusolverDnZYgels$c ??= binder.native('cusolverDnZYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZYgels$c ??= binder.native('cusolverDnZYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZYgels', status);
   return s.i32[0];
 }
@@ -621,10 +621,10 @@ export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZYgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZYgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZYgels_bufferSize$c ??= binder.native('cusolverDnZYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZYgels_bufferSize$c ??= binder.native('cusolverDnZYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZYgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZYgesv$: Scratch | undefined;
 let cusolverDnZYgesv$c: NativeFunction | undefined;
@@ -657,9 +657,9 @@ export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZYgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZYgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZYgesv$c ??= binder.native('cusolverDnZYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZYgesv$c ??= binder.native('cusolverDnZYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZYgesv', status);
   return s.i32[0];
 }
@@ -691,10 +691,10 @@ export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZYgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZYgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZYgesv_bufferSize$c ??= binder.native('cusolverDnZYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZYgesv_bufferSize$c ??= binder.native('cusolverDnZYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZYgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZZgels$: Scratch | undefined;
 let cusolverDnZZgels$c: NativeFunction | undefined;
@@ -727,9 +727,9 @@ export function cusolverDnZZgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZZgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZZgels', 'd_info', d_info, true);
-  const status = (cusolverDnZZgels$c ??= binder.native('cusolverDnZZgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZZgels$c ??= binder.native('cusolverDnZZgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZZgels', status);
   return s.i32[0];
 }
@@ -761,10 +761,10 @@ export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZZgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZZgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZZgels_bufferSize$c ??= binder.native('cusolverDnZZgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZZgels_bufferSize$c ??= binder.native('cusolverDnZZgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZZgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnZZgesv$: Scratch | undefined;
 let cusolverDnZZgesv$c: NativeFunction | undefined;
@@ -797,9 +797,9 @@ export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZZgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZZgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZZgesv$c ??= binder.native('cusolverDnZZgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnZZgesv$c ??= binder.native('cusolverDnZZgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnZZgesv', status);
   return s.i32[0];
 }
@@ -831,8 +831,8 @@ export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZZgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnZZgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZZgesv_bufferSize$c ??= binder.native('cusolverDnZZgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZZgesv_bufferSize$c ??= binder.native('cusolverDnZZgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnZZgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

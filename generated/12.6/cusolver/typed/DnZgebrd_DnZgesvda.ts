@@ -50,8 +50,8 @@ export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgebrd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgebrd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgebrd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZgebrd_bufferSize$c ??= binder.native('cusolverDnZgebrd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZgebrd_bufferSize$c ??= binder.native('cusolverDnZgebrd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnZgebrd_bufferSize', status);
   return s.i32[0];
 }
@@ -95,8 +95,8 @@ export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgeqrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnZgeqrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZgeqrf_bufferSize$c ??= binder.native('cusolverDnZgeqrf_bufferSize'))(handle, m, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZgeqrf_bufferSize$c ??= binder.native('cusolverDnZgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnZgeqrf_bufferSize', status);
   return s.i32[0];
 }
@@ -150,8 +150,8 @@ export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZgesvd_bufferSize$c ??= binder.native('cusolverDnZgesvd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZgesvd_bufferSize$c ??= binder.native('cusolverDnZgesvd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnZgesvd_bufferSize', status);
   return s.i32[0];
 }
@@ -242,9 +242,9 @@ export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
   if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.slot(0), batchSize);
+  const status = (cusolverDnZgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }

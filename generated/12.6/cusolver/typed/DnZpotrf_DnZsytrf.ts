@@ -66,8 +66,8 @@ export function cusolverDnZpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnZpotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZpotrf_bufferSize$c ??= binder.native('cusolverDnZpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZpotrf_bufferSize$c ??= binder.native('cusolverDnZpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnZpotrf_bufferSize', status);
   return s.i32[0];
 }
@@ -109,8 +109,8 @@ export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotri_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnZpotri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotri_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZpotri_bufferSize$c ??= binder.native('cusolverDnZpotri_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZpotri_bufferSize$c ??= binder.native('cusolverDnZpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnZpotri_bufferSize', status);
   return s.i32[0];
 }
@@ -202,8 +202,8 @@ export function cusolverDnZsytrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnZsytrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZsytrf_bufferSize$c ??= binder.native('cusolverDnZsytrf_bufferSize'))(handle, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZsytrf_bufferSize$c ??= binder.native('cusolverDnZsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnZsytrf_bufferSize', status);
   return s.i32[0];
 }

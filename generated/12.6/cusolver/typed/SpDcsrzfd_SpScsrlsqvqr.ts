@@ -30,8 +30,8 @@ export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: n
   pointerArg('cusolverSpDcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpDcsrzfdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpDcsrzfdHost', 'P', P, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpDcsrzfdHost$c ??= binder.native('cusolverSpDcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpDcsrzfdHost$c ??= binder.native('cusolverSpDcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
   if (status !== 0) throw fail('cusolverSpDcsrzfdHost', status);
   return s.i32[0];
 }
@@ -59,10 +59,10 @@ let cusolverSpGetStream$c: NativeFunction | undefined;
 export function cusolverSpGetStream(handle: T.cusolverSpHandle_t | null): T.cudaStream_t {
   const s = (cusolverSpGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpGetStream', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cusolverSpGetStream$c ??= binder.native('cusolverSpGetStream'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpGetStream$c ??= binder.native('cusolverSpGetStream'))(handle, s.bytes);
   if (status !== 0) throw fail('cusolverSpGetStream', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cusolverSpScsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -183,11 +183,11 @@ export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m:
   pointerArg('cusolverSpScsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpScsrlsqvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpScsrlsqvqrHost', 'tol', 'a number', tol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverSpScsrlsqvqrHost', 'x', x, true);
   pointerArg('cusolverSpScsrlsqvqrHost', 'p', p, true);
   pointerArg('cusolverSpScsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpScsrlsqvqrHost$c ??= binder.native('cusolverSpScsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), x, p, min_norm);
+  const status = (cusolverSpScsrlsqvqrHost$c ??= binder.native('cusolverSpScsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpScsrlsqvqrHost', status);
   return s.i32[0];
 }

@@ -16,18 +16,18 @@ let cusparseCooGet$c: NativeFunction | undefined;
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
   const s = (cusparseCooGet$ ??= new Scratch(9));
   if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
-  s.u64[8] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
+  s.f64[8] = 0;
   const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
   if (status !== 0) throw fail('cusparseCooGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: s.address(3), cooColInd: s.address(4), cooValues: s.address(5), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
+  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: (s.u32[7] * 4294967296 + s.u32[6]), cooColInd: (s.u32[9] * 4294967296 + s.u32[8]), cooValues: (s.u32[11] * 4294967296 + s.u32[10]), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -61,10 +61,10 @@ let cusparseCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cusparseHandle_t *`. */
 export function cusparseCreate(): T.cusparseHandle_t {
   const s = (cusparseCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreate$c ??= binder.native('cusparseCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreate$c ??= binder.native('cusparseCreate'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreate', status);
-  return s.address(0) as T.cusparseHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseHandle_t;
 }
 let cusparseCreateBlockedEll$: Scratch | undefined;
 let cusparseCreateBlockedEll$c: NativeFunction | undefined;
@@ -81,7 +81,7 @@ let cusparseCreateBlockedEll$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateBlockedEll$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
   if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
@@ -91,9 +91,9 @@ export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockS
   if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateBlockedEll$c ??= binder.native('cusparseCreateBlockedEll'))(s.slot(0), rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+  const status = (cusparseCreateBlockedEll$c ??= binder.native('cusparseCreateBlockedEll'))(s.bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateBsr$: Scratch | undefined;
 let cusparseCreateBsr$c: NativeFunction | undefined;
@@ -115,7 +115,7 @@ let cusparseCreateBsr$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockSize: T.Int64, colBlockSize: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateBsr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateBsr', 'brows', brows, true);
   if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateBsr', 'bcols', bcols, true);
   if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateBsr', 'bnnz', bnnz, true);
@@ -129,9 +129,9 @@ export function cusparseCreateBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64,
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBsr', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBsr', 'valueType', 'i32', valueType);
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateBsr', 'order', 'i32', order);
-  const status = (cusparseCreateBsr$c ??= binder.native('cusparseCreateBsr'))(s.slot(0), brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+  const status = (cusparseCreateBsr$c ??= binder.native('cusparseCreateBsr'))(s.bytes, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
   if (status !== 0) throw fail('cusparseCreateBsr', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateBsric02Info$: Scratch | undefined;
 let cusparseCreateBsric02Info$c: NativeFunction | undefined;
@@ -140,10 +140,10 @@ let cusparseCreateBsric02Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
   const s = (cusparseCreateBsric02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsric02Info$c ??= binder.native('cusparseCreateBsric02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsric02Info$c ??= binder.native('cusparseCreateBsric02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
-  return s.address(0) as T.bsric02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsric02Info_t;
 }
 let cusparseCreateBsrilu02Info$: Scratch | undefined;
 let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
@@ -152,10 +152,10 @@ let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
   const s = (cusparseCreateBsrilu02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsrilu02Info$c ??= binder.native('cusparseCreateBsrilu02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsrilu02Info$c ??= binder.native('cusparseCreateBsrilu02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
-  return s.address(0) as T.bsrilu02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrilu02Info_t;
 }
 let cusparseCreateBsrsm2Info$: Scratch | undefined;
 let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
@@ -164,10 +164,10 @@ let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
   const s = (cusparseCreateBsrsm2Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsrsm2Info$c ??= binder.native('cusparseCreateBsrsm2Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsrsm2Info$c ??= binder.native('cusparseCreateBsrsm2Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
-  return s.address(0) as T.bsrsm2Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsm2Info_t;
 }
 let cusparseCreateBsrsv2Info$: Scratch | undefined;
 let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
@@ -176,10 +176,10 @@ let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
   const s = (cusparseCreateBsrsv2Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateBsrsv2Info$c ??= binder.native('cusparseCreateBsrsv2Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateBsrsv2Info$c ??= binder.native('cusparseCreateBsrsv2Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
-  return s.address(0) as T.bsrsv2Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsv2Info_t;
 }
 let cusparseCreateColorInfo$: Scratch | undefined;
 let cusparseCreateColorInfo$c: NativeFunction | undefined;
@@ -188,10 +188,10 @@ let cusparseCreateColorInfo$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
   const s = (cusparseCreateColorInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateColorInfo$c ??= binder.native('cusparseCreateColorInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateColorInfo$c ??= binder.native('cusparseCreateColorInfo'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateColorInfo', status);
-  return s.address(0) as T.cusparseColorInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseColorInfo_t;
 }
 let cusparseCreateConstBlockedEll$: Scratch | undefined;
 let cusparseCreateConstBlockedEll$c: NativeFunction | undefined;
@@ -209,7 +209,7 @@ let cusparseCreateConstBlockedEll$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstBlockedEll$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'cols', cols, true);
   if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'ellBlockSize', ellBlockSize, true);
@@ -219,9 +219,9 @@ export function cusparseCreateConstBlockedEll(rows: T.Int64, cols: T.Int64, ellB
   if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateConstBlockedEll', 'ellIdxType', 'i32', ellIdxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBlockedEll', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBlockedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstBlockedEll$c ??= binder.native('cusparseCreateConstBlockedEll'))(s.slot(0), rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+  const status = (cusparseCreateConstBlockedEll$c ??= binder.native('cusparseCreateConstBlockedEll'))(s.bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateConstBlockedEll', status);
-  return s.address(0) as T.cusparseConstSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
 }
 let cusparseCreateConstBsr$: Scratch | undefined;
 let cusparseCreateConstBsr$c: NativeFunction | undefined;
@@ -243,7 +243,7 @@ let cusparseCreateConstBsr$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockDim: T.Int64, colBlockDim: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstBsr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'brows', brows, true);
   if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bcols', bcols, true);
   if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bnnz', bnnz, true);
@@ -257,9 +257,9 @@ export function cusparseCreateConstBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.I
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBsr', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBsr', 'valueType', 'i32', valueType);
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstBsr', 'order', 'i32', order);
-  const status = (cusparseCreateConstBsr$c ??= binder.native('cusparseCreateConstBsr'))(s.slot(0), brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+  const status = (cusparseCreateConstBsr$c ??= binder.native('cusparseCreateConstBsr'))(s.bytes, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
   if (status !== 0) throw fail('cusparseCreateConstBsr', status);
-  return s.address(0) as T.cusparseConstSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
 }
 let cusparseCreateConstCoo$: Scratch | undefined;
 let cusparseCreateConstCoo$c: NativeFunction | undefined;
@@ -277,7 +277,7 @@ let cusparseCreateConstCoo$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstCoo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'nnz', nnz, true);
@@ -287,9 +287,9 @@ export function cusparseCreateConstCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int6
   if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateConstCoo', 'cooIdxType', 'i32', cooIdxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCoo', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCoo', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstCoo$c ??= binder.native('cusparseCreateConstCoo'))(s.slot(0), rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+  const status = (cusparseCreateConstCoo$c ??= binder.native('cusparseCreateConstCoo'))(s.bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateConstCoo', status);
-  return s.address(0) as T.cusparseConstSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
 }
 let cusparseCreateConstCsc$: Scratch | undefined;
 let cusparseCreateConstCsc$c: NativeFunction | undefined;
@@ -308,7 +308,7 @@ let cusparseCreateConstCsc$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstCsc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'nnz', nnz, true);
@@ -319,9 +319,9 @@ export function cusparseCreateConstCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int6
   if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateConstCsc', 'cscRowIndType', 'i32', cscRowIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsc', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsc', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstCsc$c ??= binder.native('cusparseCreateConstCsc'))(s.slot(0), rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+  const status = (cusparseCreateConstCsc$c ??= binder.native('cusparseCreateConstCsc'))(s.bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateConstCsc', status);
-  return s.address(0) as T.cusparseConstSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
 }
 let cusparseCreateConstCsr$: Scratch | undefined;
 let cusparseCreateConstCsr$c: NativeFunction | undefined;
@@ -340,7 +340,7 @@ let cusparseCreateConstCsr$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstCsr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'nnz', nnz, true);
@@ -351,9 +351,9 @@ export function cusparseCreateConstCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int6
   if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateConstCsr', 'csrColIndType', 'i32', csrColIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsr', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsr', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstCsr$c ??= binder.native('cusparseCreateConstCsr'))(s.slot(0), rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+  const status = (cusparseCreateConstCsr$c ??= binder.native('cusparseCreateConstCsr'))(s.bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateConstCsr', status);
-  return s.address(0) as T.cusparseConstSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
 }
 let cusparseCreateConstDnMat$: Scratch | undefined;
 let cusparseCreateConstDnMat$c: NativeFunction | undefined;
@@ -368,16 +368,16 @@ let cusparseCreateConstDnMat$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstDnMatDescr_t {
   const s = (cusparseCreateConstDnMat$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'cols', cols, true);
   if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'ld', ld, true);
   pointerArg('cusparseCreateConstDnMat', 'values', values, true);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnMat', 'valueType', 'i32', valueType);
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstDnMat', 'order', 'i32', order);
-  const status = (cusparseCreateConstDnMat$c ??= binder.native('cusparseCreateConstDnMat'))(s.slot(0), rows, cols, ld, values, valueType, order);
+  const status = (cusparseCreateConstDnMat$c ??= binder.native('cusparseCreateConstDnMat'))(s.bytes, rows, cols, ld, values, valueType, order);
   if (status !== 0) throw fail('cusparseCreateConstDnMat', status);
-  return s.address(0) as T.cusparseConstDnMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstDnMatDescr_t;
 }
 let cusparseCreateConstDnVec$: Scratch | undefined;
 let cusparseCreateConstDnVec$c: NativeFunction | undefined;
@@ -389,13 +389,13 @@ let cusparseCreateConstDnVec$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseConstDnVecDescr_t {
   const s = (cusparseCreateConstDnVec$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstDnVec', 'size', size, true);
   pointerArg('cusparseCreateConstDnVec', 'values', values, true, size);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstDnVec$c ??= binder.native('cusparseCreateConstDnVec'))(s.slot(0), size, values, valueType);
+  const status = (cusparseCreateConstDnVec$c ??= binder.native('cusparseCreateConstDnVec'))(s.bytes, size, values, valueType);
   if (status !== 0) throw fail('cusparseCreateConstDnVec', status);
-  return s.address(0) as T.cusparseConstDnVecDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstDnVecDescr_t;
 }
 let cusparseCreateConstSlicedEll$: Scratch | undefined;
 let cusparseCreateConstSlicedEll$c: NativeFunction | undefined;
@@ -416,7 +416,7 @@ let cusparseCreateConstSlicedEll$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
   const s = (cusparseCreateConstSlicedEll$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'nnz', nnz, true);
@@ -429,9 +429,9 @@ export function cusparseCreateConstSlicedEll(rows: T.Int64, cols: T.Int64, nnz: 
   if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateConstSlicedEll', 'sellColIndType', 'i32', sellColIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSlicedEll', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSlicedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstSlicedEll$c ??= binder.native('cusparseCreateConstSlicedEll'))(s.slot(0), rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+  const status = (cusparseCreateConstSlicedEll$c ??= binder.native('cusparseCreateConstSlicedEll'))(s.bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateConstSlicedEll', status);
-  return s.address(0) as T.cusparseConstSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
 }
 let cusparseCreateConstSpVec$: Scratch | undefined;
 let cusparseCreateConstSpVec$c: NativeFunction | undefined;
@@ -447,7 +447,7 @@ let cusparseCreateConstSpVec$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpVecDescr_t {
   const s = (cusparseCreateConstSpVec$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'size', size, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'nnz', nnz, true);
   pointerArg('cusparseCreateConstSpVec', 'indices', indices, true, size);
@@ -455,9 +455,9 @@ export function cusparseCreateConstSpVec(size: T.Int64, nnz: T.Int64, indices: T
   if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateConstSpVec', 'idxType', 'i32', idxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSpVec', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSpVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstSpVec$c ??= binder.native('cusparseCreateConstSpVec'))(s.slot(0), size, nnz, indices, values, idxType, idxBase, valueType);
+  const status = (cusparseCreateConstSpVec$c ??= binder.native('cusparseCreateConstSpVec'))(s.bytes, size, nnz, indices, values, idxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateConstSpVec', status);
-  return s.address(0) as T.cusparseConstSpVecDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpVecDescr_t;
 }
 let cusparseCreateCoo$: Scratch | undefined;
 let cusparseCreateCoo$c: NativeFunction | undefined;
@@ -474,7 +474,7 @@ let cusparseCreateCoo$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCoo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
@@ -484,9 +484,9 @@ export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, co
   if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCoo$c ??= binder.native('cusparseCreateCoo'))(s.slot(0), rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+  const status = (cusparseCreateCoo$c ??= binder.native('cusparseCreateCoo'))(s.bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateCoo', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateCsc$: Scratch | undefined;
 let cusparseCreateCsc$c: NativeFunction | undefined;
@@ -504,7 +504,7 @@ let cusparseCreateCsc$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
@@ -515,9 +515,9 @@ export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
   if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsc$c ??= binder.native('cusparseCreateCsc'))(s.slot(0), rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+  const status = (cusparseCreateCsc$c ??= binder.native('cusparseCreateCsc'))(s.bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateCsc', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateCsr$: Scratch | undefined;
 let cusparseCreateCsr$c: NativeFunction | undefined;
@@ -535,7 +535,7 @@ let cusparseCreateCsr$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateCsr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
@@ -546,9 +546,9 @@ export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cs
   if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsr$c ??= binder.native('cusparseCreateCsr'))(s.slot(0), rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+  const status = (cusparseCreateCsr$c ??= binder.native('cusparseCreateCsr'))(s.bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateCsr', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateCsric02Info$: Scratch | undefined;
 let cusparseCreateCsric02Info$c: NativeFunction | undefined;
@@ -557,10 +557,10 @@ let cusparseCreateCsric02Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
   const s = (cusparseCreateCsric02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsric02Info$c ??= binder.native('cusparseCreateCsric02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsric02Info$c ??= binder.native('cusparseCreateCsric02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
-  return s.address(0) as T.csric02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csric02Info_t;
 }
 let cusparseCreateCsrilu02Info$: Scratch | undefined;
 let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
@@ -569,10 +569,10 @@ let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
   const s = (cusparseCreateCsrilu02Info$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsrilu02Info$c ??= binder.native('cusparseCreateCsrilu02Info'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsrilu02Info$c ??= binder.native('cusparseCreateCsrilu02Info'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
-  return s.address(0) as T.csrilu02Info_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrilu02Info_t;
 }
 let cusparseCreateCsru2csrInfo$: Scratch | undefined;
 let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
@@ -581,10 +581,10 @@ let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
   const s = (cusparseCreateCsru2csrInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateCsru2csrInfo$c ??= binder.native('cusparseCreateCsru2csrInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateCsru2csrInfo$c ??= binder.native('cusparseCreateCsru2csrInfo'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
-  return s.address(0) as T.csru2csrInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csru2csrInfo_t;
 }
 let cusparseCreateDnMat$: Scratch | undefined;
 let cusparseCreateDnMat$c: NativeFunction | undefined;
@@ -598,16 +598,16 @@ let cusparseCreateDnMat$c: NativeFunction | undefined;
  * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
   const s = (cusparseCreateDnMat$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
   if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
   pointerArg('cusparseCreateDnMat', 'values', values, true);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
-  const status = (cusparseCreateDnMat$c ??= binder.native('cusparseCreateDnMat'))(s.slot(0), rows, cols, ld, values, valueType, order);
+  const status = (cusparseCreateDnMat$c ??= binder.native('cusparseCreateDnMat'))(s.bytes, rows, cols, ld, values, valueType, order);
   if (status !== 0) throw fail('cusparseCreateDnMat', status);
-  return s.address(0) as T.cusparseDnMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnMatDescr_t;
 }
 let cusparseCreateDnVec$: Scratch | undefined;
 let cusparseCreateDnVec$c: NativeFunction | undefined;
@@ -618,13 +618,13 @@ let cusparseCreateDnVec$c: NativeFunction | undefined;
  * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
 export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
   const s = (cusparseCreateDnVec$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
   pointerArg('cusparseCreateDnVec', 'values', values, true, size);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateDnVec$c ??= binder.native('cusparseCreateDnVec'))(s.slot(0), size, values, valueType);
+  const status = (cusparseCreateDnVec$c ??= binder.native('cusparseCreateDnVec'))(s.bytes, size, values, valueType);
   if (status !== 0) throw fail('cusparseCreateDnVec', status);
-  return s.address(0) as T.cusparseDnVecDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnVecDescr_t;
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -645,10 +645,10 @@ let cusparseCreateMatDescr$c: NativeFunction | undefined;
  * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
   const s = (cusparseCreateMatDescr$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreateMatDescr$c ??= binder.native('cusparseCreateMatDescr'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreateMatDescr$c ??= binder.native('cusparseCreateMatDescr'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreateMatDescr', status);
-  return s.address(0) as T.cusparseMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseMatDescr_t;
 }
 let cusparseCreatePruneInfo$: Scratch | undefined;
 let cusparseCreatePruneInfo$c: NativeFunction | undefined;
@@ -657,10 +657,10 @@ let cusparseCreatePruneInfo$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
   const s = (cusparseCreatePruneInfo$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cusparseCreatePruneInfo$c ??= binder.native('cusparseCreatePruneInfo'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseCreatePruneInfo$c ??= binder.native('cusparseCreatePruneInfo'))(s.bytes);
   if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
-  return s.address(0) as T.pruneInfo_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.pruneInfo_t;
 }
 let cusparseCreateSlicedEll$: Scratch | undefined;
 let cusparseCreateSlicedEll$c: NativeFunction | undefined;
@@ -681,7 +681,7 @@ let cusparseCreateSlicedEll$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
   const s = (cusparseCreateSlicedEll$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'rows', rows, true);
   if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'cols', cols, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'nnz', nnz, true);
@@ -694,9 +694,9 @@ export function cusparseCreateSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int
   if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateSlicedEll', 'sellColIndType', 'i32', sellColIndType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSlicedEll', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSlicedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateSlicedEll$c ??= binder.native('cusparseCreateSlicedEll'))(s.slot(0), rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+  const status = (cusparseCreateSlicedEll$c ??= binder.native('cusparseCreateSlicedEll'))(s.bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateSlicedEll', status);
-  return s.address(0) as T.cusparseSpMatDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
 }
 let cusparseCreateSpVec$: Scratch | undefined;
 let cusparseCreateSpVec$c: NativeFunction | undefined;
@@ -711,7 +711,7 @@ let cusparseCreateSpVec$c: NativeFunction | undefined;
  * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
   const s = (cusparseCreateSpVec$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
   if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
   pointerArg('cusparseCreateSpVec', 'indices', indices, true, size);
@@ -719,7 +719,7 @@ export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Poin
   if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
   if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
   if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateSpVec$c ??= binder.native('cusparseCreateSpVec'))(s.slot(0), size, nnz, indices, values, idxType, idxBase, valueType);
+  const status = (cusparseCreateSpVec$c ??= binder.native('cusparseCreateSpVec'))(s.bytes, size, nnz, indices, values, idxType, idxBase, valueType);
   if (status !== 0) throw fail('cusparseCreateSpVec', status);
-  return s.address(0) as T.cusparseSpVecDescr_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpVecDescr_t;
 }

@@ -125,10 +125,10 @@ export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t | null, opA:
   if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSDDMM_bufferSize', 'matC', matC, true) as typeof matC;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM_bufferSize', 'computeType', 'i32', computeType);
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM_bufferSize', 'alg', 'i32', alg);
-  s.u64[0] = 0n;
-  const status = (cusparseSDDMM_bufferSize$c ??= binder.native('cusparseSDDMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSDDMM_bufferSize$c ??= binder.native('cusparseSDDMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s.bytes);
   if (status !== 0) throw fail('cusparseSDDMM_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSDDMM_preprocess$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstDnMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

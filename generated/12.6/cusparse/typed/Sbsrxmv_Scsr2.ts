@@ -218,8 +218,8 @@ export function cusparseScsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null,
   pointerArg('cusparseScsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseScsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseScsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseScsr2gebsr_bufferSize$c ??= binder.native('cusparseScsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseScsr2gebsr_bufferSize$c ??= binder.native('cusparseScsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseScsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
@@ -249,8 +249,8 @@ export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | nu
   pointerArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseScsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseScsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseScsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseScsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseScsr2gebsr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -103,8 +103,8 @@ export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseSgebsr2gebsc_bufferSize$c ??= binder.native('cusparseSgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgebsr2gebsc_bufferSize$c ??= binder.native('cusparseSgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSize', status);
   return s.i32[0];
 }
@@ -132,10 +132,10 @@ export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | 
   pointerArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseSgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseSgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseSgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -211,8 +211,8 @@ export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | nul
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
-  s.u64[0] = 0n;
-  const status = (cusparseSgebsr2gebsr_bufferSize$c ??= binder.native('cusparseSgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgebsr2gebsr_bufferSize$c ??= binder.native('cusparseSgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
   if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
@@ -248,10 +248,10 @@ export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | 
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
-  s.u64[0] = 0n;
-  const status = (cusparseSgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseSgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseSgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
   if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSgemvi$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -303,8 +303,8 @@ export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi_bufferSize', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.u64[0] = 0n;
-  const status = (cusparseSgemvi_bufferSize$c ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgemvi_bufferSize$c ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
   if (status !== 0) throw fail('cusparseSgemvi_bufferSize', status);
   return s.i32[0];
 }

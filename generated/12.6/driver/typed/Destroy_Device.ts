@@ -34,12 +34,12 @@ let cuDevResourceGenerateDesc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuDevResourceGenerateDesc(resources: readonly (T.CUdevResource_st)[] | Uint8Array): T.CUdevResourceDesc {
   const s = (cuDevResourceGenerateDesc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const resources$ = recordArrayArg('cuDevResourceGenerateDesc', 'resources', records.CUdevResource_st(), resources, false);
   const nbResources$n = resources$.count;
-  const status = (cuDevResourceGenerateDesc$c ??= binder.native('cuDevResourceGenerateDesc'))(s.slot(0), resources$.bytes, nbResources$n);
+  const status = (cuDevResourceGenerateDesc$c ??= binder.native('cuDevResourceGenerateDesc'))(s.bytes, resources$.bytes, nbResources$n);
   if (status !== 0) throw fail('cuDevResourceGenerateDesc', status);
-  return s.address(0) as T.CUdevResourceDesc;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdevResourceDesc;
 }
 let cuDevSmResourceSplitByCount$: Scratch | undefined;
 let cuDevSmResourceSplitByCount$c: NativeFunction | undefined;
@@ -57,15 +57,15 @@ export function cuDevSmResourceSplitByCount(input: T.CUdevResource_st | Uint8Arr
   if (typeof useFlags !== 'number' || (useFlags >>> 0) !== useFlags) throw intError('cuDevSmResourceSplitByCount', 'useFlags', 'u32', useFlags);
   if (typeof minCount !== 'number' || (minCount >>> 0) !== minCount) throw intError('cuDevSmResourceSplitByCount', 'minCount', 'u32', minCount);
   s.u64[0] = BigInt(0);
-  const asked = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(null, s.slot(0), input$, remaining$, useFlags, minCount);
+  const asked = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(null, s.bytes, input$, remaining$, useFlags, minCount);
   if (asked !== 0) throw fail('cuDevSmResourceSplitByCount', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const result_$ = new Uint8Array(Math.max(1, n) * 144);
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(result_$, s.slot(0), input$, remaining$, useFlags, minCount);
+    const status = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(result_$, s.bytes, input$, remaining$, useFlags, minCount);
     if (status !== 0) throw fail('cuDevSmResourceSplitByCount', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return { result_: decodeRecords<T.CUdevResource_st>(records.CUdevResource_st(), result_$, n), remaining: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), remaining$) };
 }
@@ -78,10 +78,10 @@ let cuDeviceCanAccessPeer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
   const s = (cuDeviceCanAccessPeer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceCanAccessPeer', 'dev', 'i32', dev);
   if (typeof peerDev !== 'number' || (peerDev | 0) !== peerDev) throw intError('cuDeviceCanAccessPeer', 'peerDev', 'i32', peerDev);
-  const status = (cuDeviceCanAccessPeer$c ??= binder.native('cuDeviceCanAccessPeer'))(s.slot(0), dev, peerDev);
+  const status = (cuDeviceCanAccessPeer$c ??= binder.native('cuDeviceCanAccessPeer'))(s.bytes, dev, peerDev);
   if (status !== 0) throw fail('cuDeviceCanAccessPeer', status);
   return s.i32[0];
 }
@@ -94,8 +94,8 @@ let cuDeviceComputeCapability$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuDeviceComputeCapability(dev: number): { major: number; minor: number } {
   const s = (cuDeviceComputeCapability$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceComputeCapability', 'dev', 'i32', dev);
   const status = (cuDeviceComputeCapability$c ??= binder.native('cuDeviceComputeCapability'))(s.slot(0), s.slot(1), dev);
   if (status !== 0) throw fail('cuDeviceComputeCapability', status);
@@ -109,9 +109,9 @@ let cuDeviceGet$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGet(ordinal: number): number {
   const s = (cuDeviceGet$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof ordinal !== 'number' || (ordinal | 0) !== ordinal) throw intError('cuDeviceGet', 'ordinal', 'i32', ordinal);
-  const status = (cuDeviceGet$c ??= binder.native('cuDeviceGet'))(s.slot(0), ordinal);
+  const status = (cuDeviceGet$c ??= binder.native('cuDeviceGet'))(s.bytes, ordinal);
   if (status !== 0) throw fail('cuDeviceGet', status);
   return s.i32[0];
 }
@@ -125,10 +125,10 @@ let cuDeviceGetAttribute$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device#attribute | Device.attribute} (objects layer) */
 export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number): number {
   const s = (cuDeviceGetAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetAttribute', 'attrib', 'i32', attrib);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetAttribute', 'dev', 'i32', dev);
-  const status = (cuDeviceGetAttribute$c ??= binder.native('cuDeviceGetAttribute'))(s.slot(0), attrib, dev);
+  const status = (cuDeviceGetAttribute$c ??= binder.native('cuDeviceGetAttribute'))(s.bytes, attrib, dev);
   if (status !== 0) throw fail('cuDeviceGetAttribute', status);
   return s.i32[0];
 }
@@ -140,9 +140,9 @@ let cuDeviceGetByPCIBusId$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cuDeviceGetByPCIBusId$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof pciBusId !== 'string') throw argError('cuDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
-  const status = (cuDeviceGetByPCIBusId$c ??= binder.native('cuDeviceGetByPCIBusId'))(s.slot(0), pciBusId);
+  const status = (cuDeviceGetByPCIBusId$c ??= binder.native('cuDeviceGetByPCIBusId'))(s.bytes, pciBusId);
   if (status !== 0) throw fail('cuDeviceGetByPCIBusId', status);
   return s.i32[0];
 }
@@ -154,8 +154,8 @@ let cuDeviceGetCount$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device.count | Device.count} (objects layer) */
 export function cuDeviceGetCount(): number {
   const s = (cuDeviceGetCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuDeviceGetCount$c ??= binder.native('cuDeviceGetCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuDeviceGetCount$c ??= binder.native('cuDeviceGetCount'))(s.bytes);
   if (status !== 0) throw fail('cuDeviceGetCount', status);
   return s.i32[0];
 }
@@ -168,11 +168,11 @@ let cuDeviceGetDefaultMemPool$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!MemoryPool.default | MemoryPool.default} (objects layer) */
 export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetDefaultMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
-  const status = (cuDeviceGetDefaultMemPool$c ??= binder.native('cuDeviceGetDefaultMemPool'))(s.slot(0), dev);
+  const status = (cuDeviceGetDefaultMemPool$c ??= binder.native('cuDeviceGetDefaultMemPool'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuDeviceGetDevResource$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -197,10 +197,10 @@ let cuDeviceGetExecAffinitySupport$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
   const s = (cuDeviceGetExecAffinitySupport$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuDeviceGetExecAffinitySupport', 'type', 'i32', type);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetExecAffinitySupport', 'dev', 'i32', dev);
-  const status = (cuDeviceGetExecAffinitySupport$c ??= binder.native('cuDeviceGetExecAffinitySupport'))(s.slot(0), type, dev);
+  const status = (cuDeviceGetExecAffinitySupport$c ??= binder.native('cuDeviceGetExecAffinitySupport'))(s.bytes, type, dev);
   if (status !== 0) throw fail('cuDeviceGetExecAffinitySupport', status);
   return s.i32[0];
 }
@@ -228,10 +228,10 @@ let cuDeviceGetLuid$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device#luid | Device.luid} (objects layer) */
 export function cuDeviceGetLuid(dev: number): { luid: Uint8Array; deviceNodeMask: number } {
   const s = (cuDeviceGetLuid$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
   const luid$ = new Uint8Array(Math.max(1, 8));
-  const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid$, s.slot(0), dev);
+  const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid$, s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceGetLuid', status);
   return { luid: luid$.slice(0, 8), deviceNodeMask: s.u32[0] };
 }
@@ -243,11 +243,11 @@ let cuDeviceGetMemPool$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
-  const status = (cuDeviceGetMemPool$c ??= binder.native('cuDeviceGetMemPool'))(s.slot(0), dev);
+  const status = (cuDeviceGetMemPool$c ??= binder.native('cuDeviceGetMemPool'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceGetMemPool', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -287,11 +287,11 @@ let cuDeviceGetP2PAttribute$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
   const s = (cuDeviceGetP2PAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetP2PAttribute', 'attrib', 'i32', attrib);
   if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cuDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cuDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
-  const status = (cuDeviceGetP2PAttribute$c ??= binder.native('cuDeviceGetP2PAttribute'))(s.slot(0), attrib, srcDevice, dstDevice);
+  const status = (cuDeviceGetP2PAttribute$c ??= binder.native('cuDeviceGetP2PAttribute'))(s.bytes, attrib, srcDevice, dstDevice);
   if (status !== 0) throw fail('cuDeviceGetP2PAttribute', status);
   return s.i32[0];
 }
@@ -333,13 +333,13 @@ let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
   const s = (cuDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
   if (typeof numChannels !== 'number' || (numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
-  const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s.slot(0), format, numChannels, dev);
+  const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s.bytes, format, numChannels, dev);
   if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -384,8 +384,8 @@ let cuDevicePrimaryCtxGetState$c: NativeFunction | undefined;
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
   const s = (cuDevicePrimaryCtxGetState$ ??= new Scratch(2));
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuDevicePrimaryCtxGetState$c ??= binder.native('cuDevicePrimaryCtxGetState'))(dev, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuDevicePrimaryCtxGetState', status);
   return { flags: s.u32[0], active: s.i32[2] };
@@ -418,11 +418,11 @@ let cuDevicePrimaryCtxRetain$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Context.primary | Context.primary} (objects layer) */
 export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
   const s = (cuDevicePrimaryCtxRetain$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
-  const status = (cuDevicePrimaryCtxRetain$c ??= binder.native('cuDevicePrimaryCtxRetain'))(s.slot(0), dev);
+  const status = (cuDevicePrimaryCtxRetain$c ??= binder.native('cuDevicePrimaryCtxRetain'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -448,10 +448,10 @@ export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: 
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceRegisterAsyncNotification', 'device', 'i32', device);
   callbackArg('cuDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
   pointerArg('cuDeviceRegisterAsyncNotification', 'userData', userData, true);
-  s.u64[0] = 0n;
-  const status = (cuDeviceRegisterAsyncNotification$c ??= binder.native('cuDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuDeviceRegisterAsyncNotification$c ??= binder.native('cuDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.bytes);
   if (status !== 0) throw fail('cuDeviceRegisterAsyncNotification', status);
-  return s.address(0) as T.CUasyncCallbackHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUasyncCallbackHandle;
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
 /** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -487,11 +487,11 @@ let cuDeviceTotalMem$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Device#totalMemory | Device.totalMemory} (objects layer) */
 export function cuDeviceTotalMem(dev: number): number {
   const s = (cuDeviceTotalMem$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
-  const status = (cuDeviceTotalMem$c ??= binder.native('cuDeviceTotalMem'))(s.slot(0), dev);
+  const status = (cuDeviceTotalMem$c ??= binder.native('cuDeviceTotalMem'))(s.bytes, dev);
   if (status !== 0) throw fail('cuDeviceTotalMem', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
 /** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -17,8 +17,8 @@ let cuGetErrorName$c: NativeFunction | undefined;
 export function cuGetErrorName(error: T.CUresult): string | null {
   const s = (cuGetErrorName$ ??= new Scratch(1));
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorName', 'error', 'i32', error);
-  s.u64[0] = 0n;
-  const status = (cuGetErrorName$c ??= binder.native('cuGetErrorName'))(error, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGetErrorName$c ??= binder.native('cuGetErrorName'))(error, s.bytes);
   if (status !== 0) throw fail('cuGetErrorName', status);
   return readCString(s.address(0));
 }
@@ -31,8 +31,8 @@ let cuGetErrorString$c: NativeFunction | undefined;
 export function cuGetErrorString(error: T.CUresult): string | null {
   const s = (cuGetErrorString$ ??= new Scratch(1));
   if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorString', 'error', 'i32', error);
-  s.u64[0] = 0n;
-  const status = (cuGetErrorString$c ??= binder.native('cuGetErrorString'))(error, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGetErrorString$c ??= binder.native('cuGetErrorString'))(error, s.bytes);
   if (status !== 0) throw fail('cuGetErrorString', status);
   return readCString(s.address(0));
 }
@@ -44,11 +44,11 @@ let cuGetExportTable$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.0. */
 export function cuGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cuGetExportTable$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pExportTableId$ = recordArg('cuGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
-  const status = (cuGetExportTable$c ??= binder.native('cuGetExportTable'))(s.slot(0), pExportTableId$);
+  const status = (cuGetExportTable$c ??= binder.native('cuGetExportTable'))(s.bytes, pExportTableId$);
   if (status !== 0) throw fail('cuGetExportTable', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuGetProcAddress$: Scratch | undefined;
 let cuGetProcAddress$c: NativeFunction | undefined;
@@ -61,13 +61,13 @@ let cuGetProcAddress$c: NativeFunction | undefined;
 export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.Int64): { pfn: number; symbolStatus: T.CUdriverProcAddressQueryResult } {
   const s = (cuGetProcAddress$ ??= new Scratch(2));
   if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof cudaVersion !== 'number' || (cudaVersion | 0) !== cudaVersion) throw intError('cuGetProcAddress', 'cudaVersion', 'i32', cudaVersion);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGetProcAddress', 'flags', flags, false);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cuGetProcAddress$c ??= binder.native('cuGetProcAddress'))(symbol, s.slot(0), cudaVersion, flags, s.slot(1));
   if (status !== 0) throw fail('cuGetProcAddress', status);
-  return { pfn: s.address(0), symbolStatus: s.i32[2] as T.CUdriverProcAddressQueryResult };
+  return { pfn: (s.u32[1] * 4294967296 + s.u32[0]), symbolStatus: s.i32[2] as T.CUdriverProcAddressQueryResult };
 }
 let cuGraphAddBatchMemOpNode$: Scratch | undefined;
 let cuGraphAddBatchMemOpNode$c: NativeFunction | undefined;
@@ -79,14 +79,14 @@ let cuGraphAddBatchMemOpNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddBatchMemOpNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddBatchMemOpNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddBatchMemOpNode', 'dependencies', 'address', dependencies, false);
   const nodeParams$ = recordArg('cuGraphAddBatchMemOpNode', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddBatchMemOpNode$c ??= binder.native('cuGraphAddBatchMemOpNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddBatchMemOpNode$c ??= binder.native('cuGraphAddBatchMemOpNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddBatchMemOpNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddChildGraphNode$: Scratch | undefined;
 let cuGraphAddChildGraphNode$c: NativeFunction | undefined;
@@ -98,14 +98,14 @@ let cuGraphAddChildGraphNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, childGraph: T.CUgraph | null): T.CUgraphNode {
   const s = (cuGraphAddChildGraphNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddChildGraphNode', 'dependencies', 'address', dependencies, false);
   if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cuGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddChildGraphNode$c ??= binder.native('cuGraphAddChildGraphNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, childGraph);
+  const status = (cuGraphAddChildGraphNode$c ??= binder.native('cuGraphAddChildGraphNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, childGraph);
   if (status !== 0) throw fail('cuGraphAddChildGraphNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
 /** `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -148,13 +148,13 @@ let cuGraphAddEmptyNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEmptyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array): T.CUgraphNode {
   const s = (cuGraphAddEmptyNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddEmptyNode', 'dependencies', 'address', dependencies, false);
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddEmptyNode$c ??= binder.native('cuGraphAddEmptyNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n);
+  const status = (cuGraphAddEmptyNode$c ??= binder.native('cuGraphAddEmptyNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n);
   if (status !== 0) throw fail('cuGraphAddEmptyNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddEventRecordNode$: Scratch | undefined;
 let cuGraphAddEventRecordNode$c: NativeFunction | undefined;
@@ -166,14 +166,14 @@ let cuGraphAddEventRecordNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   const s = (cuGraphAddEventRecordNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddEventRecordNode', 'dependencies', 'address', dependencies, false);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventRecordNode', 'event', event, true) as typeof event;
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddEventRecordNode$c ??= binder.native('cuGraphAddEventRecordNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, event);
+  const status = (cuGraphAddEventRecordNode$c ??= binder.native('cuGraphAddEventRecordNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cuGraphAddEventRecordNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddEventWaitNode$: Scratch | undefined;
 let cuGraphAddEventWaitNode$c: NativeFunction | undefined;
@@ -185,14 +185,14 @@ let cuGraphAddEventWaitNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   const s = (cuGraphAddEventWaitNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddEventWaitNode', 'dependencies', 'address', dependencies, false);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventWaitNode', 'event', event, true) as typeof event;
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddEventWaitNode$c ??= binder.native('cuGraphAddEventWaitNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, event);
+  const status = (cuGraphAddEventWaitNode$c ??= binder.native('cuGraphAddEventWaitNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cuGraphAddEventWaitNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
 let cuGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
@@ -204,14 +204,14 @@ let cuGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresSignalNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresSignalNode', 'dependencies', 'address', dependencies, false);
   const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddExternalSemaphoresSignalNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
 let cuGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
@@ -223,14 +223,14 @@ let cuGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresWaitNode', 'dependencies', 'address', dependencies, false);
   const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddExternalSemaphoresWaitNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddHostNode$: Scratch | undefined;
 let cuGraphAddHostNode$c: NativeFunction | undefined;
@@ -242,14 +242,14 @@ let cuGraphAddHostNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddHostNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddHostNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddHostNode', 'dependencies', 'address', dependencies, false);
   const nodeParams$ = recordArg('cuGraphAddHostNode', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddHostNode$c ??= binder.native('cuGraphAddHostNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddHostNode$c ??= binder.native('cuGraphAddHostNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddHostNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddKernelNode$: Scratch | undefined;
 let cuGraphAddKernelNode$c: NativeFunction | undefined;
@@ -261,14 +261,14 @@ let cuGraphAddKernelNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddKernelNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddKernelNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddKernelNode', 'dependencies', 'address', dependencies, false);
   const nodeParams$ = recordArg('cuGraphAddKernelNode', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddKernelNode$c ??= binder.native('cuGraphAddKernelNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddKernelNode$c ??= binder.native('cuGraphAddKernelNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddKernelNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddMemAllocNode$: Scratch | undefined;
 let cuGraphAddMemAllocNode$c: NativeFunction | undefined;
@@ -280,15 +280,15 @@ let cuGraphAddMemAllocNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemAllocNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st } {
   const s = (cuGraphAddMemAllocNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemAllocNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddMemAllocNode', 'dependencies', 'address', dependencies, false);
   const nodeParams$ = new Uint8Array(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st().size);
   if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddMemAllocNode', 'nodeParams', records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemAllocNode$c ??= binder.native('cuGraphAddMemAllocNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddMemAllocNode$c ??= binder.native('cuGraphAddMemAllocNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddMemAllocNode', status);
-  return { phGraphNode: s.address(0) as T.CUgraphNode, nodeParams: decodeRecord<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams$) };
+  return { phGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams$) };
 }
 let cuGraphAddMemFreeNode$: Scratch | undefined;
 let cuGraphAddMemFreeNode$c: NativeFunction | undefined;
@@ -300,14 +300,14 @@ let cuGraphAddMemFreeNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dptr: T.CUdeviceptr): T.CUgraphNode {
   const s = (cuGraphAddMemFreeNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddMemFreeNode', 'dependencies', 'address', dependencies, false);
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuGraphAddMemFreeNode', 'dptr', dptr, false) as typeof dptr;
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemFreeNode$c ??= binder.native('cuGraphAddMemFreeNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, dptr);
+  const status = (cuGraphAddMemFreeNode$c ??= binder.native('cuGraphAddMemFreeNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, dptr);
   if (status !== 0) throw fail('cuGraphAddMemFreeNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddMemcpyNode$: Scratch | undefined;
 let cuGraphAddMemcpyNode$c: NativeFunction | undefined;
@@ -320,15 +320,15 @@ let cuGraphAddMemcpyNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   const s = (cuGraphAddMemcpyNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddMemcpyNode', 'dependencies', 'address', dependencies, false);
   const copyParams$ = recordArg('cuGraphAddMemcpyNode', 'copyParams', records.CUDA_MEMCPY3D_st(), copyParams, false);
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemcpyNode', 'ctx', ctx, true) as typeof ctx;
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemcpyNode$c ??= binder.native('cuGraphAddMemcpyNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
+  const status = (cuGraphAddMemcpyNode$c ??= binder.native('cuGraphAddMemcpyNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
   if (status !== 0) throw fail('cuGraphAddMemcpyNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddMemsetNode$: Scratch | undefined;
 let cuGraphAddMemsetNode$c: NativeFunction | undefined;
@@ -341,15 +341,15 @@ let cuGraphAddMemsetNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   const s = (cuGraphAddMemsetNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddMemsetNode', 'dependencies', 'address', dependencies, false);
   const memsetParams$ = recordArg('cuGraphAddMemsetNode', 'memsetParams', records.CUDA_MEMSET_NODE_PARAMS_st(), memsetParams, false);
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemsetNode', 'ctx', ctx, true) as typeof ctx;
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemsetNode$c ??= binder.native('cuGraphAddMemsetNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
+  const status = (cuGraphAddMemsetNode$c ??= binder.native('cuGraphAddMemsetNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
   if (status !== 0) throw fail('cuGraphAddMemsetNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
 }
 let cuGraphAddNode$: Scratch | undefined;
 let cuGraphAddNode$c: NativeFunction | undefined;
@@ -361,15 +361,15 @@ let cuGraphAddNode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUgraphNodeParams_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   const s = (cuGraphAddNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddNode', 'dependencies', 'address', dependencies, false);
   const nodeParams$ = new Uint8Array(records.CUgraphNodeParams_st().size);
   if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddNode', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddNode$c ??= binder.native('cuGraphAddNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddNode$c ??= binder.native('cuGraphAddNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddNode', status);
-  return { phGraphNode: s.address(0) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
+  return { phGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
 }
 let cuGraphAddNode_v2$: Scratch | undefined;
 let cuGraphAddNode_v2$c: NativeFunction | undefined;
@@ -381,13 +381,13 @@ let cuGraphAddNode_v2$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode_v2(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array | null): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   const s = (cuGraphAddNode_v2$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode_v2', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddNode_v2', 'dependencies', 'address', dependencies, false);
   const dependencyData$ = recordArg('cuGraphAddNode_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
   const nodeParams$ = new Uint8Array(256);
   const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddNode_v2$c ??= binder.native('cuGraphAddNode_v2'))(s.slot(0), hGraph, dependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
+  const status = (cuGraphAddNode_v2$c ??= binder.native('cuGraphAddNode_v2'))(s.bytes, hGraph, dependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddNode_v2', status);
-  return { phGraphNode: s.address(0) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
+  return { phGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
 }

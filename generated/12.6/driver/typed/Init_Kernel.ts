@@ -60,11 +60,11 @@ let cuIpcOpenEventHandle$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
   const s = (cuIpcOpenEventHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
-  const status = (cuIpcOpenEventHandle$c ??= binder.native('cuIpcOpenEventHandle'))(s.slot(0), handle);
+  const status = (cuIpcOpenEventHandle$c ??= binder.native('cuIpcOpenEventHandle'))(s.bytes, handle);
   if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
-  return s.address(0) as T.CUevent;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
 }
 let cuIpcOpenMemHandle$: Scratch | undefined;
 let cuIpcOpenMemHandle$c: NativeFunction | undefined;
@@ -75,12 +75,12 @@ let cuIpcOpenMemHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
   const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
-  const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.slot(0), handle, Flags);
+  const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.bytes, handle, Flags);
   if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuKernelGetAttribute$: Scratch | undefined;
 let cuKernelGetAttribute$c: NativeFunction | undefined;
@@ -92,11 +92,11 @@ let cuKernelGetAttribute$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.CUkernel | null, dev: number): number {
   const s = (cuKernelGetAttribute$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelGetAttribute', 'attrib', 'i32', attrib);
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetAttribute', 'kernel', kernel, true) as typeof kernel;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuKernelGetAttribute', 'dev', 'i32', dev);
-  const status = (cuKernelGetAttribute$c ??= binder.native('cuKernelGetAttribute'))(s.slot(0), attrib, kernel, dev);
+  const status = (cuKernelGetAttribute$c ??= binder.native('cuKernelGetAttribute'))(s.bytes, attrib, kernel, dev);
   if (status !== 0) throw fail('cuKernelGetAttribute', status);
   return s.i32[0];
 }
@@ -108,11 +108,11 @@ let cuKernelGetFunction$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetFunction(kernel: T.CUkernel | null): T.CUfunction {
   const s = (cuKernelGetFunction$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetFunction', 'kernel', kernel, true) as typeof kernel;
-  const status = (cuKernelGetFunction$c ??= binder.native('cuKernelGetFunction'))(s.slot(0), kernel);
+  const status = (cuKernelGetFunction$c ??= binder.native('cuKernelGetFunction'))(s.bytes, kernel);
   if (status !== 0) throw fail('cuKernelGetFunction', status);
-  return s.address(0) as T.CUfunction;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUfunction;
 }
 let cuKernelGetLibrary$: Scratch | undefined;
 let cuKernelGetLibrary$c: NativeFunction | undefined;
@@ -122,11 +122,11 @@ let cuKernelGetLibrary$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetLibrary(kernel: T.CUkernel | null): T.CUlibrary {
   const s = (cuKernelGetLibrary$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetLibrary', 'kernel', kernel, true) as typeof kernel;
-  const status = (cuKernelGetLibrary$c ??= binder.native('cuKernelGetLibrary'))(s.slot(0), kernel);
+  const status = (cuKernelGetLibrary$c ??= binder.native('cuKernelGetLibrary'))(s.bytes, kernel);
   if (status !== 0) throw fail('cuKernelGetLibrary', status);
-  return s.address(0) as T.CUlibrary;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlibrary;
 }
 let cuKernelGetName$: Scratch | undefined;
 let cuKernelGetName$c: NativeFunction | undefined;
@@ -136,9 +136,9 @@ let cuKernelGetName$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetName(hfunc: T.CUkernel | null): string | null {
   const s = (cuKernelGetName$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuKernelGetName', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuKernelGetName$c ??= binder.native('cuKernelGetName'))(s.slot(0), hfunc);
+  const status = (cuKernelGetName$c ??= binder.native('cuKernelGetName'))(s.bytes, hfunc);
   if (status !== 0) throw fail('cuKernelGetName', status);
   return readCString(s.address(0));
 }
@@ -153,11 +153,11 @@ export function cuKernelGetParamInfo(kernel: T.CUkernel | null, paramIndex: T.In
   const s = (cuKernelGetParamInfo$ ??= new Scratch(2));
   if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetParamInfo', 'kernel', kernel, true) as typeof kernel;
   if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuKernelGetParamInfo', 'paramIndex', paramIndex, false);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuKernelGetParamInfo$c ??= binder.native('cuKernelGetParamInfo'))(kernel, paramIndex, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuKernelGetParamInfo', status);
-  return { paramOffset: s.size(0), paramSize: s.size(1) };
+  return { paramOffset: (s.u32[1] * 4294967296 + s.u32[0]), paramSize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuKernelSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -59,11 +59,11 @@ let cuLinkComplete$c: NativeFunction | undefined;
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
   const s = (cuLinkComplete$ ??= new Scratch(2));
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuLinkComplete$c ??= binder.native('cuLinkComplete'))(state, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuLinkComplete', status);
-  return { cubinOut: s.address(0), sizeOut: s.size(1) };
+  return { cubinOut: (s.u32[1] * 4294967296 + s.u32[0]), sizeOut: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuLinkCreate$: Scratch | undefined;
 let cuLinkCreate$c: NativeFunction | undefined;
@@ -76,11 +76,11 @@ export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, 
   const s = (cuLinkCreate$ ??= new Scratch(1));
   const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
   const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
-  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s.slot(0));
+  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s.bytes);
   if (status !== 0) throw fail('cuLinkCreate', status);
-  return s.address(0) as T.CUlinkState;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlinkState;
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -113,14 +113,14 @@ let cuMemAddressReserve$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
   const s = (cuMemAddressReserve$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
   if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
-  const status = (cuMemAddressReserve$c ??= binder.native('cuMemAddressReserve'))(s.slot(0), size, alignment, addr, flags);
+  const status = (cuMemAddressReserve$c ??= binder.native('cuMemAddressReserve'))(s.bytes, size, alignment, addr, flags);
   if (status !== 0) throw fail('cuMemAddressReserve', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAdvise$c: NativeFunction | undefined;
 /** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -161,11 +161,11 @@ let cuMemAlloc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
   const s = (cuMemAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
-  const status = (cuMemAlloc$c ??= binder.native('cuMemAlloc'))(s.slot(0), bytesize);
+  const status = (cuMemAlloc$c ??= binder.native('cuMemAlloc'))(s.bytes, bytesize);
   if (status !== 0) throw fail('cuMemAlloc', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocAsync$: Scratch | undefined;
 let cuMemAllocAsync$c: NativeFunction | undefined;
@@ -176,12 +176,12 @@ let cuMemAllocAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocAsync$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocAsync$c ??= binder.native('cuMemAllocAsync'))(s.slot(0), bytesize, hStream);
+  const status = (cuMemAllocAsync$c ??= binder.native('cuMemAllocAsync'))(s.bytes, bytesize, hStream);
   if (status !== 0) throw fail('cuMemAllocAsync', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocFromPoolAsync$: Scratch | undefined;
 let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
@@ -193,13 +193,13 @@ let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocFromPoolAsync$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocFromPoolAsync$c ??= binder.native('cuMemAllocFromPoolAsync'))(s.slot(0), bytesize, pool, hStream);
+  const status = (cuMemAllocFromPoolAsync$c ??= binder.native('cuMemAllocFromPoolAsync'))(s.bytes, bytesize, pool, hStream);
   if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocHost$: Scratch | undefined;
 let cuMemAllocHost$c: NativeFunction | undefined;
@@ -209,11 +209,11 @@ let cuMemAllocHost$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
   const s = (cuMemAllocHost$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
-  const status = (cuMemAllocHost$c ??= binder.native('cuMemAllocHost'))(s.slot(0), bytesize);
+  const status = (cuMemAllocHost$c ??= binder.native('cuMemAllocHost'))(s.bytes, bytesize);
   if (status !== 0) throw fail('cuMemAllocHost', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMemAllocManaged$: Scratch | undefined;
 let cuMemAllocManaged$c: NativeFunction | undefined;
@@ -225,12 +225,12 @@ let cuMemAllocManaged$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
   const s = (cuMemAllocManaged$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
-  const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.slot(0), bytesize, flags);
+  const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.bytes, bytesize, flags);
   if (status !== 0) throw fail('cuMemAllocManaged', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocPitch$: Scratch | undefined;
 let cuMemAllocPitch$c: NativeFunction | undefined;
@@ -242,14 +242,14 @@ let cuMemAllocPitch$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
   const s = (cuMemAllocPitch$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
   if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
   const status = (cuMemAllocPitch$c ??= binder.native('cuMemAllocPitch'))(s.slot(0), s.slot(1), WidthInBytes, Height, ElementSizeBytes);
   if (status !== 0) throw fail('cuMemAllocPitch', status);
-  return { dptr: s.address(0) as T.CUdeviceptr, pPitch: s.size(1) };
+  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, pPitch: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuMemCreate$: Scratch | undefined;
 let cuMemCreate$c: NativeFunction | undefined;
@@ -261,11 +261,11 @@ let cuMemCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
   const s = (cuMemCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
   const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
-  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.slot(0), size, prop$, flags);
+  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.bytes, size, prop$, flags);
   if (status !== 0) throw fail('cuMemCreate', status);
   return s.u64[0];
 }
@@ -324,10 +324,10 @@ let cuMemGetAccess$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
   const s = (cuMemGetAccess$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
-  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.slot(0), location$, ptr);
+  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.bytes, location$, ptr);
   if (status !== 0) throw fail('cuMemGetAccess', status);
   return s.u64[0];
 }
@@ -339,12 +339,12 @@ let cuMemGetAddressRange$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
   const s = (cuMemGetAddressRange$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
   const status = (cuMemGetAddressRange$c ??= binder.native('cuMemGetAddressRange'))(s.slot(0), s.slot(1), dptr);
   if (status !== 0) throw fail('cuMemGetAddressRange', status);
-  return { pbase: s.address(0) as T.CUdeviceptr, psize: s.size(1) };
+  return { pbase: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, psize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuMemGetAllocationGranularity$: Scratch | undefined;
 let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
@@ -355,12 +355,12 @@ let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
   const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
   if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
-  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.slot(0), prop$, option);
+  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.bytes, prop$, option);
   if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -385,12 +385,12 @@ let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
   const s = (cuMemGetHandleForAddressRange$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
-  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.slot(0), dptr, size, handleType, flags);
+  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.bytes, dptr, size, handleType, flags);
   if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
   return s.i32[0];
 }
@@ -402,11 +402,11 @@ let cuMemGetInfo$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Context#memoryInfo | Context.memoryInfo} (objects layer) */
 export function cuMemGetInfo(): { free: number; total: number } {
   const s = (cuMemGetInfo$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuMemGetInfo$c ??= binder.native('cuMemGetInfo'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuMemGetInfo', status);
-  return { free: s.size(0), total: s.size(1) };
+  return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuMemHostAlloc$: Scratch | undefined;
 let cuMemHostAlloc$c: NativeFunction | undefined;
@@ -418,12 +418,12 @@ let cuMemHostAlloc$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   const s = (cuMemHostAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
-  const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.slot(0), bytesize, Flags);
+  const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.bytes, bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostAlloc', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMemHostGetDevicePointer$: Scratch | undefined;
 let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
@@ -435,12 +435,12 @@ let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
   const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
-  const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.slot(0), p, Flags);
+  const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.bytes, p, Flags);
   if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemHostGetFlags$: Scratch | undefined;
 let cuMemHostGetFlags$c: NativeFunction | undefined;
@@ -450,9 +450,9 @@ let cuMemHostGetFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.3. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
   const s = (cuMemHostGetFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemHostGetFlags', 'p', p, true);
-  const status = (cuMemHostGetFlags$c ??= binder.native('cuMemHostGetFlags'))(s.slot(0), p);
+  const status = (cuMemHostGetFlags$c ??= binder.native('cuMemHostGetFlags'))(s.bytes, p);
   if (status !== 0) throw fail('cuMemHostGetFlags', status);
   return s.u32[0];
 }
@@ -487,10 +487,10 @@ let cuMemImportFromShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
   const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
   if (typeof shHandleType !== 'number' || (shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
-  const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.slot(0), osHandle, shHandleType);
+  const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.bytes, osHandle, shHandleType);
   if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
   return s.u64[0];
 }
@@ -532,11 +532,11 @@ let cuMemPoolCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!MemoryPool.create | MemoryPool.create} (objects layer) */
 export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
   const s = (cuMemPoolCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
-  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.slot(0), poolProps$);
+  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.bytes, poolProps$);
   if (status !== 0) throw fail('cuMemPoolCreate', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -583,10 +583,10 @@ let cuMemPoolGetAccess$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
   const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
   const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
-  const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.slot(0), memPool, location$);
+  const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.bytes, memPool, location$);
   if (status !== 0) throw fail('cuMemPoolGetAccess', status);
   return s.i32[0] as T.CUmemAccess_flags;
 }
@@ -615,13 +615,13 @@ let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
   const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
-  const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.slot(0), handle, handleType, flags);
+  const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.bytes, handle, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuMemPoolImportPointer$: Scratch | undefined;
 let cuMemPoolImportPointer$c: NativeFunction | undefined;
@@ -632,12 +632,12 @@ let cuMemPoolImportPointer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: Uint8Array): T.CUdeviceptr {
   const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
   const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
-  const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.slot(0), pool, shareData$);
+  const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.bytes, pool, shareData$);
   if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -763,9 +763,9 @@ let cuMemRetainAllocationHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   const s = (cuMemRetainAllocationHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemRetainAllocationHandle', 'addr', addr, true);
-  const status = (cuMemRetainAllocationHandle$c ??= binder.native('cuMemRetainAllocationHandle'))(s.slot(0), addr);
+  const status = (cuMemRetainAllocationHandle$c ??= binder.native('cuMemRetainAllocationHandle'))(s.bytes, addr);
   if (status !== 0) throw fail('cuMemRetainAllocationHandle', status);
   return s.u64[0];
 }

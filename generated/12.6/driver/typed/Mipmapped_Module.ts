@@ -17,12 +17,12 @@ let cuMipmappedArrayCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array, numMipmapLevels: number): T.CUmipmappedArray {
   const s = (cuMipmappedArrayCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pMipmappedArrayDesc$ = recordArg('cuMipmappedArrayCreate', 'pMipmappedArrayDesc', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pMipmappedArrayDesc, false);
   if (typeof numMipmapLevels !== 'number' || (numMipmapLevels >>> 0) !== numMipmapLevels) throw intError('cuMipmappedArrayCreate', 'numMipmapLevels', 'u32', numMipmapLevels);
-  const status = (cuMipmappedArrayCreate$c ??= binder.native('cuMipmappedArrayCreate'))(s.slot(0), pMipmappedArrayDesc$, numMipmapLevels);
+  const status = (cuMipmappedArrayCreate$c ??= binder.native('cuMipmappedArrayCreate'))(s.bytes, pMipmappedArrayDesc$, numMipmapLevels);
   if (status !== 0) throw fail('cuMipmappedArrayCreate', status);
-  return s.address(0) as T.CUmipmappedArray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -42,12 +42,12 @@ let cuMipmappedArrayGetLevel$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | null, level: number): T.CUarray {
   const s = (cuMipmappedArrayGetLevel$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
   if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
-  const status = (cuMipmappedArrayGetLevel$c ??= binder.native('cuMipmappedArrayGetLevel'))(s.slot(0), hMipmappedArray, level);
+  const status = (cuMipmappedArrayGetLevel$c ??= binder.native('cuMipmappedArrayGetLevel'))(s.bytes, hMipmappedArray, level);
   if (status !== 0) throw fail('cuMipmappedArrayGetLevel', status);
-  return s.address(0) as T.CUarray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -99,12 +99,12 @@ let cuModuleGetFunction$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Module#kernel | Module.kernel} (objects layer) */
 export function cuModuleGetFunction(hmod: T.CUmodule | null, name: string): T.CUfunction {
   const s = (cuModuleGetFunction$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetFunction', 'hmod', hmod, true) as typeof hmod;
   if (typeof name !== 'string') throw argError('cuModuleGetFunction', 'name', 'a string', name);
-  const status = (cuModuleGetFunction$c ??= binder.native('cuModuleGetFunction'))(s.slot(0), hmod, name);
+  const status = (cuModuleGetFunction$c ??= binder.native('cuModuleGetFunction'))(s.bytes, hmod, name);
   if (status !== 0) throw fail('cuModuleGetFunction', status);
-  return s.address(0) as T.CUfunction;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUfunction;
 }
 let cuModuleGetFunctionCount$: Scratch | undefined;
 let cuModuleGetFunctionCount$c: NativeFunction | undefined;
@@ -114,9 +114,9 @@ let cuModuleGetFunctionCount$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetFunctionCount(mod: T.CUmodule | null): number {
   const s = (cuModuleGetFunctionCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleGetFunctionCount', 'mod', mod, true) as typeof mod;
-  const status = (cuModuleGetFunctionCount$c ??= binder.native('cuModuleGetFunctionCount'))(s.slot(0), mod);
+  const status = (cuModuleGetFunctionCount$c ??= binder.native('cuModuleGetFunctionCount'))(s.bytes, mod);
   if (status !== 0) throw fail('cuModuleGetFunctionCount', status);
   return s.u32[0];
 }
@@ -130,13 +130,13 @@ let cuModuleGetGlobal$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Module#global | Module.global} (objects layer) */
 export function cuModuleGetGlobal(hmod: T.CUmodule | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuModuleGetGlobal$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetGlobal', 'hmod', hmod, true) as typeof hmod;
   if (typeof name !== 'string') throw argError('cuModuleGetGlobal', 'name', 'a string', name);
   const status = (cuModuleGetGlobal$c ??= binder.native('cuModuleGetGlobal'))(s.slot(0), s.slot(1), hmod, name);
   if (status !== 0) throw fail('cuModuleGetGlobal', status);
-  return { dptr: s.address(0) as T.CUdeviceptr, bytes: s.size(1) };
+  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuModuleGetLoadingMode$: Scratch | undefined;
 let cuModuleGetLoadingMode$c: NativeFunction | undefined;
@@ -145,8 +145,8 @@ let cuModuleGetLoadingMode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetLoadingMode(): T.CUmoduleLoadingMode {
   const s = (cuModuleGetLoadingMode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuModuleGetLoadingMode$c ??= binder.native('cuModuleGetLoadingMode'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuModuleGetLoadingMode$c ??= binder.native('cuModuleGetLoadingMode'))(s.bytes);
   if (status !== 0) throw fail('cuModuleGetLoadingMode', status);
   return s.i32[0] as T.CUmoduleLoadingMode;
 }
@@ -160,12 +160,12 @@ let cuModuleGetSurfRef$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuModuleGetSurfRef(hmod: T.CUmodule | null, name: string): T.CUsurfref {
   const s = (cuModuleGetSurfRef$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetSurfRef', 'hmod', hmod, true) as typeof hmod;
   if (typeof name !== 'string') throw argError('cuModuleGetSurfRef', 'name', 'a string', name);
-  const status = (cuModuleGetSurfRef$c ??= binder.native('cuModuleGetSurfRef'))(s.slot(0), hmod, name);
+  const status = (cuModuleGetSurfRef$c ??= binder.native('cuModuleGetSurfRef'))(s.bytes, hmod, name);
   if (status !== 0) throw fail('cuModuleGetSurfRef', status);
-  return s.address(0) as T.CUsurfref;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUsurfref;
 }
 let cuModuleGetTexRef$: Scratch | undefined;
 let cuModuleGetTexRef$c: NativeFunction | undefined;
@@ -177,12 +177,12 @@ let cuModuleGetTexRef$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuModuleGetTexRef(hmod: T.CUmodule | null, name: string): T.CUtexref {
   const s = (cuModuleGetTexRef$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetTexRef', 'hmod', hmod, true) as typeof hmod;
   if (typeof name !== 'string') throw argError('cuModuleGetTexRef', 'name', 'a string', name);
-  const status = (cuModuleGetTexRef$c ??= binder.native('cuModuleGetTexRef'))(s.slot(0), hmod, name);
+  const status = (cuModuleGetTexRef$c ??= binder.native('cuModuleGetTexRef'))(s.bytes, hmod, name);
   if (status !== 0) throw fail('cuModuleGetTexRef', status);
-  return s.address(0) as T.CUtexref;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUtexref;
 }
 let cuModuleLoad$: Scratch | undefined;
 let cuModuleLoad$c: NativeFunction | undefined;
@@ -192,11 +192,11 @@ let cuModuleLoad$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoad(fname: string): T.CUmodule {
   const s = (cuModuleLoad$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof fname !== 'string') throw argError('cuModuleLoad', 'fname', 'a string', fname);
-  const status = (cuModuleLoad$c ??= binder.native('cuModuleLoad'))(s.slot(0), fname);
+  const status = (cuModuleLoad$c ??= binder.native('cuModuleLoad'))(s.bytes, fname);
   if (status !== 0) throw fail('cuModuleLoad', status);
-  return s.address(0) as T.CUmodule;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
 }
 let cuModuleLoadData$: Scratch | undefined;
 let cuModuleLoadData$c: NativeFunction | undefined;
@@ -206,11 +206,11 @@ let cuModuleLoadData$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadData(image: T.Pointer): T.CUmodule {
   const s = (cuModuleLoadData$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuModuleLoadData', 'image', image, true);
-  const status = (cuModuleLoadData$c ??= binder.native('cuModuleLoadData'))(s.slot(0), image);
+  const status = (cuModuleLoadData$c ??= binder.native('cuModuleLoadData'))(s.bytes, image);
   if (status !== 0) throw fail('cuModuleLoadData', status);
-  return s.address(0) as T.CUmodule;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
 }
 let cuModuleLoadDataEx$: Scratch | undefined;
 let cuModuleLoadDataEx$c: NativeFunction | undefined;
@@ -223,14 +223,14 @@ let cuModuleLoadDataEx$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Module.load | Module.load} (objects layer) */
 export function cuModuleLoadDataEx(image: T.Pointer, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUmodule {
   const s = (cuModuleLoadDataEx$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuModuleLoadDataEx', 'image', image, true);
   const options$ = scalarArrayArg('cuModuleLoadDataEx', 'options', 'i32', options, false);
   const optionValues$ = scalarArrayArg('cuModuleLoadDataEx', 'optionValues', 'address', optionValues, false);
   const numOptions$n = sameLength('cuModuleLoadDataEx', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
-  const status = (cuModuleLoadDataEx$c ??= binder.native('cuModuleLoadDataEx'))(s.slot(0), image, numOptions$n, options$.data, optionValues$.data);
+  const status = (cuModuleLoadDataEx$c ??= binder.native('cuModuleLoadDataEx'))(s.bytes, image, numOptions$n, options$.data, optionValues$.data);
   if (status !== 0) throw fail('cuModuleLoadDataEx', status);
-  return s.address(0) as T.CUmodule;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
 }
 let cuModuleLoadFatBinary$: Scratch | undefined;
 let cuModuleLoadFatBinary$c: NativeFunction | undefined;
@@ -240,11 +240,11 @@ let cuModuleLoadFatBinary$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadFatBinary(fatCubin: T.Pointer): T.CUmodule {
   const s = (cuModuleLoadFatBinary$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuModuleLoadFatBinary', 'fatCubin', fatCubin, true);
-  const status = (cuModuleLoadFatBinary$c ??= binder.native('cuModuleLoadFatBinary'))(s.slot(0), fatCubin);
+  const status = (cuModuleLoadFatBinary$c ??= binder.native('cuModuleLoadFatBinary'))(s.bytes, fatCubin);
   if (status !== 0) throw fail('cuModuleLoadFatBinary', status);
-  return s.address(0) as T.CUmodule;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
 }
 let cuModuleUnload$c: NativeFunction | undefined;
 /** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

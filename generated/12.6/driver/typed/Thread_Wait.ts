@@ -17,8 +17,8 @@ let cuThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
 export function cuThreadExchangeStreamCaptureMode(mode: T.CUstreamCaptureMode): T.CUstreamCaptureMode {
   const s = (cuThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
   if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cuThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
-  s.u64[0] = 0n; s.u32[0] = mode;
-  const status = (cuThreadExchangeStreamCaptureMode$c ??= binder.native('cuThreadExchangeStreamCaptureMode'))(s.slot(0));
+  s.f64[0] = 0; s.u32[0] = mode;
+  const status = (cuThreadExchangeStreamCaptureMode$c ??= binder.native('cuThreadExchangeStreamCaptureMode'))(s.bytes);
   if (status !== 0) throw fail('cuThreadExchangeStreamCaptureMode', status);
   return s.u32[0] as T.CUstreamCaptureMode;
 }
@@ -33,19 +33,19 @@ let cuUserObjectCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.CUuserObject {
   const s = (cuUserObjectCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuUserObjectCreate', 'ptr', ptr, true);
   if (typeof destroy !== 'function') callbackArg('cuUserObjectCreate', 'destroy', destroy, true);
   if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cuUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuUserObjectCreate', 'flags', 'u32', flags);
   const native = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'));
   const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
-  const status = native(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+  const status = native(s.bytes, ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
     throw fail('cuUserObjectCreate', status);
   }
-  return s.address(0) as T.CUuserObject;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUuserObject;
 }
 let cuUserObjectRelease$c: NativeFunction | undefined;
 /** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

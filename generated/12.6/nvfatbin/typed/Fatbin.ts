@@ -104,12 +104,12 @@ let nvFatbinCreate$c: NativeFunction | undefined;
  * @remarks Group `creation`. */
 export function nvFatbinCreate(options: readonly (string)[]): T.nvFatbinHandle {
   const s = (nvFatbinCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const options$ = stringArrayArg('nvFatbinCreate', 'options', options, false);
   const optionsCount$n = options$.count;
-  const status = (nvFatbinCreate$c ??= binder.native('nvFatbinCreate'))(s.slot(0), options$.data, optionsCount$n);
+  const status = (nvFatbinCreate$c ??= binder.native('nvFatbinCreate'))(s.bytes, options$.data, optionsCount$n);
   if (status !== 0) throw fail('nvFatbinCreate', status);
-  return s.address(0) as T.nvFatbinHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvFatbinHandle;
 }
 let nvFatbinDestroy$: Scratch | undefined;
 let nvFatbinDestroy$c: NativeFunction | undefined;
@@ -121,9 +121,9 @@ export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle | null): T.nvF
   const s = (nvFatbinDestroy$ ??= new Scratch(1));
   if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
   s.u64[0] = BigInt(handle_indirect as number | bigint);
-  const status = (nvFatbinDestroy$c ??= binder.native('nvFatbinDestroy'))(s.slot(0));
+  const status = (nvFatbinDestroy$c ??= binder.native('nvFatbinDestroy'))(s.bytes);
   if (status !== 0) throw fail('nvFatbinDestroy', status);
-  return s.address(0) as T.nvFatbinHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvFatbinHandle;
 }
 let nvFatbinGet$c: NativeFunction | undefined;
 /** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
@@ -155,10 +155,10 @@ let nvFatbinSize$c: NativeFunction | undefined;
 export function nvFatbinSize(handle: T.nvFatbinHandle | null): number {
   const s = (nvFatbinSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (nvFatbinSize$c ??= binder.native('nvFatbinSize'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvFatbinSize$c ??= binder.native('nvFatbinSize'))(handle, s.bytes);
   if (status !== 0) throw fail('nvFatbinSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvFatbinVersion$: Scratch | undefined;
 let nvFatbinVersion$c: NativeFunction | undefined;
@@ -167,8 +167,8 @@ let nvFatbinVersion$c: NativeFunction | undefined;
  * @remarks Group `creation`. */
 export function nvFatbinVersion(): { major: number; minor: number } {
   const s = (nvFatbinVersion$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvFatbinVersion$c ??= binder.native('nvFatbinVersion'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvFatbinVersion', status);
   return { major: s.u32[0], minor: s.u32[2] };

@@ -17,8 +17,8 @@ let nvmlDeviceGetComputeInstanceId$c: NativeFunction | undefined;
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetComputeInstanceId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetComputeInstanceId$c ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetComputeInstanceId$c ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
   return s.u32[0];
 }
@@ -31,8 +31,8 @@ let nvmlDeviceGetComputeMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
   const s = (nvmlDeviceGetComputeMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetComputeMode$c ??= binder.native('nvmlDeviceGetComputeMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetComputeMode$c ??= binder.native('nvmlDeviceGetComputeMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
   return s.i32[0] as T.nvmlComputeMode_t;
 }
@@ -45,14 +45,14 @@ let nvmlDeviceGetComputeRunningProcesses$c: NativeFunction | undefined;
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   const s = (nvmlDeviceGetComputeRunningProcesses$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
   let n = Number(s.u32[0]);
   const infos$ = new Uint8Array(Math.max(1, n) * 24);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.slot(0), infos$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, infos$);
     if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -115,8 +115,8 @@ let nvmlDeviceGetCount$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCount(): number {
   const s = (nvmlDeviceGetCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetCount$c ??= binder.native('nvmlDeviceGetCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetCount$c ??= binder.native('nvmlDeviceGetCount'))(s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetCount', status);
   return s.u32[0];
 }

@@ -17,14 +17,14 @@ let nvmlDeviceGetGraphicsRunningProcesses$c: NativeFunction | undefined;
 export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   const s = (nvmlDeviceGetGraphicsRunningProcesses$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGraphicsRunningProcesses', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGraphicsRunningProcesses', asked);
   let n = Number(s.u32[0]);
   const infos$ = new Uint8Array(Math.max(1, n) * 24);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.slot(0), infos$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.bytes, infos$);
     if (status !== 0) throw fail('nvmlDeviceGetGraphicsRunningProcesses', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -51,8 +51,8 @@ let nvmlDeviceGetGspFirmwareMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t | null): { isEnabled: number; defaultMode: number } {
   const s = (nvmlDeviceGetGspFirmwareMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetGspFirmwareMode$c ??= binder.native('nvmlDeviceGetGspFirmwareMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareMode', status);
   return { isEnabled: s.u32[0], defaultMode: s.u32[2] };
@@ -78,10 +78,10 @@ let nvmlDeviceGetHandleByIndex$c: NativeFunction | undefined;
 export function nvmlDeviceGetHandleByIndex(index: number): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByIndex$ ??= new Scratch(1));
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetHandleByIndex$c ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetHandleByIndex$c ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetHandleByIndex', status);
-  return s.address(0) as T.nvmlDevice_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHandleByPciBusId$: Scratch | undefined;
 let nvmlDeviceGetHandleByPciBusId$c: NativeFunction | undefined;
@@ -92,10 +92,10 @@ let nvmlDeviceGetHandleByPciBusId$c: NativeFunction | undefined;
 export function nvmlDeviceGetHandleByPciBusId(pciBusId: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByPciBusId$ ??= new Scratch(1));
   if (typeof pciBusId !== 'string') throw argError('nvmlDeviceGetHandleByPciBusId', 'pciBusId', 'a string', pciBusId);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetHandleByPciBusId$c ??= binder.native('nvmlDeviceGetHandleByPciBusId'))(pciBusId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetHandleByPciBusId$c ??= binder.native('nvmlDeviceGetHandleByPciBusId'))(pciBusId, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetHandleByPciBusId', status);
-  return s.address(0) as T.nvmlDevice_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHandleBySerial$: Scratch | undefined;
 let nvmlDeviceGetHandleBySerial$c: NativeFunction | undefined;
@@ -106,10 +106,10 @@ let nvmlDeviceGetHandleBySerial$c: NativeFunction | undefined;
 export function nvmlDeviceGetHandleBySerial(serial: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleBySerial$ ??= new Scratch(1));
   if (typeof serial !== 'string') throw argError('nvmlDeviceGetHandleBySerial', 'serial', 'a string', serial);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetHandleBySerial$c ??= binder.native('nvmlDeviceGetHandleBySerial'))(serial, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetHandleBySerial$c ??= binder.native('nvmlDeviceGetHandleBySerial'))(serial, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetHandleBySerial', status);
-  return s.address(0) as T.nvmlDevice_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHandleByUUID$: Scratch | undefined;
 let nvmlDeviceGetHandleByUUID$c: NativeFunction | undefined;
@@ -120,8 +120,8 @@ let nvmlDeviceGetHandleByUUID$c: NativeFunction | undefined;
 export function nvmlDeviceGetHandleByUUID(uuid: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByUUID$ ??= new Scratch(1));
   if (typeof uuid !== 'string') throw argError('nvmlDeviceGetHandleByUUID', 'uuid', 'a string', uuid);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetHandleByUUID$c ??= binder.native('nvmlDeviceGetHandleByUUID'))(uuid, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetHandleByUUID$c ??= binder.native('nvmlDeviceGetHandleByUUID'))(uuid, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetHandleByUUID', status);
-  return s.address(0) as T.nvmlDevice_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
 }

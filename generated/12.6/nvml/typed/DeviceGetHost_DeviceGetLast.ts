@@ -17,8 +17,8 @@ let nvmlDeviceGetHostVgpuMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
   const s = (nvmlDeviceGetHostVgpuMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetHostVgpuMode$c ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetHostVgpuMode$c ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
   return s.i32[0] as T.nvmlHostVgpuMode_t;
 }
@@ -31,8 +31,8 @@ let nvmlDeviceGetIndex$c: NativeFunction | undefined;
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetIndex$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetIndex$c ??= binder.native('nvmlDeviceGetIndex'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetIndex$c ??= binder.native('nvmlDeviceGetIndex'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
   return s.u32[0];
 }
@@ -45,8 +45,8 @@ let nvmlDeviceGetInforomConfigurationChecksum$c: NativeFunction | undefined;
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetInforomConfigurationChecksum$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetInforomConfigurationChecksum$c ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetInforomConfigurationChecksum$c ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
   return s.u32[0];
 }
@@ -89,8 +89,8 @@ let nvmlDeviceGetIrqNum$c: NativeFunction | undefined;
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetIrqNum$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetIrqNum$c ??= binder.native('nvmlDeviceGetIrqNum'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetIrqNum$c ??= binder.native('nvmlDeviceGetIrqNum'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
   return s.u32[0];
 }
@@ -103,8 +103,8 @@ let nvmlDeviceGetJpgUtilization$c: NativeFunction | undefined;
 export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetJpgUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetJpgUtilization', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetJpgUtilization$c ??= binder.native('nvmlDeviceGetJpgUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetJpgUtilization', status);
   return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
@@ -118,8 +118,8 @@ let nvmlDeviceGetLastBBXFlushTime$c: NativeFunction | undefined;
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t | null): { timestamp: bigint; durationUs: bigint } {
   const s = (nvmlDeviceGetLastBBXFlushTime$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetLastBBXFlushTime$c ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetLastBBXFlushTime', status);
   return { timestamp: s.u64[0], durationUs: s.u64[1] };

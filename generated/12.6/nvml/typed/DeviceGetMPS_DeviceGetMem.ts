@@ -17,14 +17,14 @@ let nvmlDeviceGetMPSComputeRunningProcesses$c: NativeFunction | undefined;
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   const s = (nvmlDeviceGetMPSComputeRunningProcesses$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
   let n = Number(s.u32[0]);
   const infos$ = new Uint8Array(Math.max(1, n) * 24);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.slot(0), infos$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, infos$);
     if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -41,8 +41,8 @@ export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T
   const s = (nvmlDeviceGetMaxClockInfo$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
   return s.u32[0];
 }
@@ -57,8 +57,8 @@ export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null
   const s = (nvmlDeviceGetMaxCustomerBoostClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
   if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
   return s.u32[0];
 }
@@ -71,8 +71,8 @@ let nvmlDeviceGetMaxMigDeviceCount$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxMigDeviceCount$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxMigDeviceCount$c ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxMigDeviceCount$c ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
   return s.u32[0];
 }
@@ -85,8 +85,8 @@ let nvmlDeviceGetMaxPcieLinkGeneration$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxPcieLinkGeneration$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
   return s.u32[0];
 }
@@ -99,8 +99,8 @@ let nvmlDeviceGetMaxPcieLinkWidth$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxPcieLinkWidth$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxPcieLinkWidth$c ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxPcieLinkWidth$c ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
   return s.u32[0];
 }
@@ -113,8 +113,8 @@ let nvmlDeviceGetMemClkMinMaxVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetMemClkMinMaxVfOffset$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkMinMaxVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMemClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetMemClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMemClkMinMaxVfOffset', status);
   return { minOffset: s.i32[0], maxOffset: s.i32[2] };
@@ -128,8 +128,8 @@ let nvmlDeviceGetMemClkVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMemClkVfOffset$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMemClkVfOffset$c ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMemClkVfOffset$c ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMemClkVfOffset', status);
   return s.i32[0];
 }

@@ -33,8 +33,8 @@ let nvmlDeviceGetMemoryBusWidth$c: NativeFunction | undefined;
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMemoryBusWidth$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMemoryBusWidth$c ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMemoryBusWidth$c ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
   return s.u32[0];
 }
@@ -53,8 +53,8 @@ export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, e
   if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
   if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
   if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
   return s.u64[0];
 }
@@ -96,10 +96,10 @@ export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | nul
   const s = (nvmlDeviceGetMigDeviceHandleByIndex$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
   if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
-  return s.address(0) as T.nvmlDevice_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetMigMode$: Scratch | undefined;
 let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
@@ -110,8 +110,8 @@ let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMode: number; pendingMode: number } {
   const s = (nvmlDeviceGetMigMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMigMode$c ??= binder.native('nvmlDeviceGetMigMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMigMode', status);
   return { currentMode: s.u32[0], pendingMode: s.u32[2] };
@@ -129,8 +129,8 @@ export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, 
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
   if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMinMaxClockOfPState$c ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
   return { minClockMHz: s.u32[0], maxClockMHz: s.u32[2] };
@@ -144,8 +144,8 @@ let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMinMaxFanSpeed$c ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
   return { minSpeed: s.u32[0], maxSpeed: s.u32[2] };

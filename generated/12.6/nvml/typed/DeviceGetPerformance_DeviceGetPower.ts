@@ -17,8 +17,8 @@ let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPerformanceState$c ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPerformanceState$c ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
   return s.i32[0] as T.nvmlPstates_t;
 }
@@ -31,8 +31,8 @@ let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPersistenceMode$c ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPersistenceMode$c ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -47,7 +47,7 @@ export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): 
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
   const pgpuMetadata$ = new Uint8Array(4096);
   s.u64[0] = BigInt(4096);
-  const status = (nvmlDeviceGetPgpuMetadataString$c ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata$, s.slot(0));
+  const status = (nvmlDeviceGetPgpuMetadataString$c ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata$, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPgpuMetadataString', status);
   return textFrom(pgpuMetadata$);
 }
@@ -60,8 +60,8 @@ let nvmlDeviceGetPowerManagementDefaultLimit$c: NativeFunction | undefined;
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementDefaultLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPowerManagementDefaultLimit$c ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPowerManagementDefaultLimit$c ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementDefaultLimit', status);
   return s.u32[0];
 }
@@ -74,8 +74,8 @@ let nvmlDeviceGetPowerManagementLimit$c: NativeFunction | undefined;
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementLimit$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPowerManagementLimit$c ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPowerManagementLimit$c ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimit', status);
   return s.u32[0];
 }
@@ -88,8 +88,8 @@ let nvmlDeviceGetPowerManagementLimitConstraints$c: NativeFunction | undefined;
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
   const s = (nvmlDeviceGetPowerManagementLimitConstraints$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetPowerManagementLimitConstraints$c ??= binder.native('nvmlDeviceGetPowerManagementLimitConstraints'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimitConstraints', status);
   return { minLimit: s.u32[0], maxLimit: s.u32[2] };
@@ -103,8 +103,8 @@ let nvmlDeviceGetPowerManagementMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPowerManagementMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPowerManagementMode$c ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPowerManagementMode$c ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -117,8 +117,8 @@ let nvmlDeviceGetPowerSource$c: NativeFunction | undefined;
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerSource$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPowerSource$c ??= binder.native('nvmlDeviceGetPowerSource'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPowerSource$c ??= binder.native('nvmlDeviceGetPowerSource'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPowerSource', status);
   return s.u32[0];
 }
@@ -131,8 +131,8 @@ let nvmlDeviceGetPowerState$c: NativeFunction | undefined;
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPowerState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPowerState$c ??= binder.native('nvmlDeviceGetPowerState'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPowerState$c ??= binder.native('nvmlDeviceGetPowerState'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPowerState', status);
   return s.i32[0] as T.nvmlPstates_t;
 }
@@ -145,8 +145,8 @@ let nvmlDeviceGetPowerUsage$c: NativeFunction | undefined;
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerUsage$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPowerUsage$c ??= binder.native('nvmlDeviceGetPowerUsage'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPowerUsage$c ??= binder.native('nvmlDeviceGetPowerUsage'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPowerUsage', status);
   return s.u32[0];
 }

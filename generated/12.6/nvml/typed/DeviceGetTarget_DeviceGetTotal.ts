@@ -19,8 +19,8 @@ export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: 
   const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
   return s.u32[0];
 }
@@ -35,8 +35,8 @@ export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorTy
   const s = (nvmlDeviceGetTemperature$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
   if (typeof sensorType !== 'number' || (sensorType | 0) !== sensorType) throw intError('nvmlDeviceGetTemperature', 'sensorType', 'i32', sensorType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetTemperature$c ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetTemperature$c ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetTemperature', status);
   return s.u32[0];
 }
@@ -51,8 +51,8 @@ export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null,
   const s = (nvmlDeviceGetTemperatureThreshold$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
   if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceGetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetTemperatureThreshold$c ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetTemperatureThreshold$c ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetTemperatureThreshold', status);
   return s.u32[0];
 }
@@ -81,8 +81,8 @@ export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | nu
   const s = (nvmlDeviceGetTopologyCommonAncestor$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
   if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device2', device2, true) as typeof device2;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetTopologyCommonAncestor$c ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetTopologyCommonAncestor$c ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetTopologyCommonAncestor', status);
   return s.i32[0] as T.nvmlGpuTopologyLevel_t;
 }
@@ -97,14 +97,14 @@ export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, 
   const s = (nvmlDeviceGetTopologyNearestGpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
   if (typeof level !== 'number' || (level | 0) !== level) throw intError('nvmlDeviceGetTopologyNearestGpus', 'level', 'i32', level);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetTopologyNearestGpus', asked);
   let n = Number(s.u32[0]);
   const deviceArray$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.slot(0), deviceArray$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.bytes, deviceArray$);
     if (status !== 0) throw fail('nvmlDeviceGetTopologyNearestGpus', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -123,8 +123,8 @@ export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, error
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
   if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetTotalEccErrors', 'errorType', 'i32', errorType);
   if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetTotalEccErrors', 'counterType', 'i32', counterType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetTotalEccErrors$c ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetTotalEccErrors$c ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetTotalEccErrors', status);
   return s.u64[0];
 }
@@ -137,8 +137,8 @@ let nvmlDeviceGetTotalEnergyConsumption$c: NativeFunction | undefined;
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetTotalEnergyConsumption$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetTotalEnergyConsumption$c ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetTotalEnergyConsumption$c ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetTotalEnergyConsumption', status);
   return s.u64[0];
 }

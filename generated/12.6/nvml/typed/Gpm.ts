@@ -57,8 +57,8 @@ let nvmlGpmQueryIfStreamingEnabled$c: NativeFunction | undefined;
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
   const s = (nvmlGpmQueryIfStreamingEnabled$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlGpmQueryIfStreamingEnabled$c ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpmQueryIfStreamingEnabled$c ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
   return s.u32[0];
 }
@@ -69,10 +69,10 @@ let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlGpmSampleAlloc$c ??= binder.native('nvmlGpmSampleAlloc'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpmSampleAlloc$c ??= binder.native('nvmlGpmSampleAlloc'))(s.bytes);
   if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
-  return s.address(0) as T.nvmlGpmSample_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpmSample_t;
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

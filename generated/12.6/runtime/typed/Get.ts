@@ -27,8 +27,8 @@ let cudaGetDevice$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDevice(): number {
   const s = (cudaGetDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaGetDevice$c ??= binder.native('cudaGetDevice'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGetDevice$c ??= binder.native('cudaGetDevice'))(s.bytes);
   if (status !== 0) throw fail('cudaGetDevice', status);
   return s.i32[0];
 }
@@ -39,8 +39,8 @@ let cudaGetDeviceCount$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceCount(): number {
   const s = (cudaGetDeviceCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaGetDeviceCount$c ??= binder.native('cudaGetDeviceCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGetDeviceCount$c ??= binder.native('cudaGetDeviceCount'))(s.bytes);
   if (status !== 0) throw fail('cudaGetDeviceCount', status);
   return s.i32[0];
 }
@@ -51,8 +51,8 @@ let cudaGetDeviceFlags$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceFlags(): number {
   const s = (cudaGetDeviceFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaGetDeviceFlags$c ??= binder.native('cudaGetDeviceFlags'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGetDeviceFlags$c ??= binder.native('cudaGetDeviceFlags'))(s.bytes);
   if (status !== 0) throw fail('cudaGetDeviceFlags', status);
   return s.u32[0];
 }
@@ -78,12 +78,12 @@ let cudaGetDriverEntryPoint$c: NativeFunction | undefined;
 export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   const s = (cudaGetDriverEntryPoint$ ??= new Scratch(2));
   if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cudaGetDriverEntryPoint$c ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s.slot(0), flags, s.slot(1));
   if (status !== 0) throw fail('cudaGetDriverEntryPoint', status);
-  return { funcPtr: s.address(0), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
+  return { funcPtr: (s.u32[1] * 4294967296 + s.u32[0]), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
 }
 let cudaGetDriverEntryPointByVersion$: Scratch | undefined;
 let cudaGetDriverEntryPointByVersion$c: NativeFunction | undefined;
@@ -96,13 +96,13 @@ let cudaGetDriverEntryPointByVersion$c: NativeFunction | undefined;
 export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: number, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   const s = (cudaGetDriverEntryPointByVersion$ ??= new Scratch(2));
   if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPointByVersion', 'symbol', 'a string', symbol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof cudaVersion !== 'number' || (cudaVersion >>> 0) !== cudaVersion) throw intError('cudaGetDriverEntryPointByVersion', 'cudaVersion', 'u32', cudaVersion);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPointByVersion', 'flags', flags, false);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cudaGetDriverEntryPointByVersion$c ??= binder.native('cudaGetDriverEntryPointByVersion'))(symbol, s.slot(0), cudaVersion, flags, s.slot(1));
   if (status !== 0) throw fail('cudaGetDriverEntryPointByVersion', status);
-  return { funcPtr: s.address(0), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
+  return { funcPtr: (s.u32[1] * 4294967296 + s.u32[0]), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
 /** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.6
@@ -131,11 +131,11 @@ let cudaGetExportTable$c: NativeFunction | undefined;
  * @returns the value of `ppExportTable`: out `const void **`. */
 export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cudaGetExportTable$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pExportTableId$ = recordArg('cudaGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
-  const status = (cudaGetExportTable$c ??= binder.native('cudaGetExportTable'))(s.slot(0), pExportTableId$);
+  const status = (cudaGetExportTable$c ??= binder.native('cudaGetExportTable'))(s.bytes, pExportTableId$);
   if (status !== 0) throw fail('cudaGetExportTable', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaGetFuncBySymbol$: Scratch | undefined;
 let cudaGetFuncBySymbol$c: NativeFunction | undefined;
@@ -145,11 +145,11 @@ let cudaGetFuncBySymbol$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
   const s = (cudaGetFuncBySymbol$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, true);
-  const status = (cudaGetFuncBySymbol$c ??= binder.native('cudaGetFuncBySymbol'))(s.slot(0), symbolPtr);
+  const status = (cudaGetFuncBySymbol$c ??= binder.native('cudaGetFuncBySymbol'))(s.bytes, symbolPtr);
   if (status !== 0) throw fail('cudaGetFuncBySymbol', status);
-  return s.address(0) as T.cudaFunction_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaFunction_t;
 }
 let cudaGetKernel$: Scratch | undefined;
 let cudaGetKernel$c: NativeFunction | undefined;
@@ -159,11 +159,11 @@ let cudaGetKernel$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetKernel(entryFuncAddr: T.Pointer): T.cudaKernel_t {
   const s = (cudaGetKernel$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaGetKernel', 'entryFuncAddr', entryFuncAddr, true);
-  const status = (cudaGetKernel$c ??= binder.native('cudaGetKernel'))(s.slot(0), entryFuncAddr);
+  const status = (cudaGetKernel$c ??= binder.native('cudaGetKernel'))(s.bytes, entryFuncAddr);
   if (status !== 0) throw fail('cudaGetKernel', status);
-  return s.address(0) as T.cudaKernel_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaKernel_t;
 }
 let cudaGetLastError$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -181,12 +181,12 @@ let cudaGetMipmappedArrayLevel$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
   const s = (cudaGetMipmappedArrayLevel$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
   if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
-  const status = (cudaGetMipmappedArrayLevel$c ??= binder.native('cudaGetMipmappedArrayLevel'))(s.slot(0), mipmappedArray, level);
+  const status = (cudaGetMipmappedArrayLevel$c ??= binder.native('cudaGetMipmappedArrayLevel'))(s.bytes, mipmappedArray, level);
   if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
-  return s.address(0) as T.cudaArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -208,11 +208,11 @@ let cudaGetSymbolAddress$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
   const s = (cudaGetSymbolAddress$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaGetSymbolAddress', 'symbol', symbol, true);
-  const status = (cudaGetSymbolAddress$c ??= binder.native('cudaGetSymbolAddress'))(s.slot(0), symbol);
+  const status = (cudaGetSymbolAddress$c ??= binder.native('cudaGetSymbolAddress'))(s.bytes, symbol);
   if (status !== 0) throw fail('cudaGetSymbolAddress', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaGetSymbolSize$: Scratch | undefined;
 let cudaGetSymbolSize$c: NativeFunction | undefined;
@@ -222,11 +222,11 @@ let cudaGetSymbolSize$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolSize(symbol: T.Pointer): number {
   const s = (cudaGetSymbolSize$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaGetSymbolSize', 'symbol', symbol, true);
-  const status = (cudaGetSymbolSize$c ??= binder.native('cudaGetSymbolSize'))(s.slot(0), symbol);
+  const status = (cudaGetSymbolSize$c ??= binder.native('cudaGetSymbolSize'))(s.bytes, symbol);
   if (status !== 0) throw fail('cudaGetSymbolSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -18,14 +18,14 @@ let cudaGraphAddChildGraphNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, childGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddChildGraphNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddChildGraphNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddChildGraphNode', 'pDependencies', 'address', pDependencies, false);
   if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cudaGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddChildGraphNode$c ??= binder.native('cudaGraphAddChildGraphNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, childGraph);
+  const status = (cudaGraphAddChildGraphNode$c ??= binder.native('cudaGraphAddChildGraphNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, childGraph);
   if (status !== 0) throw fail('cudaGraphAddChildGraphNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddDependencies$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -68,13 +68,13 @@ let cudaGraphAddEmptyNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEmptyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddEmptyNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEmptyNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddEmptyNode', 'pDependencies', 'address', pDependencies, false);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddEmptyNode$c ??= binder.native('cudaGraphAddEmptyNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n);
+  const status = (cudaGraphAddEmptyNode$c ??= binder.native('cudaGraphAddEmptyNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n);
   if (status !== 0) throw fail('cudaGraphAddEmptyNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddEventRecordNode$: Scratch | undefined;
 let cudaGraphAddEventRecordNode$c: NativeFunction | undefined;
@@ -86,14 +86,14 @@ let cudaGraphAddEventRecordNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddEventRecordNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventRecordNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddEventRecordNode', 'pDependencies', 'address', pDependencies, false);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventRecordNode', 'event', event, true) as typeof event;
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddEventRecordNode$c ??= binder.native('cudaGraphAddEventRecordNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, event);
+  const status = (cudaGraphAddEventRecordNode$c ??= binder.native('cudaGraphAddEventRecordNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cudaGraphAddEventRecordNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddEventWaitNode$: Scratch | undefined;
 let cudaGraphAddEventWaitNode$c: NativeFunction | undefined;
@@ -105,14 +105,14 @@ let cudaGraphAddEventWaitNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddEventWaitNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventWaitNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddEventWaitNode', 'pDependencies', 'address', pDependencies, false);
   if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventWaitNode', 'event', event, true) as typeof event;
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddEventWaitNode$c ??= binder.native('cudaGraphAddEventWaitNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, event);
+  const status = (cudaGraphAddEventWaitNode$c ??= binder.native('cudaGraphAddEventWaitNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cudaGraphAddEventWaitNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
 let cudaGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
@@ -124,14 +124,14 @@ let cudaGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresSignalNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresSignalNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresSignalNode', 'pDependencies', 'address', pDependencies, false);
   const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cudaGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresSignalNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
 let cudaGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
@@ -143,14 +143,14 @@ let cudaGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresWaitNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresWaitNode', 'pDependencies', 'address', pDependencies, false);
   const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cudaGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresWaitNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddHostNode$: Scratch | undefined;
 let cudaGraphAddHostNode$c: NativeFunction | undefined;
@@ -162,14 +162,14 @@ let cudaGraphAddHostNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddHostNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaHostNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddHostNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddHostNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddHostNode', 'pDependencies', 'address', pDependencies, false);
   const pNodeParams$ = recordArg('cudaGraphAddHostNode', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddHostNode$c ??= binder.native('cudaGraphAddHostNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pNodeParams$);
+  const status = (cudaGraphAddHostNode$c ??= binder.native('cudaGraphAddHostNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphAddHostNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddKernelNode$: Scratch | undefined;
 let cudaGraphAddKernelNode$c: NativeFunction | undefined;
@@ -181,14 +181,14 @@ let cudaGraphAddKernelNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddKernelNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaKernelNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddKernelNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddKernelNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddKernelNode', 'pDependencies', 'address', pDependencies, false);
   const pNodeParams$ = recordArg('cudaGraphAddKernelNode', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddKernelNode$c ??= binder.native('cudaGraphAddKernelNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pNodeParams$);
+  const status = (cudaGraphAddKernelNode$c ??= binder.native('cudaGraphAddKernelNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphAddKernelNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemAllocNode$: Scratch | undefined;
 let cudaGraphAddMemAllocNode$c: NativeFunction | undefined;
@@ -200,15 +200,15 @@ let cudaGraphAddMemAllocNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams?: Partial<T.cudaMemAllocNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaMemAllocNodeParams } {
   const s = (cudaGraphAddMemAllocNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemAllocNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemAllocNode', 'pDependencies', 'address', pDependencies, false);
   const nodeParams$ = new Uint8Array(records.cudaMemAllocNodeParams().size);
   if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddMemAllocNode', 'nodeParams', records.cudaMemAllocNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemAllocNode$c ??= binder.native('cudaGraphAddMemAllocNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cudaGraphAddMemAllocNode$c ??= binder.native('cudaGraphAddMemAllocNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddMemAllocNode', status);
-  return { pGraphNode: s.address(0) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), nodeParams$) };
+  return { pGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), nodeParams$) };
 }
 let cudaGraphAddMemFreeNode$: Scratch | undefined;
 let cudaGraphAddMemFreeNode$c: NativeFunction | undefined;
@@ -220,14 +220,14 @@ let cudaGraphAddMemFreeNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemFreeNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dptr: T.Pointer): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemFreeNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemFreeNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemFreeNode', 'pDependencies', 'address', pDependencies, false);
   pointerArg('cudaGraphAddMemFreeNode', 'dptr', dptr, true);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemFreeNode$c ??= binder.native('cudaGraphAddMemFreeNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dptr);
+  const status = (cudaGraphAddMemFreeNode$c ??= binder.native('cudaGraphAddMemFreeNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, dptr);
   if (status !== 0) throw fail('cudaGraphAddMemFreeNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNode$: Scratch | undefined;
 let cudaGraphAddMemcpyNode$c: NativeFunction | undefined;
@@ -239,14 +239,14 @@ let cudaGraphAddMemcpyNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pCopyParams: T.cudaMemcpy3DParms | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode', 'pDependencies', 'address', pDependencies, false);
   const pCopyParams$ = recordArg('cudaGraphAddMemcpyNode', 'pCopyParams', records.cudaMemcpy3DParms(), pCopyParams, false);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNode$c ??= binder.native('cudaGraphAddMemcpyNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pCopyParams$);
+  const status = (cudaGraphAddMemcpyNode$c ??= binder.native('cudaGraphAddMemcpyNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pCopyParams$);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNode1D$: Scratch | undefined;
 let cudaGraphAddMemcpyNode1D$c: NativeFunction | undefined;
@@ -261,7 +261,7 @@ let cudaGraphAddMemcpyNode1D$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNode1D$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode1D', 'pDependencies', 'address', pDependencies, false);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
@@ -271,9 +271,9 @@ export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependenc
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNode1D$c ??= binder.native('cudaGraphAddMemcpyNode1D'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
+  const status = (cudaGraphAddMemcpyNode1D$c ??= binder.native('cudaGraphAddMemcpyNode1D'))(s.bytes, graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNode1D', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNodeFromSymbol$: Scratch | undefined;
 let cudaGraphAddMemcpyNodeFromSymbol$c: NativeFunction | undefined;
@@ -289,7 +289,7 @@ let cudaGraphAddMemcpyNodeFromSymbol$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNodeFromSymbol$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', 'address', pDependencies, false);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
@@ -300,9 +300,9 @@ export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pD
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeFromSymbol', 'kind', 'i32', kind);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNodeFromSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
+  const status = (cudaGraphAddMemcpyNodeFromSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s.bytes, graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNodeFromSymbol', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNodeToSymbol$: Scratch | undefined;
 let cudaGraphAddMemcpyNodeToSymbol$c: NativeFunction | undefined;
@@ -318,7 +318,7 @@ let cudaGraphAddMemcpyNodeToSymbol$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNodeToSymbol$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', 'address', pDependencies, false);
   if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
@@ -329,9 +329,9 @@ export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDep
   if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeToSymbol', 'kind', 'i32', kind);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNodeToSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
+  const status = (cudaGraphAddMemcpyNodeToSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s.bytes, graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNodeToSymbol', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemsetNode$: Scratch | undefined;
 let cudaGraphAddMemsetNode$c: NativeFunction | undefined;
@@ -343,14 +343,14 @@ let cudaGraphAddMemsetNode$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemsetNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pMemsetParams: T.cudaMemsetParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemsetNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemsetNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddMemsetNode', 'pDependencies', 'address', pDependencies, false);
   const pMemsetParams$ = recordArg('cudaGraphAddMemsetNode', 'pMemsetParams', records.cudaMemsetParams(), pMemsetParams, false);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemsetNode$c ??= binder.native('cudaGraphAddMemsetNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pMemsetParams$);
+  const status = (cudaGraphAddMemsetNode$c ??= binder.native('cudaGraphAddMemsetNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pMemsetParams$);
   if (status !== 0) throw fail('cudaGraphAddMemsetNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphAddNode$: Scratch | undefined;
 let cudaGraphAddNode$c: NativeFunction | undefined;
@@ -362,15 +362,15 @@ let cudaGraphAddNode$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams?: Partial<T.cudaGraphNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   const s = (cudaGraphAddNode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddNode', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddNode', 'pDependencies', 'address', pDependencies, false);
   const nodeParams$ = new Uint8Array(records.cudaGraphNodeParams().size);
   if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddNode', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddNode$c ??= binder.native('cudaGraphAddNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
+  const status = (cudaGraphAddNode$c ??= binder.native('cudaGraphAddNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddNode', status);
-  return { pGraphNode: s.address(0) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$) };
+  return { pGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$) };
 }
 let cudaGraphAddNode_v2$: Scratch | undefined;
 let cudaGraphAddNode_v2$c: NativeFunction | undefined;
@@ -382,13 +382,13 @@ let cudaGraphAddNode_v2$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode_v2(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array | null): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   const s = (cudaGraphAddNode_v2$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddNode_v2', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddNode_v2', 'pDependencies', 'address', pDependencies, false);
   const dependencyData$ = recordArg('cudaGraphAddNode_v2', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
   const nodeParams$ = new Uint8Array(256);
   const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddNode_v2$c ??= binder.native('cudaGraphAddNode_v2'))(s.slot(0), graph, pDependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
+  const status = (cudaGraphAddNode_v2$c ??= binder.native('cudaGraphAddNode_v2'))(s.bytes, graph, pDependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddNode_v2', status);
-  return { pGraphNode: s.address(0) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$) };
+  return { pGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$) };
 }

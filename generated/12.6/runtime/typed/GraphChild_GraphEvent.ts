@@ -17,10 +17,10 @@ let cudaGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
 export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t | null): T.cudaGraph_t {
   const s = (cudaGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
-  s.u64[0] = 0n;
-  const status = (cudaGraphChildGraphNodeGetGraph$c ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGraphChildGraphNodeGetGraph$c ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, s.bytes);
   if (status !== 0) throw fail('cudaGraphChildGraphNodeGetGraph', status);
-  return s.address(0) as T.cudaGraph_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
 }
 let cudaGraphClone$: Scratch | undefined;
 let cudaGraphClone$c: NativeFunction | undefined;
@@ -30,11 +30,11 @@ let cudaGraphClone$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphClone(originalGraph: T.cudaGraph_t | null): T.cudaGraph_t {
   const s = (cudaGraphClone$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cudaGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
-  const status = (cudaGraphClone$c ??= binder.native('cudaGraphClone'))(s.slot(0), originalGraph);
+  const status = (cudaGraphClone$c ??= binder.native('cudaGraphClone'))(s.bytes, originalGraph);
   if (status !== 0) throw fail('cudaGraphClone', status);
-  return s.address(0) as T.cudaGraph_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
 }
 let cudaGraphConditionalHandleCreate$: Scratch | undefined;
 let cudaGraphConditionalHandleCreate$c: NativeFunction | undefined;
@@ -46,11 +46,11 @@ let cudaGraphConditionalHandleCreate$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, defaultLaunchValue: number, flags: number): bigint {
   const s = (cudaGraphConditionalHandleCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphConditionalHandleCreate', 'graph', graph, true) as typeof graph;
   if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cudaGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphConditionalHandleCreate', 'flags', 'u32', flags);
-  const status = (cudaGraphConditionalHandleCreate$c ??= binder.native('cudaGraphConditionalHandleCreate'))(s.slot(0), graph, defaultLaunchValue, flags);
+  const status = (cudaGraphConditionalHandleCreate$c ??= binder.native('cudaGraphConditionalHandleCreate'))(s.bytes, graph, defaultLaunchValue, flags);
   if (status !== 0) throw fail('cudaGraphConditionalHandleCreate', status);
   return s.u64[0];
 }
@@ -62,11 +62,11 @@ let cudaGraphCreate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphCreate(flags: number): T.cudaGraph_t {
   const s = (cudaGraphCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphCreate', 'flags', 'u32', flags);
-  const status = (cudaGraphCreate$c ??= binder.native('cudaGraphCreate'))(s.slot(0), flags);
+  const status = (cudaGraphCreate$c ??= binder.native('cudaGraphCreate'))(s.bytes, flags);
   if (status !== 0) throw fail('cudaGraphCreate', status);
-  return s.address(0) as T.cudaGraph_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
 }
 let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -108,10 +108,10 @@ let cudaGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
 export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   const s = (cudaGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
-  s.u64[0] = 0n;
-  const status = (cudaGraphEventRecordNodeGetEvent$c ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGraphEventRecordNodeGetEvent$c ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, s.bytes);
   if (status !== 0) throw fail('cudaGraphEventRecordNodeGetEvent', status);
-  return s.address(0) as T.cudaEvent_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
 }
 let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -133,10 +133,10 @@ let cudaGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
 export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   const s = (cudaGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
-  s.u64[0] = 0n;
-  const status = (cudaGraphEventWaitNodeGetEvent$c ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGraphEventWaitNodeGetEvent$c ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, s.bytes);
   if (status !== 0) throw fail('cudaGraphEventWaitNodeGetEvent', status);
-  return s.address(0) as T.cudaEvent_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
 }
 let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

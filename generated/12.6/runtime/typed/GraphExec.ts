@@ -91,8 +91,8 @@ let cudaGraphExecGetFlags$c: NativeFunction | undefined;
 export function cudaGraphExecGetFlags(graphExec: T.cudaGraphExec_t | null): bigint {
   const s = (cudaGraphExecGetFlags$ ??= new Scratch(1));
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecGetFlags', 'graphExec', graphExec, true) as typeof graphExec;
-  s.u64[0] = 0n;
-  const status = (cudaGraphExecGetFlags$c ??= binder.native('cudaGraphExecGetFlags'))(graphExec, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGraphExecGetFlags$c ??= binder.native('cudaGraphExecGetFlags'))(graphExec, s.bytes);
   if (status !== 0) throw fail('cudaGraphExecGetFlags', status);
   return s.u64[0];
 }

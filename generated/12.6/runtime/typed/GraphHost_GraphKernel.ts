@@ -40,12 +40,12 @@ let cudaGraphInstantiate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   const s = (cudaGraphInstantiate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiate', 'flags', flags, false);
-  const status = (cudaGraphInstantiate$c ??= binder.native('cudaGraphInstantiate'))(s.slot(0), graph, flags);
+  const status = (cudaGraphInstantiate$c ??= binder.native('cudaGraphInstantiate'))(s.bytes, graph, flags);
   if (status !== 0) throw fail('cudaGraphInstantiate', status);
-  return s.address(0) as T.cudaGraphExec_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t;
 }
 let cudaGraphInstantiateWithFlags$: Scratch | undefined;
 let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
@@ -56,12 +56,12 @@ let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   const s = (cudaGraphInstantiateWithFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
-  const status = (cudaGraphInstantiateWithFlags$c ??= binder.native('cudaGraphInstantiateWithFlags'))(s.slot(0), graph, flags);
+  const status = (cudaGraphInstantiateWithFlags$c ??= binder.native('cudaGraphInstantiateWithFlags'))(s.bytes, graph, flags);
   if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
-  return s.address(0) as T.cudaGraphExec_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t;
 }
 let cudaGraphInstantiateWithParams$: Scratch | undefined;
 let cudaGraphInstantiateWithParams$c: NativeFunction | undefined;
@@ -72,13 +72,13 @@ let cudaGraphInstantiateWithParams$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithParams(graph: T.cudaGraph_t | null, instantiateParams?: Partial<T.cudaGraphInstantiateParams_st> | Uint8Array): { pGraphExec: T.cudaGraphExec_t; instantiateParams: T.cudaGraphInstantiateParams_st } {
   const s = (cudaGraphInstantiateWithParams$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithParams', 'graph', graph, true) as typeof graph;
   const instantiateParams$ = new Uint8Array(records.cudaGraphInstantiateParams_st().size);
   if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cudaGraphInstantiateWithParams', 'instantiateParams', records.cudaGraphInstantiateParams_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
-  const status = (cudaGraphInstantiateWithParams$c ??= binder.native('cudaGraphInstantiateWithParams'))(s.slot(0), graph, instantiateParams$);
+  const status = (cudaGraphInstantiateWithParams$c ??= binder.native('cudaGraphInstantiateWithParams'))(s.bytes, graph, instantiateParams$);
   if (status !== 0) throw fail('cudaGraphInstantiateWithParams', status);
-  return { pGraphExec: s.address(0) as T.cudaGraphExec_t, instantiateParams: decodeRecord<T.cudaGraphInstantiateParams_st>(records.cudaGraphInstantiateParams_st(), instantiateParams$) };
+  return { pGraphExec: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t, instantiateParams: decodeRecord<T.cudaGraphInstantiateParams_st>(records.cudaGraphInstantiateParams_st(), instantiateParams$) };
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -40,10 +40,10 @@ let cudaGraphMemFreeNodeGetParams$c: NativeFunction | undefined;
 export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t | null): T.DevicePointer {
   const s = (cudaGraphMemFreeNodeGetParams$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemFreeNodeGetParams', 'node', node, true) as typeof node;
-  s.u64[0] = 0n;
-  const status = (cudaGraphMemFreeNodeGetParams$c ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGraphMemFreeNodeGetParams$c ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, s.bytes);
   if (status !== 0) throw fail('cudaGraphMemFreeNodeGetParams', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -40,12 +40,12 @@ let cudaGraphNodeFindInClone$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphNodeFindInClone$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || originalNode % 1 !== 0) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
   if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || clonedGraph % 1 !== 0) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
-  const status = (cudaGraphNodeFindInClone$c ??= binder.native('cudaGraphNodeFindInClone'))(s.slot(0), originalNode, clonedGraph);
+  const status = (cudaGraphNodeFindInClone$c ??= binder.native('cudaGraphNodeFindInClone'))(s.bytes, originalNode, clonedGraph);
   if (status !== 0) throw fail('cudaGraphNodeFindInClone', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
 }
 let cudaGraphNodeGetDependencies$: Scratch | undefined;
 let cudaGraphNodeGetDependencies$c: NativeFunction | undefined;
@@ -57,15 +57,15 @@ export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.
   const s = (cudaGraphNodeGetDependencies$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
   s.u64[0] = BigInt(0);
-  const asked = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, null, s.slot(0));
+  const asked = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, null, s.bytes);
   if (asked !== 0) throw fail('cudaGraphNodeGetDependencies', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const pDependencies$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, pDependencies$, s.slot(0));
+    const status = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, pDependencies$, s.bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetDependencies', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(pDependencies$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
 }
@@ -80,15 +80,15 @@ export function cudaGraphNodeGetDependencies_v2(node: T.cudaGraphNode_t | null):
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies_v2', 'node', node, true) as typeof node;
   const edgeData$ = new Uint8Array(8);
   s.u64[0] = BigInt(0);
-  const asked = (cudaGraphNodeGetDependencies_v2$c ??= binder.native('cudaGraphNodeGetDependencies_v2'))(node, null, edgeData$, s.slot(0));
+  const asked = (cudaGraphNodeGetDependencies_v2$c ??= binder.native('cudaGraphNodeGetDependencies_v2'))(node, null, edgeData$, s.bytes);
   if (asked !== 0) throw fail('cudaGraphNodeGetDependencies_v2', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const pDependencies$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphNodeGetDependencies_v2$c ??= binder.native('cudaGraphNodeGetDependencies_v2'))(node, pDependencies$, edgeData$, s.slot(0));
+    const status = (cudaGraphNodeGetDependencies_v2$c ??= binder.native('cudaGraphNodeGetDependencies_v2'))(node, pDependencies$, edgeData$, s.bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetDependencies_v2', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return { pDependencies: Array.from(pDependencies$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), edgeData: decodeRecord<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$) };
 }
@@ -102,15 +102,15 @@ export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): 
   const s = (cudaGraphNodeGetDependentNodes$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
   s.u64[0] = BigInt(0);
-  const asked = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, null, s.slot(0));
+  const asked = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, null, s.bytes);
   if (asked !== 0) throw fail('cudaGraphNodeGetDependentNodes', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const pDependentNodes$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, pDependentNodes$, s.slot(0));
+    const status = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, pDependentNodes$, s.bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetDependentNodes', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(pDependentNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
 }
@@ -125,15 +125,15 @@ export function cudaGraphNodeGetDependentNodes_v2(node: T.cudaGraphNode_t | null
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes_v2', 'node', node, true) as typeof node;
   const edgeData$ = new Uint8Array(8);
   s.u64[0] = BigInt(0);
-  const asked = (cudaGraphNodeGetDependentNodes_v2$c ??= binder.native('cudaGraphNodeGetDependentNodes_v2'))(node, null, edgeData$, s.slot(0));
+  const asked = (cudaGraphNodeGetDependentNodes_v2$c ??= binder.native('cudaGraphNodeGetDependentNodes_v2'))(node, null, edgeData$, s.bytes);
   if (asked !== 0) throw fail('cudaGraphNodeGetDependentNodes_v2', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const pDependentNodes$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphNodeGetDependentNodes_v2$c ??= binder.native('cudaGraphNodeGetDependentNodes_v2'))(node, pDependentNodes$, edgeData$, s.slot(0));
+    const status = (cudaGraphNodeGetDependentNodes_v2$c ??= binder.native('cudaGraphNodeGetDependentNodes_v2'))(node, pDependentNodes$, edgeData$, s.bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetDependentNodes_v2', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return { pDependentNodes: Array.from(pDependentNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), edgeData: decodeRecord<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$) };
 }
@@ -148,8 +148,8 @@ export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hN
   const s = (cudaGraphNodeGetEnabled$ ??= new Scratch(1));
   if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = 0n;
-  const status = (cudaGraphNodeGetEnabled$c ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGraphNodeGetEnabled$c ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, s.bytes);
   if (status !== 0) throw fail('cudaGraphNodeGetEnabled', status);
   return s.u32[0];
 }
@@ -162,8 +162,8 @@ let cudaGraphNodeGetType$c: NativeFunction | undefined;
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
   const s = (cudaGraphNodeGetType$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
-  s.u64[0] = 0n;
-  const status = (cudaGraphNodeGetType$c ??= binder.native('cudaGraphNodeGetType'))(node, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaGraphNodeGetType$c ??= binder.native('cudaGraphNodeGetType'))(node, s.bytes);
   if (status !== 0) throw fail('cudaGraphNodeGetType', status);
   return s.i32[0] as T.cudaGraphNodeType;
 }

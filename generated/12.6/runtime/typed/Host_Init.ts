@@ -17,12 +17,12 @@ let cudaHostAlloc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
   const s = (cudaHostAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostAlloc', 'size', size, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
-  const status = (cudaHostAlloc$c ??= binder.native('cudaHostAlloc'))(s.slot(0), size, flags);
+  const status = (cudaHostAlloc$c ??= binder.native('cudaHostAlloc'))(s.bytes, size, flags);
   if (status !== 0) throw fail('cudaHostAlloc', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaHostGetDevicePointer$: Scratch | undefined;
 let cudaHostGetDevicePointer$c: NativeFunction | undefined;
@@ -33,12 +33,12 @@ let cudaHostGetDevicePointer$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
   const s = (cudaHostGetDevicePointer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaHostGetDevicePointer', 'pHost', pHost, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostGetDevicePointer', 'flags', 'u32', flags);
-  const status = (cudaHostGetDevicePointer$c ??= binder.native('cudaHostGetDevicePointer'))(s.slot(0), pHost, flags);
+  const status = (cudaHostGetDevicePointer$c ??= binder.native('cudaHostGetDevicePointer'))(s.bytes, pHost, flags);
   if (status !== 0) throw fail('cudaHostGetDevicePointer', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaHostGetFlags$: Scratch | undefined;
 let cudaHostGetFlags$c: NativeFunction | undefined;
@@ -48,9 +48,9 @@ let cudaHostGetFlags$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetFlags(pHost: T.Pointer): number {
   const s = (cudaHostGetFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaHostGetFlags', 'pHost', pHost, true);
-  const status = (cudaHostGetFlags$c ??= binder.native('cudaHostGetFlags'))(s.slot(0), pHost);
+  const status = (cudaHostGetFlags$c ??= binder.native('cudaHostGetFlags'))(s.bytes, pHost);
   if (status !== 0) throw fail('cudaHostGetFlags', status);
   return s.u32[0];
 }
@@ -85,11 +85,11 @@ let cudaImportExternalMemory$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHandleDesc | Uint8Array): T.cudaExternalMemory_t {
   const s = (cudaImportExternalMemory$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const memHandleDesc$ = recordArg('cudaImportExternalMemory', 'memHandleDesc', records.cudaExternalMemoryHandleDesc(), memHandleDesc, false);
-  const status = (cudaImportExternalMemory$c ??= binder.native('cudaImportExternalMemory'))(s.slot(0), memHandleDesc$);
+  const status = (cudaImportExternalMemory$c ??= binder.native('cudaImportExternalMemory'))(s.bytes, memHandleDesc$);
   if (status !== 0) throw fail('cudaImportExternalMemory', status);
-  return s.address(0) as T.cudaExternalMemory_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaExternalMemory_t;
 }
 let cudaImportExternalSemaphore$: Scratch | undefined;
 let cudaImportExternalSemaphore$c: NativeFunction | undefined;
@@ -99,11 +99,11 @@ let cudaImportExternalSemaphore$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemaphoreHandleDesc | Uint8Array): T.cudaExternalSemaphore_t {
   const s = (cudaImportExternalSemaphore$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const semHandleDesc$ = recordArg('cudaImportExternalSemaphore', 'semHandleDesc', records.cudaExternalSemaphoreHandleDesc(), semHandleDesc, false);
-  const status = (cudaImportExternalSemaphore$c ??= binder.native('cudaImportExternalSemaphore'))(s.slot(0), semHandleDesc$);
+  const status = (cudaImportExternalSemaphore$c ??= binder.native('cudaImportExternalSemaphore'))(s.bytes, semHandleDesc$);
   if (status !== 0) throw fail('cudaImportExternalSemaphore', status);
-  return s.address(0) as T.cudaExternalSemaphore_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaExternalSemaphore_t;
 }
 let cudaInitDevice$c: NativeFunction | undefined;
 /** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -17,8 +17,8 @@ let cudaThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
 export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMode): T.cudaStreamCaptureMode {
   const s = (cudaThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
   if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
-  s.u64[0] = 0n; s.u32[0] = mode;
-  const status = (cudaThreadExchangeStreamCaptureMode$c ??= binder.native('cudaThreadExchangeStreamCaptureMode'))(s.slot(0));
+  s.f64[0] = 0; s.u32[0] = mode;
+  const status = (cudaThreadExchangeStreamCaptureMode$c ??= binder.native('cudaThreadExchangeStreamCaptureMode'))(s.bytes);
   if (status !== 0) throw fail('cudaThreadExchangeStreamCaptureMode', status);
   return s.u32[0] as T.cudaStreamCaptureMode;
 }
@@ -38,8 +38,8 @@ let cudaThreadGetCacheConfig$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaThreadGetCacheConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudaThreadGetCacheConfig$c ??= binder.native('cudaThreadGetCacheConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudaThreadGetCacheConfig$c ??= binder.native('cudaThreadGetCacheConfig'))(s.bytes);
   if (status !== 0) throw fail('cudaThreadGetCacheConfig', status);
   return s.i32[0] as T.cudaFuncCache;
 }
@@ -52,11 +52,11 @@ let cudaThreadGetLimit$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetLimit(limit: T.cudaLimit): number {
   const s = (cudaThreadGetLimit$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadGetLimit', 'limit', 'i32', limit);
-  const status = (cudaThreadGetLimit$c ??= binder.native('cudaThreadGetLimit'))(s.slot(0), limit);
+  const status = (cudaThreadGetLimit$c ??= binder.native('cudaThreadGetLimit'))(s.bytes, limit);
   if (status !== 0) throw fail('cudaThreadGetLimit', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
 /** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -99,19 +99,19 @@ let cudaUserObjectCreate$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
   const s = (cudaUserObjectCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
   if (typeof destroy !== 'function') callbackArg('cudaUserObjectCreate', 'destroy', destroy, true);
   if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
   const native = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'));
   const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
-  const status = native(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+  const status = native(s.bytes, ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
     throw fail('cudaUserObjectCreate', status);
   }
-  return s.address(0) as T.cudaUserObject_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaUserObject_t;
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
 /** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

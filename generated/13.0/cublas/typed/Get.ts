@@ -16,8 +16,8 @@ let cublasGetAtomicsMode$c: NativeFunction | undefined;
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasAtomicsMode_t {
   const s = (cublasGetAtomicsMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetAtomicsMode$c ??= binder.native('cublasGetAtomicsMode'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetAtomicsMode$c ??= binder.native('cublasGetAtomicsMode'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetAtomicsMode', status);
   return s.i32[0] as T.cublasAtomicsMode_t;
 }
@@ -37,8 +37,8 @@ let cublasGetEmulationSpecialValuesSupport$c: NativeFunction | undefined;
 export function cublasGetEmulationSpecialValuesSupport(handle: T.cublasHandle_t | null): T.cudaEmulationSpecialValuesSupport {
   const s = (cublasGetEmulationSpecialValuesSupport$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetEmulationSpecialValuesSupport', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetEmulationSpecialValuesSupport$c ??= binder.native('cublasGetEmulationSpecialValuesSupport'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetEmulationSpecialValuesSupport$c ??= binder.native('cublasGetEmulationSpecialValuesSupport'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetEmulationSpecialValuesSupport', status);
   return s.i32[0] as T.cudaEmulationSpecialValuesSupport;
 }
@@ -51,8 +51,8 @@ let cublasGetEmulationStrategy$c: NativeFunction | undefined;
 export function cublasGetEmulationStrategy(handle: T.cublasHandle_t | null): T.cublasEmulationStrategy_t {
   const s = (cublasGetEmulationStrategy$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetEmulationStrategy', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetEmulationStrategy$c ??= binder.native('cublasGetEmulationStrategy'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetEmulationStrategy$c ??= binder.native('cublasGetEmulationStrategy'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetEmulationStrategy', status);
   return s.i32[0] as T.cublasEmulationStrategy_t;
 }
@@ -65,10 +65,10 @@ let cublasGetFixedPointEmulationMantissaBitCountPointer$c: NativeFunction | unde
 export function cublasGetFixedPointEmulationMantissaBitCountPointer(handle: T.cublasHandle_t | null): number {
   const s = (cublasGetFixedPointEmulationMantissaBitCountPointer$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetFixedPointEmulationMantissaBitCountPointer', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetFixedPointEmulationMantissaBitCountPointer$c ??= binder.native('cublasGetFixedPointEmulationMantissaBitCountPointer'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetFixedPointEmulationMantissaBitCountPointer$c ??= binder.native('cublasGetFixedPointEmulationMantissaBitCountPointer'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetFixedPointEmulationMantissaBitCountPointer', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasGetFixedPointEmulationMantissaBitOffset$: Scratch | undefined;
 let cublasGetFixedPointEmulationMantissaBitOffset$c: NativeFunction | undefined;
@@ -79,8 +79,8 @@ let cublasGetFixedPointEmulationMantissaBitOffset$c: NativeFunction | undefined;
 export function cublasGetFixedPointEmulationMantissaBitOffset(handle: T.cublasHandle_t | null): number {
   const s = (cublasGetFixedPointEmulationMantissaBitOffset$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetFixedPointEmulationMantissaBitOffset', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetFixedPointEmulationMantissaBitOffset$c ??= binder.native('cublasGetFixedPointEmulationMantissaBitOffset'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetFixedPointEmulationMantissaBitOffset$c ??= binder.native('cublasGetFixedPointEmulationMantissaBitOffset'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetFixedPointEmulationMantissaBitOffset', status);
   return s.i32[0];
 }
@@ -93,8 +93,8 @@ let cublasGetFixedPointEmulationMantissaControl$c: NativeFunction | undefined;
 export function cublasGetFixedPointEmulationMantissaControl(handle: T.cublasHandle_t | null): T.cudaEmulationMantissaControl {
   const s = (cublasGetFixedPointEmulationMantissaControl$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetFixedPointEmulationMantissaControl', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetFixedPointEmulationMantissaControl$c ??= binder.native('cublasGetFixedPointEmulationMantissaControl'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetFixedPointEmulationMantissaControl$c ??= binder.native('cublasGetFixedPointEmulationMantissaControl'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetFixedPointEmulationMantissaControl', status);
   return s.i32[0] as T.cudaEmulationMantissaControl;
 }
@@ -107,8 +107,8 @@ let cublasGetFixedPointEmulationMaxMantissaBitCount$c: NativeFunction | undefine
 export function cublasGetFixedPointEmulationMaxMantissaBitCount(handle: T.cublasHandle_t | null): number {
   const s = (cublasGetFixedPointEmulationMaxMantissaBitCount$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetFixedPointEmulationMaxMantissaBitCount', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetFixedPointEmulationMaxMantissaBitCount$c ??= binder.native('cublasGetFixedPointEmulationMaxMantissaBitCount'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetFixedPointEmulationMaxMantissaBitCount$c ??= binder.native('cublasGetFixedPointEmulationMaxMantissaBitCount'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetFixedPointEmulationMaxMantissaBitCount', status);
   return s.i32[0];
 }
@@ -118,10 +118,10 @@ let cublasGetLoggerCallback$c: NativeFunction | undefined;
  * @returns the value of `userCallback`: out `cublasLogCallback *`. */
 export function cublasGetLoggerCallback(): number {
   const s = (cublasGetLoggerCallback$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasGetLoggerCallback$c ??= binder.native('cublasGetLoggerCallback'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetLoggerCallback$c ??= binder.native('cublasGetLoggerCallback'))(s.bytes);
   if (status !== 0) throw fail('cublasGetLoggerCallback', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasGetMathMode$: Scratch | undefined;
 let cublasGetMathMode$c: NativeFunction | undefined;
@@ -131,8 +131,8 @@ let cublasGetMathMode$c: NativeFunction | undefined;
 export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath_t {
   const s = (cublasGetMathMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetMathMode$c ??= binder.native('cublasGetMathMode'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetMathMode$c ??= binder.native('cublasGetMathMode'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetMathMode', status);
   return s.i32[0] as T.cublasMath_t;
 }
@@ -230,8 +230,8 @@ let cublasGetPointerMode$c: NativeFunction | undefined;
 export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasPointerMode_t {
   const s = (cublasGetPointerMode$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetPointerMode$c ??= binder.native('cublasGetPointerMode'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetPointerMode$c ??= binder.native('cublasGetPointerMode'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetPointerMode', status);
   return s.i32[0] as T.cublasPointerMode_t;
 }
@@ -243,8 +243,8 @@ let cublasGetProperty$c: NativeFunction | undefined;
 export function cublasGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cublasGetProperty$c ??= binder.native('cublasGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetProperty$c ??= binder.native('cublasGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('cublasGetProperty', status);
   return s.i32[0];
 }
@@ -256,8 +256,8 @@ let cublasGetSmCountTarget$c: NativeFunction | undefined;
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null): number {
   const s = (cublasGetSmCountTarget$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetSmCountTarget$c ??= binder.native('cublasGetSmCountTarget'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetSmCountTarget$c ??= binder.native('cublasGetSmCountTarget'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetSmCountTarget', status);
   return s.i32[0];
 }
@@ -287,10 +287,10 @@ let cublasGetStream$c: NativeFunction | undefined;
 export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t {
   const s = (cublasGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetStream$c ??= binder.native('cublasGetStream'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetStream$c ??= binder.native('cublasGetStream'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetStream', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cublasGetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
@@ -378,8 +378,8 @@ let cublasGetVersion$c: NativeFunction | undefined;
 export function cublasGetVersion(handle: T.cublasHandle_t | null): number {
   const s = (cublasGetVersion$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cublasGetVersion$c ??= binder.native('cublasGetVersion'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasGetVersion$c ??= binder.native('cublasGetVersion'))(handle, s.bytes);
   if (status !== 0) throw fail('cublasGetVersion', status);
   return s.i32[0];
 }

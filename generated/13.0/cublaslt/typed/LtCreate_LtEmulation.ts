@@ -14,10 +14,10 @@ let cublasLtCreate$c: NativeFunction | undefined;
  * @returns the value of `lightHandle`: out `cublasLtHandle_t *`. */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   const s = (cublasLtCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasLtCreate$c ??= binder.native('cublasLtCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtCreate$c ??= binder.native('cublasLtCreate'))(s.bytes);
   if (status !== 0) throw fail('cublasLtCreate', status);
-  return s.address(0) as T.cublasLtHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtHandle_t;
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -44,10 +44,10 @@ let cublasLtEmulationDescCreate$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescCreate(): T.cublasLtEmulationDesc_t {
   const s = (cublasLtEmulationDescCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasLtEmulationDescCreate$c ??= binder.native('cublasLtEmulationDescCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtEmulationDescCreate$c ??= binder.native('cublasLtEmulationDescCreate'))(s.bytes);
   if (status !== 0) throw fail('cublasLtEmulationDescCreate', status);
-  return s.address(0) as T.cublasLtEmulationDesc_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtEmulationDesc_t;
 }
 let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -75,10 +75,10 @@ export function cublasLtEmulationDescGetAttribute(emulationDesc: T.Pointer, attr
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtEmulationDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtEmulationDescGetAttribute$c ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtEmulationDescGetAttribute$c ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtEmulationDescGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtEmulationDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

@@ -23,8 +23,8 @@ let cublasLtGetProperty$c: NativeFunction | undefined;
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasLtGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('cublasLtGetProperty', status);
   return s.i32[0];
 }
@@ -59,10 +59,10 @@ let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
  * @returns the value of `capacity`: out `size_t *`. */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(s.bytes);
   if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

@@ -62,10 +62,10 @@ export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cubla
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -106,10 +106,10 @@ export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cu
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -152,8 +152,8 @@ export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t |
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
   if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
   return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s.i32[0] };
 }
@@ -181,8 +181,8 @@ export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null,
   if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
   return s.i32[0];
 }
@@ -218,12 +218,12 @@ let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`. */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
   const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.slot(0), computeType, scaleType);
+  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.bytes, computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
-  return s.address(0) as T.cublasLtMatmulDesc_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulDesc_t;
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -249,10 +249,10 @@ export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cu
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -290,10 +290,10 @@ let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
  * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`. */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
-  return s.address(0) as T.cublasLtMatmulPreference_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulPreference_t;
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -319,10 +319,10 @@ export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cu
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

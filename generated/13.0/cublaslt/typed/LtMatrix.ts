@@ -18,14 +18,14 @@ let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`. */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
   const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
   if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
   if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
   if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
-  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(s.slot(0), type, rows, cols, ld);
+  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(s.bytes, type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
-  return s.address(0) as T.cublasLtMatrixLayout_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixLayout_t;
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -51,10 +51,10 @@ export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.c
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -125,11 +125,11 @@ let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`. */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
   const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.slot(0), scaleType);
+  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.bytes, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
-  return s.address(0) as T.cublasLtMatrixTransformDesc_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixTransformDesc_t;
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -155,10 +155,10 @@ export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.u64[0] = 0n;
-  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.bytes);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

@@ -178,10 +178,10 @@ let cudnnCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cudnnHandle_t *`. */
 export function cudnnCreate(): T.cudnnHandle_t {
   const s = (cudnnCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreate$c ??= binder.native('cudnnCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreate$c ??= binder.native('cudnnCreate'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreate', status);
-  return s.address(0) as T.cudnnHandle_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnHandle_t;
 }
 let cudnnCreateActivationDescriptor$: Scratch | undefined;
 let cudnnCreateActivationDescriptor$c: NativeFunction | undefined;
@@ -189,10 +189,10 @@ let cudnnCreateActivationDescriptor$c: NativeFunction | undefined;
  * @returns the value of `activationDesc`: out `cudnnActivationDescriptor_t *`. */
 export function cudnnCreateActivationDescriptor(): T.cudnnActivationDescriptor_t {
   const s = (cudnnCreateActivationDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateActivationDescriptor$c ??= binder.native('cudnnCreateActivationDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateActivationDescriptor$c ??= binder.native('cudnnCreateActivationDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateActivationDescriptor', status);
-  return s.address(0) as T.cudnnActivationDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnActivationDescriptor_t;
 }
 let cudnnCreateAttnDescriptor$: Scratch | undefined;
 let cudnnCreateAttnDescriptor$c: NativeFunction | undefined;
@@ -200,10 +200,10 @@ let cudnnCreateAttnDescriptor$c: NativeFunction | undefined;
  * @returns the value of `attnDesc`: out `cudnnAttnDescriptor_t *`. */
 export function cudnnCreateAttnDescriptor(): T.cudnnAttnDescriptor_t {
   const s = (cudnnCreateAttnDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateAttnDescriptor$c ??= binder.native('cudnnCreateAttnDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateAttnDescriptor$c ??= binder.native('cudnnCreateAttnDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateAttnDescriptor', status);
-  return s.address(0) as T.cudnnAttnDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnAttnDescriptor_t;
 }
 let cudnnCreateCTCLossDescriptor$: Scratch | undefined;
 let cudnnCreateCTCLossDescriptor$c: NativeFunction | undefined;
@@ -211,10 +211,10 @@ let cudnnCreateCTCLossDescriptor$c: NativeFunction | undefined;
  * @returns the value of `ctcLossDesc`: out `cudnnCTCLossDescriptor_t *`. */
 export function cudnnCreateCTCLossDescriptor(): T.cudnnCTCLossDescriptor_t {
   const s = (cudnnCreateCTCLossDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateCTCLossDescriptor$c ??= binder.native('cudnnCreateCTCLossDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateCTCLossDescriptor$c ??= binder.native('cudnnCreateCTCLossDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateCTCLossDescriptor', status);
-  return s.address(0) as T.cudnnCTCLossDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnCTCLossDescriptor_t;
 }
 let cudnnCreateConvolutionDescriptor$: Scratch | undefined;
 let cudnnCreateConvolutionDescriptor$c: NativeFunction | undefined;
@@ -222,10 +222,10 @@ let cudnnCreateConvolutionDescriptor$c: NativeFunction | undefined;
  * @returns the value of `convDesc`: out `cudnnConvolutionDescriptor_t *`. */
 export function cudnnCreateConvolutionDescriptor(): T.cudnnConvolutionDescriptor_t {
   const s = (cudnnCreateConvolutionDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateConvolutionDescriptor$c ??= binder.native('cudnnCreateConvolutionDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateConvolutionDescriptor$c ??= binder.native('cudnnCreateConvolutionDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateConvolutionDescriptor', status);
-  return s.address(0) as T.cudnnConvolutionDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnConvolutionDescriptor_t;
 }
 let cudnnCreateDropoutDescriptor$: Scratch | undefined;
 let cudnnCreateDropoutDescriptor$c: NativeFunction | undefined;
@@ -233,10 +233,10 @@ let cudnnCreateDropoutDescriptor$c: NativeFunction | undefined;
  * @returns the value of `dropoutDesc`: out `cudnnDropoutDescriptor_t *`. */
 export function cudnnCreateDropoutDescriptor(): T.cudnnDropoutDescriptor_t {
   const s = (cudnnCreateDropoutDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateDropoutDescriptor$c ??= binder.native('cudnnCreateDropoutDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateDropoutDescriptor$c ??= binder.native('cudnnCreateDropoutDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateDropoutDescriptor', status);
-  return s.address(0) as T.cudnnDropoutDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnDropoutDescriptor_t;
 }
 let cudnnCreateFilterDescriptor$: Scratch | undefined;
 let cudnnCreateFilterDescriptor$c: NativeFunction | undefined;
@@ -244,10 +244,10 @@ let cudnnCreateFilterDescriptor$c: NativeFunction | undefined;
  * @returns the value of `filterDesc`: out `cudnnFilterDescriptor_t *`. */
 export function cudnnCreateFilterDescriptor(): T.cudnnFilterDescriptor_t {
   const s = (cudnnCreateFilterDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateFilterDescriptor$c ??= binder.native('cudnnCreateFilterDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateFilterDescriptor$c ??= binder.native('cudnnCreateFilterDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateFilterDescriptor', status);
-  return s.address(0) as T.cudnnFilterDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFilterDescriptor_t;
 }
 let cudnnCreateFusedOpsConstParamPack$: Scratch | undefined;
 let cudnnCreateFusedOpsConstParamPack$c: NativeFunction | undefined;
@@ -256,11 +256,11 @@ let cudnnCreateFusedOpsConstParamPack$c: NativeFunction | undefined;
  * @returns the value of `constPack`: out `cudnnFusedOpsConstParamPack_t *`. */
 export function cudnnCreateFusedOpsConstParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsConstParamPack_t {
   const s = (cudnnCreateFusedOpsConstParamPack$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsConstParamPack', 'ops', 'i32', ops);
-  const status = (cudnnCreateFusedOpsConstParamPack$c ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(s.slot(0), ops);
+  const status = (cudnnCreateFusedOpsConstParamPack$c ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(s.bytes, ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsConstParamPack', status);
-  return s.address(0) as T.cudnnFusedOpsConstParamPack_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFusedOpsConstParamPack_t;
 }
 let cudnnCreateFusedOpsPlan$: Scratch | undefined;
 let cudnnCreateFusedOpsPlan$c: NativeFunction | undefined;
@@ -269,11 +269,11 @@ let cudnnCreateFusedOpsPlan$c: NativeFunction | undefined;
  * @returns the value of `plan`: out `cudnnFusedOpsPlan_t *`. */
 export function cudnnCreateFusedOpsPlan(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsPlan_t {
   const s = (cudnnCreateFusedOpsPlan$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsPlan', 'ops', 'i32', ops);
-  const status = (cudnnCreateFusedOpsPlan$c ??= binder.native('cudnnCreateFusedOpsPlan'))(s.slot(0), ops);
+  const status = (cudnnCreateFusedOpsPlan$c ??= binder.native('cudnnCreateFusedOpsPlan'))(s.bytes, ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsPlan', status);
-  return s.address(0) as T.cudnnFusedOpsPlan_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFusedOpsPlan_t;
 }
 let cudnnCreateFusedOpsVariantParamPack$: Scratch | undefined;
 let cudnnCreateFusedOpsVariantParamPack$c: NativeFunction | undefined;
@@ -282,11 +282,11 @@ let cudnnCreateFusedOpsVariantParamPack$c: NativeFunction | undefined;
  * @returns the value of `varPack`: out `cudnnFusedOpsVariantParamPack_t *`. */
 export function cudnnCreateFusedOpsVariantParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsVariantParamPack_t {
   const s = (cudnnCreateFusedOpsVariantParamPack$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsVariantParamPack', 'ops', 'i32', ops);
-  const status = (cudnnCreateFusedOpsVariantParamPack$c ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(s.slot(0), ops);
+  const status = (cudnnCreateFusedOpsVariantParamPack$c ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(s.bytes, ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsVariantParamPack', status);
-  return s.address(0) as T.cudnnFusedOpsVariantParamPack_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFusedOpsVariantParamPack_t;
 }
 let cudnnCreateLRNDescriptor$: Scratch | undefined;
 let cudnnCreateLRNDescriptor$c: NativeFunction | undefined;
@@ -294,10 +294,10 @@ let cudnnCreateLRNDescriptor$c: NativeFunction | undefined;
  * @returns the value of `normDesc`: out `cudnnLRNDescriptor_t *`. */
 export function cudnnCreateLRNDescriptor(): T.cudnnLRNDescriptor_t {
   const s = (cudnnCreateLRNDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateLRNDescriptor$c ??= binder.native('cudnnCreateLRNDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateLRNDescriptor$c ??= binder.native('cudnnCreateLRNDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateLRNDescriptor', status);
-  return s.address(0) as T.cudnnLRNDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnLRNDescriptor_t;
 }
 let cudnnCreateOpTensorDescriptor$: Scratch | undefined;
 let cudnnCreateOpTensorDescriptor$c: NativeFunction | undefined;
@@ -305,10 +305,10 @@ let cudnnCreateOpTensorDescriptor$c: NativeFunction | undefined;
  * @returns the value of `opTensorDesc`: out `cudnnOpTensorDescriptor_t *`. */
 export function cudnnCreateOpTensorDescriptor(): T.cudnnOpTensorDescriptor_t {
   const s = (cudnnCreateOpTensorDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateOpTensorDescriptor$c ??= binder.native('cudnnCreateOpTensorDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateOpTensorDescriptor$c ??= binder.native('cudnnCreateOpTensorDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateOpTensorDescriptor', status);
-  return s.address(0) as T.cudnnOpTensorDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnOpTensorDescriptor_t;
 }
 let cudnnCreatePoolingDescriptor$: Scratch | undefined;
 let cudnnCreatePoolingDescriptor$c: NativeFunction | undefined;
@@ -316,10 +316,10 @@ let cudnnCreatePoolingDescriptor$c: NativeFunction | undefined;
  * @returns the value of `poolingDesc`: out `cudnnPoolingDescriptor_t *`. */
 export function cudnnCreatePoolingDescriptor(): T.cudnnPoolingDescriptor_t {
   const s = (cudnnCreatePoolingDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreatePoolingDescriptor$c ??= binder.native('cudnnCreatePoolingDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreatePoolingDescriptor$c ??= binder.native('cudnnCreatePoolingDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreatePoolingDescriptor', status);
-  return s.address(0) as T.cudnnPoolingDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnPoolingDescriptor_t;
 }
 let cudnnCreateRNNDataDescriptor$: Scratch | undefined;
 let cudnnCreateRNNDataDescriptor$c: NativeFunction | undefined;
@@ -327,10 +327,10 @@ let cudnnCreateRNNDataDescriptor$c: NativeFunction | undefined;
  * @returns the value of `rnnDataDesc`: out `cudnnRNNDataDescriptor_t *`. */
 export function cudnnCreateRNNDataDescriptor(): T.cudnnRNNDataDescriptor_t {
   const s = (cudnnCreateRNNDataDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateRNNDataDescriptor$c ??= binder.native('cudnnCreateRNNDataDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateRNNDataDescriptor$c ??= binder.native('cudnnCreateRNNDataDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateRNNDataDescriptor', status);
-  return s.address(0) as T.cudnnRNNDataDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnRNNDataDescriptor_t;
 }
 let cudnnCreateRNNDescriptor$: Scratch | undefined;
 let cudnnCreateRNNDescriptor$c: NativeFunction | undefined;
@@ -338,10 +338,10 @@ let cudnnCreateRNNDescriptor$c: NativeFunction | undefined;
  * @returns the value of `rnnDesc`: out `cudnnRNNDescriptor_t *`. */
 export function cudnnCreateRNNDescriptor(): T.cudnnRNNDescriptor_t {
   const s = (cudnnCreateRNNDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateRNNDescriptor$c ??= binder.native('cudnnCreateRNNDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateRNNDescriptor$c ??= binder.native('cudnnCreateRNNDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateRNNDescriptor', status);
-  return s.address(0) as T.cudnnRNNDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnRNNDescriptor_t;
 }
 let cudnnCreateReduceTensorDescriptor$: Scratch | undefined;
 let cudnnCreateReduceTensorDescriptor$c: NativeFunction | undefined;
@@ -349,10 +349,10 @@ let cudnnCreateReduceTensorDescriptor$c: NativeFunction | undefined;
  * @returns the value of `reduceTensorDesc`: out `cudnnReduceTensorDescriptor_t *`. */
 export function cudnnCreateReduceTensorDescriptor(): T.cudnnReduceTensorDescriptor_t {
   const s = (cudnnCreateReduceTensorDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateReduceTensorDescriptor$c ??= binder.native('cudnnCreateReduceTensorDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateReduceTensorDescriptor$c ??= binder.native('cudnnCreateReduceTensorDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateReduceTensorDescriptor', status);
-  return s.address(0) as T.cudnnReduceTensorDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnReduceTensorDescriptor_t;
 }
 let cudnnCreateSeqDataDescriptor$: Scratch | undefined;
 let cudnnCreateSeqDataDescriptor$c: NativeFunction | undefined;
@@ -360,10 +360,10 @@ let cudnnCreateSeqDataDescriptor$c: NativeFunction | undefined;
  * @returns the value of `seqDataDesc`: out `cudnnSeqDataDescriptor_t *`. */
 export function cudnnCreateSeqDataDescriptor(): T.cudnnSeqDataDescriptor_t {
   const s = (cudnnCreateSeqDataDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateSeqDataDescriptor$c ??= binder.native('cudnnCreateSeqDataDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateSeqDataDescriptor$c ??= binder.native('cudnnCreateSeqDataDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateSeqDataDescriptor', status);
-  return s.address(0) as T.cudnnSeqDataDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnSeqDataDescriptor_t;
 }
 let cudnnCreateSpatialTransformerDescriptor$: Scratch | undefined;
 let cudnnCreateSpatialTransformerDescriptor$c: NativeFunction | undefined;
@@ -371,10 +371,10 @@ let cudnnCreateSpatialTransformerDescriptor$c: NativeFunction | undefined;
  * @returns the value of `stDesc`: out `cudnnSpatialTransformerDescriptor_t *`. */
 export function cudnnCreateSpatialTransformerDescriptor(): T.cudnnSpatialTransformerDescriptor_t {
   const s = (cudnnCreateSpatialTransformerDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateSpatialTransformerDescriptor$c ??= binder.native('cudnnCreateSpatialTransformerDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateSpatialTransformerDescriptor$c ??= binder.native('cudnnCreateSpatialTransformerDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateSpatialTransformerDescriptor', status);
-  return s.address(0) as T.cudnnSpatialTransformerDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnSpatialTransformerDescriptor_t;
 }
 let cudnnCreateTensorDescriptor$: Scratch | undefined;
 let cudnnCreateTensorDescriptor$c: NativeFunction | undefined;
@@ -382,10 +382,10 @@ let cudnnCreateTensorDescriptor$c: NativeFunction | undefined;
  * @returns the value of `tensorDesc`: out `cudnnTensorDescriptor_t *`. */
 export function cudnnCreateTensorDescriptor(): T.cudnnTensorDescriptor_t {
   const s = (cudnnCreateTensorDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateTensorDescriptor$c ??= binder.native('cudnnCreateTensorDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateTensorDescriptor$c ??= binder.native('cudnnCreateTensorDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateTensorDescriptor', status);
-  return s.address(0) as T.cudnnTensorDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnTensorDescriptor_t;
 }
 let cudnnCreateTensorTransformDescriptor$: Scratch | undefined;
 let cudnnCreateTensorTransformDescriptor$c: NativeFunction | undefined;
@@ -393,8 +393,8 @@ let cudnnCreateTensorTransformDescriptor$c: NativeFunction | undefined;
  * @returns the value of `transformDesc`: out `cudnnTensorTransformDescriptor_t *`. */
 export function cudnnCreateTensorTransformDescriptor(): T.cudnnTensorTransformDescriptor_t {
   const s = (cudnnCreateTensorTransformDescriptor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cudnnCreateTensorTransformDescriptor$c ??= binder.native('cudnnCreateTensorTransformDescriptor'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnCreateTensorTransformDescriptor$c ??= binder.native('cudnnCreateTensorTransformDescriptor'))(s.bytes);
   if (status !== 0) throw fail('cudnnCreateTensorTransformDescriptor', status);
-  return s.address(0) as T.cudnnTensorTransformDescriptor_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnTensorTransformDescriptor_t;
 }

@@ -124,10 +124,10 @@ let cudnnDropoutGetReserveSpaceSize$c: NativeFunction | undefined;
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnDropoutGetReserveSpaceSize$ ??= new Scratch(1));
   if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
-  s.u64[0] = 0n;
-  const status = (cudnnDropoutGetReserveSpaceSize$c ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnDropoutGetReserveSpaceSize$c ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, s.bytes);
   if (status !== 0) throw fail('cudnnDropoutGetReserveSpaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnDropoutGetStatesSize$: Scratch | undefined;
 let cudnnDropoutGetStatesSize$c: NativeFunction | undefined;
@@ -137,10 +137,10 @@ let cudnnDropoutGetStatesSize$c: NativeFunction | undefined;
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnDropoutGetStatesSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cudnnDropoutGetStatesSize$c ??= binder.native('cudnnDropoutGetStatesSize'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnDropoutGetStatesSize$c ??= binder.native('cudnnDropoutGetStatesSize'))(handle, s.bytes);
   if (status !== 0) throw fail('cudnnDropoutGetStatesSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnFindConvolutionBackwardDataAlgorithm$: Scratch | undefined;
 let cudnnFindConvolutionBackwardDataAlgorithm$c: NativeFunction | undefined;
@@ -161,9 +161,9 @@ export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dxDesc', dxDesc, true) as typeof dxDesc;
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithm', 'perfResults', perfResults, true);
-  const status = (cudnnFindConvolutionBackwardDataAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithm'))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, s.slot(0), perfResults);
+  const status = (cudnnFindConvolutionBackwardDataAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithm'))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, s.bytes, perfResults);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithm', status);
   return s.i32[0];
 }
@@ -194,11 +194,11 @@ export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandl
   if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dx', dx, true);
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'perfResults', perfResults, true);
   pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpace', workSpace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const status = (cudnnFindConvolutionBackwardDataAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithmEx'))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, s.slot(0), perfResults, workSpace, workSpaceSizeInBytes);
+  const status = (cudnnFindConvolutionBackwardDataAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithmEx'))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, s.bytes, perfResults, workSpace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithmEx', status);
   return s.i32[0];
 }
@@ -221,9 +221,9 @@ export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandl
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dwDesc', dwDesc, true) as typeof dwDesc;
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'perfResults', perfResults, true);
-  const status = (cudnnFindConvolutionBackwardFilterAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithm'))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, s.slot(0), perfResults);
+  const status = (cudnnFindConvolutionBackwardFilterAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithm'))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, s.bytes, perfResults);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithm', status);
   return s.i32[0];
 }
@@ -254,11 +254,11 @@ export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHan
   if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dwDesc', dwDesc, true) as typeof dwDesc;
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dw', dw, true);
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'perfResults', perfResults, true);
   pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpace', workSpace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const status = (cudnnFindConvolutionBackwardFilterAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithmEx'))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, s.slot(0), perfResults, workSpace, workSpaceSizeInBytes);
+  const status = (cudnnFindConvolutionBackwardFilterAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithmEx'))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, s.bytes, perfResults, workSpace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithmEx', status);
   return s.i32[0];
 }
@@ -281,9 +281,9 @@ export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t | n
   if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'yDesc', yDesc, true) as typeof yDesc;
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnFindConvolutionForwardAlgorithm', 'perfResults', perfResults, true);
-  const status = (cudnnFindConvolutionForwardAlgorithm$c ??= binder.native('cudnnFindConvolutionForwardAlgorithm'))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, s.slot(0), perfResults);
+  const status = (cudnnFindConvolutionForwardAlgorithm$c ??= binder.native('cudnnFindConvolutionForwardAlgorithm'))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, s.bytes, perfResults);
   if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithm', status);
   return s.i32[0];
 }
@@ -314,11 +314,11 @@ export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t |
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'yDesc', yDesc, true) as typeof yDesc;
   pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'y', y, true);
   if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'perfResults', perfResults, true);
   pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpace', workSpace, true);
   if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const status = (cudnnFindConvolutionForwardAlgorithmEx$c ??= binder.native('cudnnFindConvolutionForwardAlgorithmEx'))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, s.slot(0), perfResults, workSpace, workSpaceSizeInBytes);
+  const status = (cudnnFindConvolutionForwardAlgorithmEx$c ??= binder.native('cudnnFindConvolutionForwardAlgorithmEx'))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, s.bytes, perfResults, workSpace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithmEx', status);
   return s.i32[0];
 }

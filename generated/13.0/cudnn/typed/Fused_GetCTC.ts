@@ -29,8 +29,8 @@ let cudnnGetActivationDescriptor$c: NativeFunction | undefined;
 export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, coef: T.Pointer): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetActivationDescriptor$ ??= new Scratch(2));
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   pointerArg('cudnnGetActivationDescriptor', 'coef', coef, true);
   const status = (cudnnGetActivationDescriptor$c ??= binder.native('cudnnGetActivationDescriptor'))(activationDesc, s.slot(0), s.slot(1), coef);
   if (status !== 0) throw fail('cudnnGetActivationDescriptor', status);
@@ -62,25 +62,25 @@ export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null,
   pointerArg('cudnnGetAttnDescriptor', 'attnMode', attnMode, true);
   pointerArg('cudnnGetAttnDescriptor', 'nHeads', nHeads, true);
   pointerArg('cudnnGetAttnDescriptor', 'smScaler', smScaler, true);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
-  s.u64[8] = 0n;
-  s.u64[9] = 0n;
-  s.u64[10] = 0n;
-  s.u64[11] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
+  s.f64[8] = 0;
+  s.f64[9] = 0;
+  s.f64[10] = 0;
+  s.f64[11] = 0;
   pointerArg('cudnnGetAttnDescriptor', 'qoMaxSeqLength', qoMaxSeqLength, true);
   pointerArg('cudnnGetAttnDescriptor', 'kvMaxSeqLength', kvMaxSeqLength, true);
-  s.u64[12] = 0n;
-  s.u64[13] = 0n;
+  s.f64[12] = 0;
+  s.f64[13] = 0;
   const status = (cudnnGetAttnDescriptor$c ??= binder.native('cudnnGetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), s.slot(11), qoMaxSeqLength, kvMaxSeqLength, s.slot(12), s.slot(13));
   if (status !== 0) throw fail('cudnnGetAttnDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, computePrec: s.i32[2] as T.cudnnDataType_t, mathType: s.i32[4] as T.cudnnMathType_t, attnDropoutDesc: s.address(3) as T.cudnnDropoutDescriptor_t, postDropoutDesc: s.address(4) as T.cudnnDropoutDescriptor_t, qSize: s.i32[10], kSize: s.i32[12], vSize: s.i32[14], qProjSize: s.i32[16], kProjSize: s.i32[18], vProjSize: s.i32[20], oProjSize: s.i32[22], maxBatchSize: s.i32[24], maxBeamSize: s.i32[26] };
+  return { dataType: s.i32[0] as T.cudnnDataType_t, computePrec: s.i32[2] as T.cudnnDataType_t, mathType: s.i32[4] as T.cudnnMathType_t, attnDropoutDesc: (s.u32[7] * 4294967296 + s.u32[6]) as T.cudnnDropoutDescriptor_t, postDropoutDesc: (s.u32[9] * 4294967296 + s.u32[8]) as T.cudnnDropoutDescriptor_t, qSize: s.i32[10], kSize: s.i32[12], vSize: s.i32[14], qProjSize: s.i32[16], kProjSize: s.i32[18], vProjSize: s.i32[20], oProjSize: s.i32[22], maxBatchSize: s.i32[24], maxBeamSize: s.i32[26] };
 }
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$c: NativeFunction | undefined;
@@ -108,10 +108,10 @@ export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudn
   if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
   if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetBatchNormalizationBackwardExWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c: NativeFunction | undefined;
@@ -135,10 +135,10 @@ export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle:
   if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
   if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c: NativeFunction | undefined;
@@ -156,10 +156,10 @@ export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.c
   if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'bnOps', 'i32', bnOps);
   if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetCTCLossDescriptor$: Scratch | undefined;
 let cudnnGetCTCLossDescriptor$c: NativeFunction | undefined;
@@ -169,8 +169,8 @@ let cudnnGetCTCLossDescriptor$c: NativeFunction | undefined;
 export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): T.cudnnDataType_t {
   const s = (cudnnGetCTCLossDescriptor$ ??= new Scratch(1));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetCTCLossDescriptor$c ??= binder.native('cudnnGetCTCLossDescriptor'))(ctcLossDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetCTCLossDescriptor$c ??= binder.native('cudnnGetCTCLossDescriptor'))(ctcLossDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor', status);
   return s.i32[0] as T.cudnnDataType_t;
 }
@@ -182,9 +182,9 @@ let cudnnGetCTCLossDescriptorEx$c: NativeFunction | undefined;
 export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   const s = (cudnnGetCTCLossDescriptorEx$ ??= new Scratch(3));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   const status = (cudnnGetCTCLossDescriptorEx$c ??= binder.native('cudnnGetCTCLossDescriptorEx'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptorEx', status);
   return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t };
@@ -198,9 +198,9 @@ let cudnnGetCTCLossDescriptor_v8$c: NativeFunction | undefined;
 export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   const s = (cudnnGetCTCLossDescriptor_v8$ ??= new Scratch(3));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   pointerArg('cudnnGetCTCLossDescriptor_v8', 'maxLabelLength', maxLabelLength, true);
   const status = (cudnnGetCTCLossDescriptor_v8$c ??= binder.native('cudnnGetCTCLossDescriptor_v8'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v8', status);
@@ -215,9 +215,9 @@ let cudnnGetCTCLossDescriptor_v9$c: NativeFunction | undefined;
 export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t } {
   const s = (cudnnGetCTCLossDescriptor_v9$ ??= new Scratch(3));
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   pointerArg('cudnnGetCTCLossDescriptor_v9', 'maxLabelLength', maxLabelLength, true);
   const status = (cudnnGetCTCLossDescriptor_v9$c ??= binder.native('cudnnGetCTCLossDescriptor_v9'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v9', status);
@@ -245,10 +245,10 @@ export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, pro
   pointerArg('cudnnGetCTCLossWorkspaceSize', 'inputLengths', inputLengths, true);
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize', 'algo', 'i32', algo);
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetCTCLossWorkspaceSize$c ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetCTCLossWorkspaceSize$c ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetCTCLossWorkspaceSize_v8$: Scratch | undefined;
 let cudnnGetCTCLossWorkspaceSize_v8$c: NativeFunction | undefined;
@@ -266,8 +266,8 @@ export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, 
   if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
   if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetCTCLossWorkspaceSize_v8$c ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetCTCLossWorkspaceSize_v8$c ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize_v8', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

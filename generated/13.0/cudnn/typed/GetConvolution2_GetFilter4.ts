@@ -28,8 +28,8 @@ export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDesc
   pointerArg('cudnnGetConvolution2dDescriptor', 'v', v, true);
   pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_h', dilation_h, true);
   pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_w', dilation_w, true);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudnnGetConvolution2dDescriptor$c ??= binder.native('cudnnGetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetConvolution2dDescriptor', status);
   return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
@@ -75,8 +75,8 @@ export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetDropoutDescriptor', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnGetDropoutDescriptor', 'dropout', dropout, true);
   pointerArg('cudnnGetDropoutDescriptor', 'states', states, true);
-  s.u64[0] = 0n;
-  const status = (cudnnGetDropoutDescriptor$c ??= binder.native('cudnnGetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetDropoutDescriptor$c ??= binder.native('cudnnGetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, s.bytes);
   if (status !== 0) throw fail('cudnnGetDropoutDescriptor', status);
   return s.u64[0];
 }
@@ -101,8 +101,8 @@ let cudnnGetFilter4dDescriptor$c: NativeFunction | undefined;
 export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   const s = (cudnnGetFilter4dDescriptor$ ??= new Scratch(2));
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   pointerArg('cudnnGetFilter4dDescriptor', 'k', k, true);
   pointerArg('cudnnGetFilter4dDescriptor', 'c', c, true);
   pointerArg('cudnnGetFilter4dDescriptor', 'h', h, true);
@@ -123,8 +123,8 @@ export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t
   const s = (cudnnGetFilterNdDescriptor$ ??= new Scratch(2));
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetFilterNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   pointerArg('cudnnGetFilterNdDescriptor', 'nbDims', nbDims, true);
   pointerArg('cudnnGetFilterNdDescriptor', 'filterDimA', filterDimA, true);
   const status = (cudnnGetFilterNdDescriptor$c ??= binder.native('cudnnGetFilterNdDescriptor'))(filterDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, filterDimA);
@@ -139,8 +139,8 @@ let cudnnGetFilterSizeInBytes$c: NativeFunction | undefined;
 export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t | null): number {
   const s = (cudnnGetFilterSizeInBytes$ ??= new Scratch(1));
   if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetFilterSizeInBytes$c ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetFilterSizeInBytes$c ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetFilterSizeInBytes', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -16,8 +16,8 @@ let cudnnGetProperty$c: NativeFunction | undefined;
 export function cudnnGetProperty(type: T.libraryPropertyType): number {
   const s = (cudnnGetProperty$ ??= new Scratch(1));
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudnnGetProperty', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cudnnGetProperty$c ??= binder.native('cudnnGetProperty'))(type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetProperty$c ??= binder.native('cudnnGetProperty'))(type, s.bytes);
   if (status !== 0) throw fail('cudnnGetProperty', status);
   return s.i32[0];
 }
@@ -33,11 +33,11 @@ let cudnnGetRNNDataDescriptor$c: NativeFunction | undefined;
 export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, maxSeqLength: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; batchSize: number; vectorSize: number } {
   const s = (cudnnGetRNNDataDescriptor$ ??= new Scratch(4));
   if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnGetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   pointerArg('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, true);
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
   if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetRNNDataDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
   pointerArg('cudnnGetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, true);
   pointerArg('cudnnGetRNNDataDescriptor', 'paddingFill', paddingFill, true);
@@ -55,23 +55,23 @@ let cudnnGetRNNDescriptor_v8$c: NativeFunction | undefined;
 export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, numLayers: T.Pointer, auxFlags: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; inputMode: T.cudnnRNNInputMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; inputSize: number; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t } {
   const s = (cudnnGetRNNDescriptor_v8$ ??= new Scratch(12));
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
-  s.u64[6] = 0n;
-  s.u64[7] = 0n;
-  s.u64[8] = 0n;
-  s.u64[9] = 0n;
-  s.u64[10] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
+  s.f64[6] = 0;
+  s.f64[7] = 0;
+  s.f64[8] = 0;
+  s.f64[9] = 0;
+  s.f64[10] = 0;
   pointerArg('cudnnGetRNNDescriptor_v8', 'numLayers', numLayers, true);
-  s.u64[11] = 0n;
+  s.f64[11] = 0;
   pointerArg('cudnnGetRNNDescriptor_v8', 'auxFlags', auxFlags, true);
   const status = (cudnnGetRNNDescriptor_v8$c ??= binder.native('cudnnGetRNNDescriptor_v8'))(rnnDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), numLayers, s.slot(11), auxFlags);
   if (status !== 0) throw fail('cudnnGetRNNDescriptor_v8', status);
-  return { algo: s.i32[0] as T.cudnnRNNAlgo_t, cellMode: s.i32[2] as T.cudnnRNNMode_t, biasMode: s.i32[4] as T.cudnnRNNBiasMode_t, dirMode: s.i32[6] as T.cudnnDirectionMode_t, inputMode: s.i32[8] as T.cudnnRNNInputMode_t, dataType: s.i32[10] as T.cudnnDataType_t, mathPrec: s.i32[12] as T.cudnnDataType_t, mathType: s.i32[14] as T.cudnnMathType_t, inputSize: s.i32[16], hiddenSize: s.i32[18], projSize: s.i32[20], dropoutDesc: s.address(11) as T.cudnnDropoutDescriptor_t };
+  return { algo: s.i32[0] as T.cudnnRNNAlgo_t, cellMode: s.i32[2] as T.cudnnRNNMode_t, biasMode: s.i32[4] as T.cudnnRNNBiasMode_t, dirMode: s.i32[6] as T.cudnnDirectionMode_t, inputMode: s.i32[8] as T.cudnnRNNInputMode_t, dataType: s.i32[10] as T.cudnnDataType_t, mathPrec: s.i32[12] as T.cudnnDataType_t, mathType: s.i32[14] as T.cudnnMathType_t, inputSize: s.i32[16], hiddenSize: s.i32[18], projSize: s.i32[20], dropoutDesc: (s.u32[23] * 4294967296 + s.u32[22]) as T.cudnnDropoutDescriptor_t };
 }
 let cudnnGetRNNTempSpaceSizes$: Scratch | undefined;
 let cudnnGetRNNTempSpaceSizes$c: NativeFunction | undefined;
@@ -87,11 +87,11 @@ export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDes
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnGetRNNTempSpaceSizes', 'fwdMode', 'i32', fwdMode);
   if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'xDesc', xDesc, true) as typeof xDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudnnGetRNNTempSpaceSizes$c ??= binder.native('cudnnGetRNNTempSpaceSizes'))(handle, rnnDesc, fwdMode, xDesc, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetRNNTempSpaceSizes', status);
-  return { workSpaceSize: s.size(0), reserveSpaceSize: s.size(1) };
+  return { workSpaceSize: (s.u32[1] * 4294967296 + s.u32[0]), reserveSpaceSize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudnnGetRNNWeightParams$: Scratch | undefined;
 let cudnnGetRNNWeightParams$c: NativeFunction | undefined;
@@ -114,12 +114,12 @@ export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc:
   pointerArg('cudnnGetRNNWeightParams', 'weightSpace', weightSpace, true);
   if (typeof linLayerID !== 'number' || (linLayerID | 0) !== linLayerID) throw intError('cudnnGetRNNWeightParams', 'linLayerID', 'i32', linLayerID);
   if (typeof mDesc !== 'number' || !(mDesc >= 0 && mDesc <= 9007199254740991) || mDesc % 1 !== 0) mDesc = addressArg('cudnnGetRNNWeightParams', 'mDesc', mDesc, true) as typeof mDesc;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || bDesc % 1 !== 0) bDesc = addressArg('cudnnGetRNNWeightParams', 'bDesc', bDesc, true) as typeof bDesc;
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cudnnGetRNNWeightParams$c ??= binder.native('cudnnGetRNNWeightParams'))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, s.slot(0), bDesc, s.slot(1));
   if (status !== 0) throw fail('cudnnGetRNNWeightParams', status);
-  return { mAddr: s.address(0), bAddr: s.address(1) };
+  return { mAddr: (s.u32[1] * 4294967296 + s.u32[0]), bAddr: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudnnGetRNNWeightSpaceSize$: Scratch | undefined;
 let cudnnGetRNNWeightSpaceSize$c: NativeFunction | undefined;
@@ -131,10 +131,10 @@ export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t | null, rnnDe
   const s = (cudnnGetRNNWeightSpaceSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightSpaceSize', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetRNNWeightSpaceSize$c ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetRNNWeightSpaceSize$c ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetRNNWeightSpaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetReduceTensorDescriptor$: Scratch | undefined;
 let cudnnGetReduceTensorDescriptor$c: NativeFunction | undefined;
@@ -145,11 +145,11 @@ let cudnnGetReduceTensorDescriptor$c: NativeFunction | undefined;
 export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorIndices: T.Pointer): { reduceTensorOp: T.cudnnReduceTensorOp_t; reduceTensorCompType: T.cudnnDataType_t; reduceTensorNanOpt: T.cudnnNanPropagation_t; reduceTensorIndicesType: T.cudnnIndicesType_t } {
   const s = (cudnnGetReduceTensorDescriptor$ ??= new Scratch(4));
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
   pointerArg('cudnnGetReduceTensorDescriptor', 'reduceTensorIndices', reduceTensorIndices, true);
-  s.u64[3] = 0n;
+  s.f64[3] = 0;
   const status = (cudnnGetReduceTensorDescriptor$c ??= binder.native('cudnnGetReduceTensorDescriptor'))(reduceTensorDesc, s.slot(0), s.slot(1), s.slot(2), reduceTensorIndices, s.slot(3));
   if (status !== 0) throw fail('cudnnGetReduceTensorDescriptor', status);
   return { reduceTensorOp: s.i32[0] as T.cudnnReduceTensorOp_t, reduceTensorCompType: s.i32[2] as T.cudnnDataType_t, reduceTensorNanOpt: s.i32[4] as T.cudnnNanPropagation_t, reduceTensorIndicesType: s.i32[6] as T.cudnnIndicesType_t };
@@ -168,10 +168,10 @@ export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t | null, red
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionIndicesSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
   if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionIndicesSize', 'aDesc', aDesc, true) as typeof aDesc;
   if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionIndicesSize', 'cDesc', cDesc, true) as typeof cDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetReductionIndicesSize$c ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetReductionIndicesSize$c ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetReductionIndicesSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetReductionWorkspaceSize$: Scratch | undefined;
 let cudnnGetReductionWorkspaceSize$c: NativeFunction | undefined;
@@ -187,8 +187,8 @@ export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t | null, r
   if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionWorkspaceSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
   if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionWorkspaceSize', 'aDesc', aDesc, true) as typeof aDesc;
   if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionWorkspaceSize', 'cDesc', cDesc, true) as typeof cDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetReductionWorkspaceSize$c ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetReductionWorkspaceSize$c ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetReductionWorkspaceSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -23,18 +23,18 @@ let cudnnGetSeqDataDescriptor$c: NativeFunction | undefined;
 export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; seqLengthArraySize: number } {
   const s = (cudnnGetSeqDataDescriptor$ ??= new Scratch(2));
   if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, true);
   if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetSeqDataDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
   pointerArg('cudnnGetSeqDataDescriptor', 'dimA', dimA, true);
   pointerArg('cudnnGetSeqDataDescriptor', 'axes', axes, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   if (typeof seqLengthSizeRequested !== 'number' || !(seqLengthSizeRequested >= 0 && seqLengthSizeRequested <= 9007199254740991) || seqLengthSizeRequested % 1 !== 0) int64Arg('cudnnGetSeqDataDescriptor', 'seqLengthSizeRequested', seqLengthSizeRequested, false);
   pointerArg('cudnnGetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, true);
   pointerArg('cudnnGetSeqDataDescriptor', 'paddingFill', paddingFill, true);
   const status = (cudnnGetSeqDataDescriptor$c ??= binder.native('cudnnGetSeqDataDescriptor'))(seqDataDesc, s.slot(0), nbDims, nbDimsRequested, dimA, axes, s.slot(1), seqLengthSizeRequested, seqLengthArray, paddingFill);
   if (status !== 0) throw fail('cudnnGetSeqDataDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, seqLengthArraySize: s.size(1) };
+  return { dataType: s.i32[0] as T.cudnnDataType_t, seqLengthArraySize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudnnGetStream$: Scratch | undefined;
 let cudnnGetStream$c: NativeFunction | undefined;
@@ -44,10 +44,10 @@ let cudnnGetStream$c: NativeFunction | undefined;
 export function cudnnGetStream(handle: T.cudnnHandle_t | null): T.cudaStream_t {
   const s = (cudnnGetStream$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetStream', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (cudnnGetStream$c ??= binder.native('cudnnGetStream'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetStream$c ??= binder.native('cudnnGetStream'))(handle, s.bytes);
   if (status !== 0) throw fail('cudnnGetStream', status);
-  return s.address(0) as T.cudaStream_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
 let cudnnGetTensor4dDescriptor$: Scratch | undefined;
 let cudnnGetTensor4dDescriptor$c: NativeFunction | undefined;
@@ -65,7 +65,7 @@ let cudnnGetTensor4dDescriptor$c: NativeFunction | undefined;
 export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnDataType_t {
   const s = (cudnnGetTensor4dDescriptor$ ??= new Scratch(1));
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnGetTensor4dDescriptor', 'n', n_, true);
   pointerArg('cudnnGetTensor4dDescriptor', 'c', c, true);
   pointerArg('cudnnGetTensor4dDescriptor', 'h', h, true);
@@ -74,7 +74,7 @@ export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
   pointerArg('cudnnGetTensor4dDescriptor', 'cStride', cStride, true);
   pointerArg('cudnnGetTensor4dDescriptor', 'hStride', hStride, true);
   pointerArg('cudnnGetTensor4dDescriptor', 'wStride', wStride, true);
-  const status = (cudnnGetTensor4dDescriptor$c ??= binder.native('cudnnGetTensor4dDescriptor'))(tensorDesc, s.slot(0), n_, c, h, w, nStride, cStride, hStride, wStride);
+  const status = (cudnnGetTensor4dDescriptor$c ??= binder.native('cudnnGetTensor4dDescriptor'))(tensorDesc, s.bytes, n_, c, h, w, nStride, cStride, hStride, wStride);
   if (status !== 0) throw fail('cudnnGetTensor4dDescriptor', status);
   return s.i32[0] as T.cudnnDataType_t;
 }
@@ -91,11 +91,11 @@ export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t
   const s = (cudnnGetTensorNdDescriptor$ ??= new Scratch(1));
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetTensorNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, true);
   pointerArg('cudnnGetTensorNdDescriptor', 'dimA', dimA, true);
   pointerArg('cudnnGetTensorNdDescriptor', 'strideA', strideA, true);
-  const status = (cudnnGetTensorNdDescriptor$c ??= binder.native('cudnnGetTensorNdDescriptor'))(tensorDesc, nbDimsRequested, s.slot(0), nbDims, dimA, strideA);
+  const status = (cudnnGetTensorNdDescriptor$c ??= binder.native('cudnnGetTensorNdDescriptor'))(tensorDesc, nbDimsRequested, s.bytes, nbDims, dimA, strideA);
   if (status !== 0) throw fail('cudnnGetTensorNdDescriptor', status);
   return s.i32[0] as T.cudnnDataType_t;
 }
@@ -107,10 +107,10 @@ let cudnnGetTensorSizeInBytes$c: NativeFunction | undefined;
 export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetTensorSizeInBytes$ ??= new Scratch(1));
   if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorSizeInBytes', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnGetTensorSizeInBytes$c ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnGetTensorSizeInBytes$c ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, s.bytes);
   if (status !== 0) throw fail('cudnnGetTensorSizeInBytes', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnGetTensorTransformDescriptor$: Scratch | undefined;
 let cudnnGetTensorTransformDescriptor$c: NativeFunction | undefined;
@@ -125,11 +125,11 @@ export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTr
   const s = (cudnnGetTensorTransformDescriptor$ ??= new Scratch(2));
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof nbDimsRequested !== 'number' || (nbDimsRequested >>> 0) !== nbDimsRequested) throw intError('cudnnGetTensorTransformDescriptor', 'nbDimsRequested', 'u32', nbDimsRequested);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);
   pointerArg('cudnnGetTensorTransformDescriptor', 'padAfterA', padAfterA, true);
   pointerArg('cudnnGetTensorTransformDescriptor', 'foldA', foldA, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cudnnGetTensorTransformDescriptor$c ??= binder.native('cudnnGetTensorTransformDescriptor'))(transformDesc, nbDimsRequested, s.slot(0), padBeforeA, padAfterA, foldA, s.slot(1));
   if (status !== 0) throw fail('cudnnGetTensorTransformDescriptor', status);
   return { destFormat: s.i32[0] as T.cudnnTensorFormat_t, direction: s.i32[2] as T.cudnnFoldingDirection_t };

@@ -38,10 +38,10 @@ export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDesc
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnInitTransformDest', 'srcDesc', srcDesc, true) as typeof srcDesc;
   if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnInitTransformDest', 'destDesc', destDesc, true) as typeof destDesc;
-  s.u64[0] = 0n;
-  const status = (cudnnInitTransformDest$c ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnInitTransformDest$c ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, s.bytes);
   if (status !== 0) throw fail('cudnnInitTransformDest', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnLRNCrossChannelBackward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -111,10 +111,10 @@ export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t | null, plan: T.cu
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
   if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnMakeFusedOpsPlan', 'plan', plan, true) as typeof plan;
   if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnMakeFusedOpsPlan', 'constPack', constPack, true) as typeof constPack;
-  s.u64[0] = 0n;
-  const status = (cudnnMakeFusedOpsPlan$c ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cudnnMakeFusedOpsPlan$c ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, s.bytes);
   if (status !== 0) throw fail('cudnnMakeFusedOpsPlan', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.

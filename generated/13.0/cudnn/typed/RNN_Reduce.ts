@@ -152,8 +152,8 @@ let cudnnRNNGetClip_v8$c: NativeFunction | undefined;
 export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnRNNGetClip_v8$ ??= new Scratch(2));
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   pointerArg('cudnnRNNGetClip_v8', 'lclip', lclip, true);
   pointerArg('cudnnRNNGetClip_v8', 'rclip', rclip, true);
   const status = (cudnnRNNGetClip_v8$c ??= binder.native('cudnnRNNGetClip_v8'))(rnnDesc, s.slot(0), s.slot(1), lclip, rclip);
@@ -170,10 +170,10 @@ let cudnnRNNGetClip_v9$c: NativeFunction | undefined;
 export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): T.cudnnRNNClipMode_t {
   const s = (cudnnRNNGetClip_v9$ ??= new Scratch(1));
   if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudnnRNNGetClip_v9', 'lclip', lclip, true);
   pointerArg('cudnnRNNGetClip_v9', 'rclip', rclip, true);
-  const status = (cudnnRNNGetClip_v9$c ??= binder.native('cudnnRNNGetClip_v9'))(rnnDesc, s.slot(0), lclip, rclip);
+  const status = (cudnnRNNGetClip_v9$c ??= binder.native('cudnnRNNGetClip_v9'))(rnnDesc, s.bytes, lclip, rclip);
   if (status !== 0) throw fail('cudnnRNNGetClip_v9', status);
   return s.i32[0] as T.cudnnRNNClipMode_t;
 }

@@ -14,8 +14,8 @@ let cufftCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `cufftHandle *`. */
 export function cufftCreate(): number {
   const s = (cufftCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cufftCreate$c ??= binder.native('cufftCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftCreate$c ??= binder.native('cufftCreate'))(s.bytes);
   if (status !== 0) throw fail('cufftCreate', status);
   return s.i32[0];
 }
@@ -39,10 +39,10 @@ export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): n
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate1d', 'nx', 'i32', nx);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate1d', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimate1d', 'batch', 'i32', batch);
-  s.u64[0] = 0n;
-  const status = (cufftEstimate1d$c ??= binder.native('cufftEstimate1d'))(nx, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftEstimate1d$c ??= binder.native('cufftEstimate1d'))(nx, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftEstimate1d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftEstimate2d$: Scratch | undefined;
 let cufftEstimate2d$c: NativeFunction | undefined;
@@ -56,10 +56,10 @@ export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): numb
   if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate2d', 'nx', 'i32', nx);
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate2d', 'ny', 'i32', ny);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate2d', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cufftEstimate2d$c ??= binder.native('cufftEstimate2d'))(nx, ny, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftEstimate2d$c ??= binder.native('cufftEstimate2d'))(nx, ny, type, s.bytes);
   if (status !== 0) throw fail('cufftEstimate2d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftEstimate3d$: Scratch | undefined;
 let cufftEstimate3d$c: NativeFunction | undefined;
@@ -75,10 +75,10 @@ export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cuff
   if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate3d', 'ny', 'i32', ny);
   if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftEstimate3d', 'nz', 'i32', nz);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate3d', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (cufftEstimate3d$c ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftEstimate3d$c ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, s.bytes);
   if (status !== 0) throw fail('cufftEstimate3d', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftEstimateMany$: Scratch | undefined;
 let cufftEstimateMany$c: NativeFunction | undefined;
@@ -106,10 +106,10 @@ export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointe
   if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftEstimateMany', 'odist', 'i32', odist);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimateMany', 'type', 'i32', type);
   if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimateMany', 'batch', 'i32', batch);
-  s.u64[0] = 0n;
-  const status = (cufftEstimateMany$c ??= binder.native('cufftEstimateMany'))(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cufftEstimateMany$c ??= binder.native('cufftEstimateMany'))(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
   if (status !== 0) throw fail('cufftEstimateMany', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cufftExecC2C$c: NativeFunction | undefined;
 /** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.

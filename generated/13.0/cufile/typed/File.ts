@@ -35,10 +35,10 @@ export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { 
   const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
   pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
   if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const iocbp$ = new Uint8Array(24);
   const timeout$ = new Uint8Array(16);
-  const status = ((cuFileBatchIOGetStatus$c ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s.slot(0), iocbp$, timeout$) as { err: number }).err;
+  const status = ((cuFileBatchIOGetStatus$c ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s.bytes, iocbp$, timeout$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOGetStatus', status);
   return { nr: s.u32[0], iocbp: decodeRecord<T.CUfileIOEvents>(records.CUfileIOEvents(), iocbp$), timeout: decodeRecord<T.timespec>(records.timespec(), timeout$) };
 }
@@ -49,11 +49,11 @@ let cuFileBatchIOSetUp$c: NativeFunction | undefined;
  * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
   const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
-  const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.slot(0), nr) as { err: number }).err;
+  const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.bytes, nr) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -151,10 +151,10 @@ let cuFileGetBARSizeInKB$c: NativeFunction | undefined;
 export function cuFileGetBARSizeInKB(gpuIndex: number): number {
   const s = (cuFileGetBARSizeInKB$ ??= new Scratch(1));
   if (typeof gpuIndex !== 'number' || (gpuIndex | 0) !== gpuIndex) throw intError('cuFileGetBARSizeInKB', 'gpuIndex', 'i32', gpuIndex);
-  s.u64[0] = 0n;
-  const status = ((cuFileGetBARSizeInKB$c ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, s.slot(0)) as { err: number }).err;
+  s.f64[0] = 0;
+  const status = ((cuFileGetBARSizeInKB$c ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, s.bytes) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetBARSizeInKB', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuFileGetParameterBool$: Scratch | undefined;
 let cuFileGetParameterBool$c: NativeFunction | undefined;
@@ -165,8 +165,8 @@ let cuFileGetParameterBool$c: NativeFunction | undefined;
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): boolean {
   const s = (cuFileGetParameterBool$ ??= new Scratch(1));
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterBool', 'param', 'i32', param);
-  s.u64[0] = 0n;
-  const status = ((cuFileGetParameterBool$c ??= binder.native('cuFileGetParameterBool'))(param, s.slot(0)) as { err: number }).err;
+  s.f64[0] = 0;
+  const status = ((cuFileGetParameterBool$c ??= binder.native('cuFileGetParameterBool'))(param, s.bytes) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterBool', status);
   return s.bytes[0] !== 0;
 }
@@ -179,11 +179,11 @@ let cuFileGetParameterMinMaxValue$c: NativeFunction | undefined;
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t): { min_value: number; max_value: number } {
   const s = (cuFileGetParameterMinMaxValue$ ??= new Scratch(2));
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterMinMaxValue', 'param', 'i32', param);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = ((cuFileGetParameterMinMaxValue$c ??= binder.native('cuFileGetParameterMinMaxValue'))(param, s.slot(0), s.slot(1)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterMinMaxValue', status);
-  return { min_value: s.size(0), max_value: s.size(1) };
+  return { min_value: (s.u32[1] * 4294967296 + s.u32[0]), max_value: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuFileGetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -206,10 +206,10 @@ let cuFileGetParameterSizeT$c: NativeFunction | undefined;
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): number {
   const s = (cuFileGetParameterSizeT$ ??= new Scratch(1));
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterSizeT', 'param', 'i32', param);
-  s.u64[0] = 0n;
-  const status = ((cuFileGetParameterSizeT$c ??= binder.native('cuFileGetParameterSizeT'))(param, s.slot(0)) as { err: number }).err;
+  s.f64[0] = 0;
+  const status = ((cuFileGetParameterSizeT$c ??= binder.native('cuFileGetParameterSizeT'))(param, s.bytes) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterSizeT', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuFileGetParameterString$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -262,8 +262,8 @@ let cuFileGetStatsLevel$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. */
 export function cuFileGetStatsLevel(): number {
   const s = (cuFileGetStatsLevel$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = ((cuFileGetStatsLevel$c ??= binder.native('cuFileGetStatsLevel'))(s.slot(0)) as { err: number }).err;
+  s.f64[0] = 0;
+  const status = ((cuFileGetStatsLevel$c ??= binder.native('cuFileGetStatsLevel'))(s.bytes) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetStatsLevel', status);
   return s.i32[0];
 }
@@ -274,8 +274,8 @@ let cuFileGetVersion$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. */
 export function cuFileGetVersion(): number {
   const s = (cuFileGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = ((cuFileGetVersion$c ??= binder.native('cuFileGetVersion'))(s.slot(0)) as { err: number }).err;
+  s.f64[0] = 0;
+  const status = ((cuFileGetVersion$c ??= binder.native('cuFileGetVersion'))(s.bytes) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetVersion', status);
   return s.i32[0];
 }
@@ -295,11 +295,11 @@ let cuFileHandleRegister$c: NativeFunction | undefined;
  * @returns the value of `fh`: out `CUfileHandle_t *`. */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
   const s = (cuFileHandleRegister$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
-  const status = ((cuFileHandleRegister$c ??= binder.native('cuFileHandleRegister'))(s.slot(0), descr$) as { err: number }).err;
+  const status = ((cuFileHandleRegister$c ??= binder.native('cuFileHandleRegister'))(s.bytes, descr$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileHandleRegister', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuFileRead$c: NativeFunction | undefined;
 /** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0

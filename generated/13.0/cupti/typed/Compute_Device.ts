@@ -19,8 +19,8 @@ export function cuptiComputeCapabilitySupported(major: number, minor: number): n
   const s = (cuptiComputeCapabilitySupported$ ??= new Scratch(1));
   if (typeof major !== 'number' || (major | 0) !== major) throw intError('cuptiComputeCapabilitySupported', 'major', 'i32', major);
   if (typeof minor !== 'number' || (minor | 0) !== minor) throw intError('cuptiComputeCapabilitySupported', 'minor', 'i32', minor);
-  s.u64[0] = 0n;
-  const status = (cuptiComputeCapabilitySupported$c ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiComputeCapabilitySupported$c ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, s.bytes);
   if (status !== 0) throw fail('cuptiComputeCapabilitySupported', status);
   return s.i32[0];
 }
@@ -38,9 +38,9 @@ export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.In
   if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
   s.u64[0] = BigInt(arraySizeBytes as number | bigint);
   pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
-  const status = (cuptiDeviceEnumEventDomains$c ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s.slot(0), domainArray);
+  const status = (cuptiDeviceEnumEventDomains$c ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s.bytes, domainArray);
   if (status !== 0) throw fail('cuptiDeviceEnumEventDomains', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiDeviceEnumMetrics$: Scratch | undefined;
 let cuptiDeviceEnumMetrics$c: NativeFunction | undefined;
@@ -52,15 +52,15 @@ export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
   const s = (cuptiDeviceEnumMetrics$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumMetrics', 'device', 'i32', device);
   s.u64[0] = BigInt(0);
-  const asked = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.slot(0), null);
+  const asked = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.bytes, null);
   if (asked !== 0) throw fail('cuptiDeviceEnumMetrics', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const metricArray$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.slot(0), metricArray$);
+    const status = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.bytes, metricArray$);
     if (status !== 0) throw fail('cuptiDeviceEnumMetrics', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return metricArray$.slice(0, n);
 }
@@ -76,11 +76,11 @@ export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAt
   const s = (cuptiDeviceGetAttribute$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetAttribute', 'attrib', 'i32', attrib);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuptiDeviceGetAttribute', 'value', value, true);
-  const status = (cuptiDeviceGetAttribute$c ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, s.slot(0), value);
+  const status = (cuptiDeviceGetAttribute$c ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, s.bytes, value);
   if (status !== 0) throw fail('cuptiDeviceGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiDeviceGetEventDomainAttribute$: Scratch | undefined;
 let cuptiDeviceGetEventDomainAttribute$c: NativeFunction | undefined;
@@ -96,11 +96,11 @@ export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: 
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
   if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiDeviceGetEventDomainAttribute', 'eventDomain', 'u32', eventDomain);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetEventDomainAttribute', 'attrib', 'i32', attrib);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuptiDeviceGetEventDomainAttribute', 'value', value, true);
-  const status = (cuptiDeviceGetEventDomainAttribute$c ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, s.slot(0), value);
+  const status = (cuptiDeviceGetEventDomainAttribute$c ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, s.bytes, value);
   if (status !== 0) throw fail('cuptiDeviceGetEventDomainAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiDeviceGetNumEventDomains$: Scratch | undefined;
 let cuptiDeviceGetNumEventDomains$c: NativeFunction | undefined;
@@ -111,8 +111,8 @@ let cuptiDeviceGetNumEventDomains$c: NativeFunction | undefined;
 export function cuptiDeviceGetNumEventDomains(device: number): number {
   const s = (cuptiDeviceGetNumEventDomains$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumEventDomains', 'device', 'i32', device);
-  s.u64[0] = 0n;
-  const status = (cuptiDeviceGetNumEventDomains$c ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiDeviceGetNumEventDomains$c ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, s.bytes);
   if (status !== 0) throw fail('cuptiDeviceGetNumEventDomains', status);
   return s.u32[0];
 }
@@ -125,8 +125,8 @@ let cuptiDeviceGetNumMetrics$c: NativeFunction | undefined;
 export function cuptiDeviceGetNumMetrics(device: number): number {
   const s = (cuptiDeviceGetNumMetrics$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumMetrics', 'device', 'i32', device);
-  s.u64[0] = 0n;
-  const status = (cuptiDeviceGetNumMetrics$c ??= binder.native('cuptiDeviceGetNumMetrics'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiDeviceGetNumMetrics$c ??= binder.native('cuptiDeviceGetNumMetrics'))(device, s.bytes);
   if (status !== 0) throw fail('cuptiDeviceGetNumMetrics', status);
   return s.u32[0];
 }
@@ -139,8 +139,8 @@ let cuptiDeviceSupported$c: NativeFunction | undefined;
 export function cuptiDeviceSupported(dev: number): number {
   const s = (cuptiDeviceSupported$ ??= new Scratch(1));
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceSupported', 'dev', 'i32', dev);
-  s.u64[0] = 0n;
-  const status = (cuptiDeviceSupported$c ??= binder.native('cuptiDeviceSupported'))(dev, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiDeviceSupported$c ??= binder.native('cuptiDeviceSupported'))(dev, s.bytes);
   if (status !== 0) throw fail('cuptiDeviceSupported', status);
   return s.i32[0];
 }
@@ -153,8 +153,8 @@ let cuptiDeviceVirtualizationMode$c: NativeFunction | undefined;
 export function cuptiDeviceVirtualizationMode(dev: number): T.CUpti_DeviceVirtualizationMode {
   const s = (cuptiDeviceVirtualizationMode$ ??= new Scratch(1));
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceVirtualizationMode', 'dev', 'i32', dev);
-  s.u64[0] = 0n;
-  const status = (cuptiDeviceVirtualizationMode$c ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiDeviceVirtualizationMode$c ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, s.bytes);
   if (status !== 0) throw fail('cuptiDeviceVirtualizationMode', status);
   return s.i32[0] as T.CUpti_DeviceVirtualizationMode;
 }

@@ -38,8 +38,8 @@ export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: numbe
   const s = (cuptiGetCallbackName$ ??= new Scratch(1));
   if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackName', 'domain', 'i32', domain);
   if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackName', 'cbid', 'u32', cbid);
-  s.u64[0] = 0n;
-  const status = (cuptiGetCallbackName$c ??= binder.native('cuptiGetCallbackName'))(domain, cbid, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetCallbackName$c ??= binder.native('cuptiGetCallbackName'))(domain, cbid, s.bytes);
   if (status !== 0) throw fail('cuptiGetCallbackName', status);
   return readCString(s.address(0));
 }
@@ -53,11 +53,11 @@ let cuptiGetCallbackState$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): number {
   const s = (cuptiGetCallbackState$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiGetCallbackState', 'subscriber', subscriber, true) as typeof subscriber;
   if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackState', 'domain', 'i32', domain);
   if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackState', 'cbid', 'u32', cbid);
-  const status = (cuptiGetCallbackState$c ??= binder.native('cuptiGetCallbackState'))(s.slot(0), subscriber, domain, cbid);
+  const status = (cuptiGetCallbackState$c ??= binder.native('cuptiGetCallbackState'))(s.bytes, subscriber, domain, cbid);
   if (status !== 0) throw fail('cuptiGetCallbackState', status);
   return s.u32[0];
 }
@@ -70,8 +70,8 @@ let cuptiGetContextId$c: NativeFunction | undefined;
 export function cuptiGetContextId(context: T.CUcontext | null): number {
   const s = (cuptiGetContextId$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetContextId', 'context', context, true) as typeof context;
-  s.u64[0] = 0n;
-  const status = (cuptiGetContextId$c ??= binder.native('cuptiGetContextId'))(context, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetContextId$c ??= binder.native('cuptiGetContextId'))(context, s.bytes);
   if (status !== 0) throw fail('cuptiGetContextId', status);
   return s.u32[0];
 }
@@ -84,8 +84,8 @@ let cuptiGetDeviceId$c: NativeFunction | undefined;
 export function cuptiGetDeviceId(context: T.CUcontext | null): number {
   const s = (cuptiGetDeviceId$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetDeviceId', 'context', context, true) as typeof context;
-  s.u64[0] = 0n;
-  const status = (cuptiGetDeviceId$c ??= binder.native('cuptiGetDeviceId'))(context, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetDeviceId$c ??= binder.native('cuptiGetDeviceId'))(context, s.bytes);
   if (status !== 0) throw fail('cuptiGetDeviceId', status);
   return s.u32[0];
 }
@@ -98,8 +98,8 @@ let cuptiGetErrorMessage$c: NativeFunction | undefined;
 export function cuptiGetErrorMessage(result_: T.CUptiResult): string | null {
   const s = (cuptiGetErrorMessage$ ??= new Scratch(1));
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetErrorMessage', 'result', 'i32', result_);
-  s.u64[0] = 0n;
-  const status = (cuptiGetErrorMessage$c ??= binder.native('cuptiGetErrorMessage'))(result_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetErrorMessage$c ??= binder.native('cuptiGetErrorMessage'))(result_, s.bytes);
   if (status !== 0) throw fail('cuptiGetErrorMessage', status);
   return readCString(s.address(0));
 }
@@ -112,8 +112,8 @@ let cuptiGetGraphExecId$c: NativeFunction | undefined;
 export function cuptiGetGraphExecId(graphExec: T.CUgraphExec | null): number {
   const s = (cuptiGetGraphExecId$ ??= new Scratch(1));
   if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cuptiGetGraphExecId', 'graphExec', graphExec, true) as typeof graphExec;
-  s.u64[0] = 0n;
-  const status = (cuptiGetGraphExecId$c ??= binder.native('cuptiGetGraphExecId'))(graphExec, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetGraphExecId$c ??= binder.native('cuptiGetGraphExecId'))(graphExec, s.bytes);
   if (status !== 0) throw fail('cuptiGetGraphExecId', status);
   return s.u32[0];
 }
@@ -126,8 +126,8 @@ let cuptiGetGraphId$c: NativeFunction | undefined;
 export function cuptiGetGraphId(graph: T.CUgraph | null): number {
   const s = (cuptiGetGraphId$ ??= new Scratch(1));
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuptiGetGraphId', 'graph', graph, true) as typeof graph;
-  s.u64[0] = 0n;
-  const status = (cuptiGetGraphId$c ??= binder.native('cuptiGetGraphId'))(graph, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetGraphId$c ??= binder.native('cuptiGetGraphId'))(graph, s.bytes);
   if (status !== 0) throw fail('cuptiGetGraphId', status);
   return s.u32[0];
 }
@@ -140,8 +140,8 @@ let cuptiGetGraphNodeId$c: NativeFunction | undefined;
 export function cuptiGetGraphNodeId(node: T.CUgraphNode | null): bigint {
   const s = (cuptiGetGraphNodeId$ ??= new Scratch(1));
   if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cuptiGetGraphNodeId', 'node', node, true) as typeof node;
-  s.u64[0] = 0n;
-  const status = (cuptiGetGraphNodeId$c ??= binder.native('cuptiGetGraphNodeId'))(node, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetGraphNodeId$c ??= binder.native('cuptiGetGraphNodeId'))(node, s.bytes);
   if (status !== 0) throw fail('cuptiGetGraphNodeId', status);
   return s.u64[0];
 }
@@ -159,8 +159,8 @@ let cuptiGetNumEventDomains$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiGetNumEventDomains(): number {
   const s = (cuptiGetNumEventDomains$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuptiGetNumEventDomains$c ??= binder.native('cuptiGetNumEventDomains'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetNumEventDomains$c ??= binder.native('cuptiGetNumEventDomains'))(s.bytes);
   if (status !== 0) throw fail('cuptiGetNumEventDomains', status);
   return s.u32[0];
 }
@@ -171,8 +171,8 @@ let cuptiGetNumMetrics$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiGetNumMetrics(): number {
   const s = (cuptiGetNumMetrics$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuptiGetNumMetrics$c ??= binder.native('cuptiGetNumMetrics'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetNumMetrics$c ??= binder.native('cuptiGetNumMetrics'))(s.bytes);
   if (status !== 0) throw fail('cuptiGetNumMetrics', status);
   return s.u32[0];
 }
@@ -185,8 +185,8 @@ let cuptiGetResultString$c: NativeFunction | undefined;
 export function cuptiGetResultString(result_: T.CUptiResult): string | null {
   const s = (cuptiGetResultString$ ??= new Scratch(1));
   if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetResultString', 'result', 'i32', result_);
-  s.u64[0] = 0n;
-  const status = (cuptiGetResultString$c ??= binder.native('cuptiGetResultString'))(result_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetResultString$c ??= binder.native('cuptiGetResultString'))(result_, s.bytes);
   if (status !== 0) throw fail('cuptiGetResultString', status);
   return readCString(s.address(0));
 }
@@ -201,8 +201,8 @@ export function cuptiGetStreamId(context: T.CUcontext | null, stream: T.CUstream
   const s = (cuptiGetStreamId$ ??= new Scratch(1));
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamId', 'context', context, true) as typeof context;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamId', 'stream', stream, true) as typeof stream;
-  s.u64[0] = 0n;
-  const status = (cuptiGetStreamId$c ??= binder.native('cuptiGetStreamId'))(context, stream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetStreamId$c ??= binder.native('cuptiGetStreamId'))(context, stream, s.bytes);
   if (status !== 0) throw fail('cuptiGetStreamId', status);
   return s.u32[0];
 }
@@ -219,8 +219,8 @@ export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstre
   if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamIdEx', 'stream', stream, true) as typeof stream;
   if (typeof perThreadStream !== 'number' || (perThreadStream & 0xff) !== perThreadStream) throw intError('cuptiGetStreamIdEx', 'perThreadStream', 'u8', perThreadStream);
-  s.u64[0] = 0n;
-  const status = (cuptiGetStreamIdEx$c ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetStreamIdEx$c ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, s.bytes);
   if (status !== 0) throw fail('cuptiGetStreamIdEx', status);
   return s.u32[0];
 }
@@ -231,8 +231,8 @@ let cuptiGetThreadIdType$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
   const s = (cuptiGetThreadIdType$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuptiGetThreadIdType$c ??= binder.native('cuptiGetThreadIdType'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetThreadIdType$c ??= binder.native('cuptiGetThreadIdType'))(s.bytes);
   if (status !== 0) throw fail('cuptiGetThreadIdType', status);
   return s.i32[0] as T.CUpti_ActivityThreadIdType;
 }
@@ -243,8 +243,8 @@ let cuptiGetTimestamp$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetTimestamp(): bigint {
   const s = (cuptiGetTimestamp$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuptiGetTimestamp$c ??= binder.native('cuptiGetTimestamp'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetTimestamp$c ??= binder.native('cuptiGetTimestamp'))(s.bytes);
   if (status !== 0) throw fail('cuptiGetTimestamp', status);
   return s.u64[0];
 }
@@ -255,8 +255,8 @@ let cuptiGetVersion$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_VERSION_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__VERSION__API.html). */
 export function cuptiGetVersion(): number {
   const s = (cuptiGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuptiGetVersion$c ??= binder.native('cuptiGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiGetVersion$c ??= binder.native('cuptiGetVersion'))(s.bytes);
   if (status !== 0) throw fail('cuptiGetVersion', status);
   return s.u32[0];
 }

@@ -44,15 +44,15 @@ export function cuptiMetricEnumEvents(metric: number): Uint32Array {
   const s = (cuptiMetricEnumEvents$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumEvents', 'metric', 'u32', metric);
   s.u64[0] = BigInt(0);
-  const asked = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.slot(0), null);
+  const asked = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.bytes, null);
   if (asked !== 0) throw fail('cuptiMetricEnumEvents', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const eventIdArray$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.slot(0), eventIdArray$);
+    const status = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.bytes, eventIdArray$);
     if (status !== 0) throw fail('cuptiMetricEnumEvents', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return eventIdArray$.slice(0, n);
 }
@@ -66,15 +66,15 @@ export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropert
   const s = (cuptiMetricEnumProperties$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumProperties', 'metric', 'u32', metric);
   s.u64[0] = BigInt(0);
-  const asked = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.slot(0), null);
+  const asked = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.bytes, null);
   if (asked !== 0) throw fail('cuptiMetricEnumProperties', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const propIdArray$ = new Int32Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.slot(0), propIdArray$);
+    const status = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.bytes, propIdArray$);
     if (status !== 0) throw fail('cuptiMetricEnumProperties', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(propIdArray$.subarray(0, n), (x) => x as T.CUpti_MetricPropertyID);
 }
@@ -90,11 +90,11 @@ export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAt
   const s = (cuptiMetricGetAttribute$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiMetricGetAttribute', 'attrib', 'i32', attrib);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuptiMetricGetAttribute', 'value', value, true);
-  const status = (cuptiMetricGetAttribute$c ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, s.slot(0), value);
+  const status = (cuptiMetricGetAttribute$c ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, s.bytes, value);
   if (status !== 0) throw fail('cuptiMetricGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuptiMetricGetIdFromName$: Scratch | undefined;
 let cuptiMetricGetIdFromName$c: NativeFunction | undefined;
@@ -107,8 +107,8 @@ export function cuptiMetricGetIdFromName(device: number, metricName: string): nu
   const s = (cuptiMetricGetIdFromName$ ??= new Scratch(1));
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetIdFromName', 'device', 'i32', device);
   if (typeof metricName !== 'string') throw argError('cuptiMetricGetIdFromName', 'metricName', 'a string', metricName);
-  s.u64[0] = 0n;
-  const status = (cuptiMetricGetIdFromName$c ??= binder.native('cuptiMetricGetIdFromName'))(device, metricName, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiMetricGetIdFromName$c ??= binder.native('cuptiMetricGetIdFromName'))(device, metricName, s.bytes);
   if (status !== 0) throw fail('cuptiMetricGetIdFromName', status);
   return s.u32[0];
 }
@@ -121,8 +121,8 @@ let cuptiMetricGetNumEvents$c: NativeFunction | undefined;
 export function cuptiMetricGetNumEvents(metric: number): number {
   const s = (cuptiMetricGetNumEvents$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumEvents', 'metric', 'u32', metric);
-  s.u64[0] = 0n;
-  const status = (cuptiMetricGetNumEvents$c ??= binder.native('cuptiMetricGetNumEvents'))(metric, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiMetricGetNumEvents$c ??= binder.native('cuptiMetricGetNumEvents'))(metric, s.bytes);
   if (status !== 0) throw fail('cuptiMetricGetNumEvents', status);
   return s.u32[0];
 }
@@ -135,8 +135,8 @@ let cuptiMetricGetNumProperties$c: NativeFunction | undefined;
 export function cuptiMetricGetNumProperties(metric: number): number {
   const s = (cuptiMetricGetNumProperties$ ??= new Scratch(1));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumProperties', 'metric', 'u32', metric);
-  s.u64[0] = 0n;
-  const status = (cuptiMetricGetNumProperties$c ??= binder.native('cuptiMetricGetNumProperties'))(metric, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuptiMetricGetNumProperties$c ??= binder.native('cuptiMetricGetNumProperties'))(metric, s.bytes);
   if (status !== 0) throw fail('cuptiMetricGetNumProperties', status);
   return s.u32[0];
 }
@@ -168,9 +168,9 @@ export function cuptiMetricGetValue(device: number, metric: number, eventIdArray
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue', 'metric', 'u32', metric);
   if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   if (typeof timeDuration !== 'number' || !(timeDuration >= 0 && timeDuration <= 9007199254740991) || timeDuration % 1 !== 0) int64Arg('cuptiMetricGetValue', 'timeDuration', timeDuration, false);
   const metricValue$ = new Uint8Array(8);
   const status = (cuptiMetricGetValue$c ??= binder.native('cuptiMetricGetValue'))(device, metric, eventIdArraySizeBytes, s.slot(0), eventValueArraySizeBytes, s.slot(1), timeDuration, metricValue$);
@@ -191,13 +191,13 @@ export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.In
   const s = (cuptiMetricGetValue2$ ??= new Scratch(4));
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);
   if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   if (typeof propIdArraySizeBytes !== 'number' || !(propIdArraySizeBytes >= 0 && propIdArraySizeBytes <= 9007199254740991) || propIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propIdArraySizeBytes', propIdArraySizeBytes, false);
-  s.u64[2] = 0n;
+  s.f64[2] = 0;
   if (typeof propValueArraySizeBytes !== 'number' || !(propValueArraySizeBytes >= 0 && propValueArraySizeBytes <= 9007199254740991) || propValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propValueArraySizeBytes', propValueArraySizeBytes, false);
-  s.u64[3] = 0n;
+  s.f64[3] = 0;
   const metricValue$ = new Uint8Array(8);
   const status = (cuptiMetricGetValue2$c ??= binder.native('cuptiMetricGetValue2'))(metric, eventIdArraySizeBytes, s.slot(0), eventValueArraySizeBytes, s.slot(1), propIdArraySizeBytes, s.slot(2), propValueArraySizeBytes, s.slot(3), metricValue$);
   if (status !== 0) throw fail('cuptiMetricGetValue2', status);

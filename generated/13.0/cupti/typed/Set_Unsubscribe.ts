@@ -37,12 +37,12 @@ let cuptiSubscribe$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSubscribe(callback: T.Pointer, userdata: T.Pointer): T.CUpti_SubscriberHandle {
   const s = (cuptiSubscribe$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   callbackArg('cuptiSubscribe', 'callback', callback, true);
   pointerArg('cuptiSubscribe', 'userdata', userdata, true);
-  const status = (cuptiSubscribe$c ??= binder.native('cuptiSubscribe'))(s.slot(0), callback, userdata);
+  const status = (cuptiSubscribe$c ??= binder.native('cuptiSubscribe'))(s.bytes, callback, userdata);
   if (status !== 0) throw fail('cuptiSubscribe', status);
-  return s.address(0) as T.CUpti_SubscriberHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUpti_SubscriberHandle;
 }
 let cuptiSubscribe_v2$: Scratch | undefined;
 let cuptiSubscribe_v2$c: NativeFunction | undefined;
@@ -53,13 +53,13 @@ let cuptiSubscribe_v2$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSubscribe_v2(callback: T.Pointer, userdata: T.Pointer): { subscriber: T.CUpti_SubscriberHandle; pParams: T.CUpti_SubscriberParams } {
   const s = (cuptiSubscribe_v2$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   callbackArg('cuptiSubscribe_v2', 'callback', callback, true);
   pointerArg('cuptiSubscribe_v2', 'userdata', userdata, true);
   const pParams$ = new Uint8Array(32);
-  const status = (cuptiSubscribe_v2$c ??= binder.native('cuptiSubscribe_v2'))(s.slot(0), callback, userdata, pParams$);
+  const status = (cuptiSubscribe_v2$c ??= binder.native('cuptiSubscribe_v2'))(s.bytes, callback, userdata, pParams$);
   if (status !== 0) throw fail('cuptiSubscribe_v2', status);
-  return { subscriber: s.address(0) as T.CUpti_SubscriberHandle, pParams: decodeRecord<T.CUpti_SubscriberParams>(records.CUpti_SubscriberParams(), pParams$) };
+  return { subscriber: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUpti_SubscriberHandle, pParams: decodeRecord<T.CUpti_SubscriberParams>(records.CUpti_SubscriberParams(), pParams$) };
 }
 let cuptiSupportedDomains$: Scratch | undefined;
 let cuptiSupportedDomains$c: NativeFunction | undefined;
@@ -69,15 +69,15 @@ let cuptiSupportedDomains$c: NativeFunction | undefined;
 export function cuptiSupportedDomains(): number[] {
   const s = (cuptiSupportedDomains$ ??= new Scratch(1));
   s.u64[0] = BigInt(0);
-  const asked = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.slot(0), null);
+  const asked = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.bytes, null);
   if (asked !== 0) throw fail('cuptiSupportedDomains', asked);
-  let n = Number(s.size(0));
+  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
   const domainTable$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
     s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.slot(0), domainTable$);
+    const status = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.bytes, domainTable$);
     if (status !== 0) throw fail('cuptiSupportedDomains', status);
-    n = Math.min(n, Number(s.size(0)));
+    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
   }
   return Array.from(domainTable$.subarray(0, n), (x) => Number(x) as number);
 }

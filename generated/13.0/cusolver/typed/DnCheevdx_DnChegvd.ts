@@ -40,12 +40,12 @@ export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t | null, jobz: T.c
   if (typeof vu !== 'number') throw argError('cusolverDnCheevdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnCheevdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnCheevdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCheevdx', 'W', W, true);
   pointerArg('cusolverDnCheevdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCheevdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnCheevdx', 'info', info, true);
-  const status = (cusolverDnCheevdx$c ??= binder.native('cusolverDnCheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnCheevdx$c ??= binder.native('cusolverDnCheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCheevdx', status);
   return s.i32[0];
 }
@@ -78,9 +78,9 @@ export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnCheevdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnCheevdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnCheevdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnCheevdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnCheevdx_bufferSize$c ??= binder.native('cusolverDnCheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnCheevdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
@@ -165,10 +165,10 @@ export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t 
   pointerArg('cusolverDnCheevjBatched_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCheevjBatched_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCheevjBatched_bufferSize$c ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params, batchSize);
+  const status = (cusolverDnCheevjBatched_bufferSize$c ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCheevjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -193,9 +193,9 @@ export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCheevj_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCheevj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnCheevj_bufferSize$c ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params);
+  const status = (cusolverDnCheevj_bufferSize$c ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnCheevj_bufferSize', status);
   return s.i32[0];
 }
@@ -257,8 +257,8 @@ export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnChegvd_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvd_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnChegvd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnChegvd_bufferSize$c ??= binder.native('cusolverDnChegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnChegvd_bufferSize$c ??= binder.native('cusolverDnChegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnChegvd_bufferSize', status);
   return s.i32[0];
 }

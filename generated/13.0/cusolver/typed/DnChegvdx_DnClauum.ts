@@ -46,12 +46,12 @@ export function cusolverDnChegvdx(handle: T.cusolverDnHandle_t | null, itype: T.
   if (typeof vu !== 'number') throw argError('cusolverDnChegvdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnChegvdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnChegvdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnChegvdx', 'W', W, true);
   pointerArg('cusolverDnChegvdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnChegvdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnChegvdx', 'info', info, true);
-  const status = (cusolverDnChegvdx$c ??= binder.native('cusolverDnChegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnChegvdx$c ??= binder.native('cusolverDnChegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnChegvdx', status);
   return s.i32[0];
 }
@@ -90,9 +90,9 @@ export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnChegvdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnChegvdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnChegvdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnChegvdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnChegvdx_bufferSize$c ??= binder.native('cusolverDnChegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnChegvdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
@@ -158,9 +158,9 @@ export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnChegvj_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvj_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnChegvj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnChegvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnChegvj_bufferSize$c ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0), params);
+  const status = (cusolverDnChegvj_bufferSize$c ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnChegvj_bufferSize', status);
   return s.i32[0];
 }
@@ -214,8 +214,8 @@ export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnChetrd_bufferSize', 'd', d, true);
   pointerArg('cusolverDnChetrd_bufferSize', 'e', e, true);
   pointerArg('cusolverDnChetrd_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnChetrd_bufferSize$c ??= binder.native('cusolverDnChetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnChetrd_bufferSize$c ??= binder.native('cusolverDnChetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnChetrd_bufferSize', status);
   return s.i32[0];
 }
@@ -279,8 +279,8 @@ export function cusolverDnClauum_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnClauum_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnClauum_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnClauum_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnClauum_bufferSize$c ??= binder.native('cusolverDnClauum_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnClauum_bufferSize$c ??= binder.native('cusolverDnClauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnClauum_bufferSize', status);
   return s.i32[0];
 }

@@ -50,8 +50,8 @@ export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCungtr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungtr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCungtr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCungtr_bufferSize$c ??= binder.native('cusolverDnCungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCungtr_bufferSize$c ??= binder.native('cusolverDnCungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnCungtr_bufferSize', status);
   return s.i32[0];
 }
@@ -117,8 +117,8 @@ export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCunmqr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnCunmqr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnCunmqr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCunmqr_bufferSize$c ??= binder.native('cusolverDnCunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCunmqr_bufferSize$c ??= binder.native('cusolverDnCunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnCunmqr_bufferSize', status);
   return s.i32[0];
 }
@@ -184,8 +184,8 @@ export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnCunmtr_bufferSize', 'tau', tau, true);
   pointerArg('cusolverDnCunmtr_bufferSize', 'C', C, true);
   if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnCunmtr_bufferSize', 'ldc', 'i32', ldc);
-  s.u64[0] = 0n;
-  const status = (cusolverDnCunmtr_bufferSize$c ??= binder.native('cusolverDnCunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnCunmtr_bufferSize$c ??= binder.native('cusolverDnCunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
   if (status !== 0) throw fail('cusolverDnCunmtr_bufferSize', status);
   return s.i32[0];
 }
@@ -220,9 +220,9 @@ export function cusolverDnDBgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDBgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDBgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDBgels', 'd_info', d_info, true);
-  const status = (cusolverDnDBgels$c ??= binder.native('cusolverDnDBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDBgels$c ??= binder.native('cusolverDnDBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDBgels', status);
   return s.i32[0];
 }
@@ -254,10 +254,10 @@ export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDBgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDBgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDBgels_bufferSize$c ??= binder.native('cusolverDnDBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDBgels_bufferSize$c ??= binder.native('cusolverDnDBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDBgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDBgesv$: Scratch | undefined;
 let cusolverDnDBgesv$c: NativeFunction | undefined;
@@ -290,9 +290,9 @@ export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDBgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDBgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDBgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDBgesv$c ??= binder.native('cusolverDnDBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDBgesv$c ??= binder.native('cusolverDnDBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDBgesv', status);
   return s.i32[0];
 }
@@ -324,10 +324,10 @@ export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDBgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDBgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDBgesv_bufferSize$c ??= binder.native('cusolverDnDBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDBgesv_bufferSize$c ??= binder.native('cusolverDnDBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDBgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDDgels$: Scratch | undefined;
 let cusolverDnDDgels$c: NativeFunction | undefined;
@@ -360,9 +360,9 @@ export function cusolverDnDDgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDDgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDDgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDDgels', 'd_info', d_info, true);
-  const status = (cusolverDnDDgels$c ??= binder.native('cusolverDnDDgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDDgels$c ??= binder.native('cusolverDnDDgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDDgels', status);
   return s.i32[0];
 }
@@ -394,10 +394,10 @@ export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDDgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDDgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDDgels_bufferSize$c ??= binder.native('cusolverDnDDgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDDgels_bufferSize$c ??= binder.native('cusolverDnDDgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDDgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDDgesv$: Scratch | undefined;
 let cusolverDnDDgesv$c: NativeFunction | undefined;
@@ -430,9 +430,9 @@ export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDDgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDDgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDDgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDDgesv$c ??= binder.native('cusolverDnDDgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDDgesv$c ??= binder.native('cusolverDnDDgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDDgesv', status);
   return s.i32[0];
 }
@@ -464,10 +464,10 @@ export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDDgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDDgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDDgesv_bufferSize$c ??= binder.native('cusolverDnDDgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDDgesv_bufferSize$c ??= binder.native('cusolverDnDDgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDDgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDHgels$: Scratch | undefined;
 let cusolverDnDHgels$c: NativeFunction | undefined;
@@ -500,9 +500,9 @@ export function cusolverDnDHgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDHgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDHgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDHgels', 'd_info', d_info, true);
-  const status = (cusolverDnDHgels$c ??= binder.native('cusolverDnDHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDHgels$c ??= binder.native('cusolverDnDHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDHgels', status);
   return s.i32[0];
 }
@@ -534,10 +534,10 @@ export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDHgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDHgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDHgels_bufferSize$c ??= binder.native('cusolverDnDHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDHgels_bufferSize$c ??= binder.native('cusolverDnDHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDHgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDHgesv$: Scratch | undefined;
 let cusolverDnDHgesv$c: NativeFunction | undefined;
@@ -570,9 +570,9 @@ export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDHgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDHgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDHgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDHgesv$c ??= binder.native('cusolverDnDHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDHgesv$c ??= binder.native('cusolverDnDHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDHgesv', status);
   return s.i32[0];
 }
@@ -604,10 +604,10 @@ export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDHgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDHgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDHgesv_bufferSize$c ??= binder.native('cusolverDnDHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDHgesv_bufferSize$c ??= binder.native('cusolverDnDHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDHgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDSgels$: Scratch | undefined;
 let cusolverDnDSgels$c: NativeFunction | undefined;
@@ -640,9 +640,9 @@ export function cusolverDnDSgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDSgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDSgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDSgels', 'd_info', d_info, true);
-  const status = (cusolverDnDSgels$c ??= binder.native('cusolverDnDSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDSgels$c ??= binder.native('cusolverDnDSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDSgels', status);
   return s.i32[0];
 }
@@ -674,10 +674,10 @@ export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDSgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDSgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDSgels_bufferSize$c ??= binder.native('cusolverDnDSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDSgels_bufferSize$c ??= binder.native('cusolverDnDSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDSgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDSgesv$: Scratch | undefined;
 let cusolverDnDSgesv$c: NativeFunction | undefined;
@@ -710,9 +710,9 @@ export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDSgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDSgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDSgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDSgesv$c ??= binder.native('cusolverDnDSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDSgesv$c ??= binder.native('cusolverDnDSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDSgesv', status);
   return s.i32[0];
 }
@@ -744,10 +744,10 @@ export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDSgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDSgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDSgesv_bufferSize$c ??= binder.native('cusolverDnDSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDSgesv_bufferSize$c ??= binder.native('cusolverDnDSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDSgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDXgels$: Scratch | undefined;
 let cusolverDnDXgels$c: NativeFunction | undefined;
@@ -780,9 +780,9 @@ export function cusolverDnDXgels(handle: T.cusolverDnHandle_t | null, m: number,
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgels', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDXgels', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDXgels', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDXgels', 'd_info', d_info, true);
-  const status = (cusolverDnDXgels$c ??= binder.native('cusolverDnDXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDXgels$c ??= binder.native('cusolverDnDXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDXgels', status);
   return s.i32[0];
 }
@@ -814,10 +814,10 @@ export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDXgels_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgels_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDXgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDXgels_bufferSize$c ??= binder.native('cusolverDnDXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDXgels_bufferSize$c ??= binder.native('cusolverDnDXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDXgels_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverDnDXgesv$: Scratch | undefined;
 let cusolverDnDXgesv$c: NativeFunction | undefined;
@@ -850,9 +850,9 @@ export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t | null, n_: number
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgesv', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDXgesv', 'dWorkspace', dWorkspace, true);
   if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDXgesv', 'lwork_bytes', lwork_bytes, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnDXgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDXgesv$c ??= binder.native('cusolverDnDXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.slot(0), d_info);
+  const status = (cusolverDnDXgesv$c ??= binder.native('cusolverDnDXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
   if (status !== 0) throw fail('cusolverDnDXgesv', status);
   return s.i32[0];
 }
@@ -884,8 +884,8 @@ export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDXgesv_bufferSize', 'dX', dX, true);
   if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgesv_bufferSize', 'lddx', 'i32', lddx);
   pointerArg('cusolverDnDXgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDXgesv_bufferSize$c ??= binder.native('cusolverDnDXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDXgesv_bufferSize$c ??= binder.native('cusolverDnDXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
   if (status !== 0) throw fail('cusolverDnDXgesv_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

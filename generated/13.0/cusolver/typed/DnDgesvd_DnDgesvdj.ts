@@ -58,8 +58,8 @@ export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDgesvd_bufferSize$c ??= binder.native('cusolverDnDgesvd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDgesvd_bufferSize$c ??= binder.native('cusolverDnDgesvd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnDgesvd_bufferSize', status);
   return s.i32[0];
 }
@@ -150,9 +150,9 @@ export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
   if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnDgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnDgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.slot(0), batchSize);
+  const status = (cusolverDnDgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnDgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
   if (status !== 0) throw fail('cusolverDnDgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -262,10 +262,10 @@ export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnDgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnDgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params, batchSize);
+  const status = (cusolverDnDgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnDgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnDgesvdjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -300,9 +300,9 @@ export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdj_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnDgesvdj_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnDgesvdj_bufferSize$c ??= binder.native('cusolverDnDgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params);
+  const status = (cusolverDnDgesvdj_bufferSize$c ??= binder.native('cusolverDnDgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnDgesvdj_bufferSize', status);
   return s.i32[0];
 }

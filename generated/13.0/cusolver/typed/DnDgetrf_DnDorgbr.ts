@@ -46,8 +46,8 @@ export function cusolverDnDgetrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgetrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnDgetrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgetrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDgetrf_bufferSize$c ??= binder.native('cusolverDnDgetrf_bufferSize'))(handle, m, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDgetrf_bufferSize$c ??= binder.native('cusolverDnDgetrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnDgetrf_bufferSize', status);
   return s.i32[0];
 }
@@ -137,8 +137,8 @@ export function cusolverDnDlauum_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDlauum_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnDlauum_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDlauum_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDlauum_bufferSize$c ??= binder.native('cusolverDnDlauum_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDlauum_bufferSize$c ??= binder.native('cusolverDnDlauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnDlauum_bufferSize', status);
   return s.i32[0];
 }
@@ -192,8 +192,8 @@ export function cusolverDnDorgbr_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnDorgbr_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgbr_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnDorgbr_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnDorgbr_bufferSize$c ??= binder.native('cusolverDnDorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnDorgbr_bufferSize$c ??= binder.native('cusolverDnDorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnDorgbr_bufferSize', status);
   return s.i32[0];
 }

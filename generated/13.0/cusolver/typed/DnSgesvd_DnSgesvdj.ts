@@ -58,8 +58,8 @@ export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvd_bufferSize', 'n', 'i32', n_);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSgesvd_bufferSize$c ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSgesvd_bufferSize$c ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s.bytes);
   if (status !== 0) throw fail('cusolverDnSgesvd_bufferSize', status);
   return s.i32[0];
 }
@@ -150,9 +150,9 @@ export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
   if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnSgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnSgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.slot(0), batchSize);
+  const status = (cusolverDnSgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnSgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
   if (status !== 0) throw fail('cusolverDnSgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -262,10 +262,10 @@ export function cusolverDnSgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnSgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnSgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params, batchSize);
+  const status = (cusolverDnSgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnSgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnSgesvdjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -300,9 +300,9 @@ export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdj_bufferSize', 'ldu', 'i32', ldu);
   pointerArg('cusolverDnSgesvdj_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSgesvdj_bufferSize$c ??= binder.native('cusolverDnSgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params);
+  const status = (cusolverDnSgesvdj_bufferSize$c ??= binder.native('cusolverDnSgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnSgesvdj_bufferSize', status);
   return s.i32[0];
 }

@@ -66,8 +66,8 @@ export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSpotrf_bufferSize$c ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSpotrf_bufferSize$c ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSpotrf_bufferSize', status);
   return s.i32[0];
 }
@@ -109,8 +109,8 @@ export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSpotri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSpotri_bufferSize$c ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSpotri_bufferSize$c ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
   return s.i32[0];
 }
@@ -210,8 +210,8 @@ export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsyevd_bufferSize$c ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsyevd_bufferSize$c ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);
   return s.i32[0];
 }

@@ -46,12 +46,12 @@ export function cusolverDnSsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.
   if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSsygvdx', 'W', W, true);
   pointerArg('cusolverDnSsygvdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnSsygvdx', 'info', info, true);
-  const status = (cusolverDnSsygvdx$c ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnSsygvdx$c ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsygvdx', status);
   return s.i32[0];
 }
@@ -90,9 +90,9 @@ export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnSsygvdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnSsygvdx_bufferSize$c ??= binder.native('cusolverDnSsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnSsygvdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
@@ -158,9 +158,9 @@ export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSsygvj_bufferSize$c ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0), params);
+  const status = (cusolverDnSsygvj_bufferSize$c ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
   return s.i32[0];
 }
@@ -214,8 +214,8 @@ export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
   pointerArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
   pointerArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsytrd_bufferSize$c ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsytrd_bufferSize$c ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
   return s.i32[0];
 }
@@ -257,8 +257,8 @@ export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
   pointerArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsytrf_bufferSize$c ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsytrf_bufferSize$c ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsytrf_bufferSize', status);
   return s.i32[0];
 }

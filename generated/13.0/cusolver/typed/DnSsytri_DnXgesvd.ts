@@ -50,8 +50,8 @@ export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnSsytri_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnSsytri_bufferSize$c ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnSsytri_bufferSize$c ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
   if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);
   return s.i32[0];
 }
@@ -147,11 +147,11 @@ export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t | null, 
   pointerArg('cusolverDnXgeev_bufferSize', 'VR', VR, true);
   if (typeof ldvr !== 'number' || !(ldvr >= -9007199254740991 && ldvr <= 9007199254740991) || ldvr % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'ldvr', ldvr, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeev_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgeev_bufferSize$c ??= binder.native('cusolverDnXgeev_bufferSize'))(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgeev_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -215,11 +215,11 @@ export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null,
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
   pointerArg('cusolverDnXgeqrf_bufferSize', 'tau', tau, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgeqrf_bufferSize$c ??= binder.native('cusolverDnXgeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgeqrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -315,9 +315,9 @@ export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
   if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgesvd_bufferSize$c ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

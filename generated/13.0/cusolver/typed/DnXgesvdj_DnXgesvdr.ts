@@ -18,8 +18,8 @@ export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t | null
   const s = (cusolverDnXgesvdjGetResidual$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
   return s.f64[0];
 }
@@ -33,8 +33,8 @@ export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t | null, 
   const s = (cusolverDnXgesvdjGetSweeps$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s.bytes);
   if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
   return s.i32[0];
 }
@@ -164,11 +164,11 @@ export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null
   pointerArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
   if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgesvdp_bufferSize$c ??= binder.native('cusolverDnXgesvdp_bufferSize'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgesvdp_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverDnXgesvdr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -276,9 +276,9 @@ export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t | null
   pointerArg('cusolverDnXgesvdr_bufferSize', 'Vrand', Vrand, true);
   if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || ldVrand % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldVrand', ldVrand, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdr_bufferSize', 'computeType', 'i32', computeType);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverDnXgesvdr_bufferSize$c ??= binder.native('cusolverDnXgesvdr_bufferSize'))(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXgesvdr_bufferSize', status);
-  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
+  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

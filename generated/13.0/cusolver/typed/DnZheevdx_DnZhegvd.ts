@@ -40,12 +40,12 @@ export function cusolverDnZheevdx(handle: T.cusolverDnHandle_t | null, jobz: T.c
   if (typeof vu !== 'number') throw argError('cusolverDnZheevdx', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZheevdx', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZheevdx', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZheevdx', 'W', W, true);
   pointerArg('cusolverDnZheevdx', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZheevdx', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnZheevdx', 'info', info, true);
-  const status = (cusolverDnZheevdx$c ??= binder.native('cusolverDnZheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, work, lwork, info);
+  const status = (cusolverDnZheevdx$c ??= binder.native('cusolverDnZheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZheevdx', status);
   return s.i32[0];
 }
@@ -78,9 +78,9 @@ export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if (typeof vu !== 'number') throw argError('cusolverDnZheevdx_bufferSize', 'vu', 'a number', vu);
   if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZheevdx_bufferSize', 'il', 'i32', il);
   if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZheevdx_bufferSize', 'iu', 'i32', iu);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverDnZheevdx_bufferSize', 'W', W, true);
-  s.u64[1] = 0n;
+  s.f64[1] = 0;
   const status = (cusolverDnZheevdx_bufferSize$c ??= binder.native('cusolverDnZheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnZheevdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
@@ -165,10 +165,10 @@ export function cusolverDnZheevjBatched_bufferSize(handle: T.cusolverDnHandle_t 
   pointerArg('cusolverDnZheevjBatched_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZheevjBatched_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevjBatched_bufferSize', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZheevjBatched_bufferSize$c ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params, batchSize);
+  const status = (cusolverDnZheevjBatched_bufferSize$c ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZheevjBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -193,9 +193,9 @@ export function cusolverDnZheevj_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZheevj_bufferSize', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZheevj_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZheevj_bufferSize$c ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params);
+  const status = (cusolverDnZheevj_bufferSize$c ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
   if (status !== 0) throw fail('cusolverDnZheevj_bufferSize', status);
   return s.i32[0];
 }
@@ -257,8 +257,8 @@ export function cusolverDnZhegvd_bufferSize(handle: T.cusolverDnHandle_t | null,
   pointerArg('cusolverDnZhegvd_bufferSize', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvd_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnZhegvd_bufferSize', 'W', W, true);
-  s.u64[0] = 0n;
-  const status = (cusolverDnZhegvd_bufferSize$c ??= binder.native('cusolverDnZhegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverDnZhegvd_bufferSize$c ??= binder.native('cusolverDnZhegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
   if (status !== 0) throw fail('cusolverDnZhegvd_bufferSize', status);
   return s.i32[0];
 }

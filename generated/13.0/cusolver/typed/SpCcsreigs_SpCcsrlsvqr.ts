@@ -131,11 +131,11 @@ export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m:
   pointerArg('cusolverSpCcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpCcsrlsqvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsqvqrHost', 'tol', 'a number', tol);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cusolverSpCcsrlsqvqrHost', 'x', x, true);
   pointerArg('cusolverSpCcsrlsqvqrHost', 'p', p, true);
   pointerArg('cusolverSpCcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpCcsrlsqvqrHost$c ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), x, p, min_norm);
+  const status = (cusolverSpCcsrlsqvqrHost$c ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpCcsrlsqvqrHost', status);
   return s.i32[0];
 }
@@ -168,8 +168,8 @@ export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: nu
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvchol', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvchol', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvchol', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvchol$c ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCcsrlsvchol$c ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpCcsrlsvchol', status);
   return s.i32[0];
 }
@@ -202,8 +202,8 @@ export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvcholHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvcholHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvcholHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvcholHost$c ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCcsrlsvcholHost$c ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpCcsrlsvcholHost', status);
   return s.i32[0];
 }
@@ -236,8 +236,8 @@ export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_:
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvluHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvluHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvluHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvluHost$c ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCcsrlsvluHost$c ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpCcsrlsvluHost', status);
   return s.i32[0];
 }
@@ -270,8 +270,8 @@ export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: numb
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqr', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqr', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvqr', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvqr$c ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCcsrlsvqr$c ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpCcsrlsvqr', status);
   return s.i32[0];
 }
@@ -304,8 +304,8 @@ export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: 
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqrHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqrHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvqrHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvqrHost$c ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpCcsrlsvqrHost$c ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpCcsrlsvqrHost', status);
   return s.i32[0];
 }

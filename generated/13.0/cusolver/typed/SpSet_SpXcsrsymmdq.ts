@@ -119,10 +119,10 @@ export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t |
   pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'p', p, true);
   pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'q', q, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpXcsrperm_bufferSizeHost$c ??= binder.native('cusolverSpXcsrperm_bufferSizeHost'))(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpXcsrperm_bufferSizeHost$c ??= binder.native('cusolverSpXcsrperm_bufferSizeHost'))(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, s.bytes);
   if (status !== 0) throw fail('cusolverSpXcsrperm_bufferSizeHost', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

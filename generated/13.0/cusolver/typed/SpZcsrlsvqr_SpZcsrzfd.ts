@@ -37,8 +37,8 @@ export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: numb
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqr', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqr', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvqr', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvqr$c ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpZcsrlsvqr$c ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpZcsrlsvqr', status);
   return s.i32[0];
 }
@@ -71,8 +71,8 @@ export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: 
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqrHost', 'tol', 'a number', tol);
   if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqrHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvqrHost', 'x', x, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvqrHost$c ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpZcsrlsvqrHost$c ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
   if (status !== 0) throw fail('cusolverSpZcsrlsvqrHost', status);
   return s.i32[0];
 }
@@ -103,11 +103,11 @@ export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t |
   pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cusolverSpZcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverSpZcsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
+  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cusolverSpZcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -165,8 +165,8 @@ export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: n
   pointerArg('cusolverSpZcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsrzfdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpZcsrzfdHost', 'P', P, true);
-  s.u64[0] = 0n;
-  const status = (cusolverSpZcsrzfdHost$c ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusolverSpZcsrzfdHost$c ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
   if (status !== 0) throw fail('cusolverSpZcsrzfdHost', status);
   return s.i32[0];
 }

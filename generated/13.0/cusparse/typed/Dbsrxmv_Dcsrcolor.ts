@@ -206,8 +206,8 @@ export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null,
   pointerArg('cusparseDcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseDcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseDcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseDcsr2gebsr_bufferSize$c ??= binder.native('cusparseDcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsr2gebsr_bufferSize$c ??= binder.native('cusparseDcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseDcsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
@@ -237,10 +237,10 @@ export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | nu
   pointerArg('cusparseDcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseDcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseDcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.u64[0] = 0n;
-  const status = (cusparseDcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseDcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseDcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
   if (status !== 0) throw fail('cusparseDcsr2gebsr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDcsrcolor$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -98,10 +98,10 @@ export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.u64[0] = 0n;
-  const status = (cusparseDcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseDcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseDcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
   if (status !== 0) throw fail('cusparseDcsrgeam2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDcsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -180,8 +180,8 @@ export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t | null, m
   pointerArg('cusparseDcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseDcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsric02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDcsric02_bufferSize$c ??= binder.native('cusparseDcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsric02_bufferSize$c ??= binder.native('cusparseDcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
   if (status !== 0) throw fail('cusparseDcsric02_bufferSize', status);
   return s.i32[0];
 }
@@ -208,10 +208,10 @@ export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null
   pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
   pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDcsric02_bufferSizeExt$c ??= binder.native('cusparseDcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsric02_bufferSizeExt$c ??= binder.native('cusparseDcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseDcsric02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDcsrilu02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -290,8 +290,8 @@ export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDcsrilu02_bufferSize$c ??= binder.native('cusparseDcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsrilu02_bufferSize$c ??= binder.native('cusparseDcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
   if (status !== 0) throw fail('cusparseDcsrilu02_bufferSize', status);
   return s.i32[0];
 }
@@ -318,10 +318,10 @@ export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
   pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDcsrilu02_bufferSizeExt$c ??= binder.native('cusparseDcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsrilu02_bufferSizeExt$c ??= binder.native('cusparseDcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseDcsrilu02_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

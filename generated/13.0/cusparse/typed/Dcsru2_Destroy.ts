@@ -58,10 +58,10 @@ export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | nul
   pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseDcsru2csr_bufferSizeExt$c ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDcsru2csr_bufferSizeExt$c ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.bytes);
   if (status !== 0) throw fail('cusparseDcsru2csr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -93,10 +93,10 @@ export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | nu
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
   if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_bufferSize', 'alg', 'i32', alg);
-  s.u64[0] = 0n;
-  const status = (cusparseDenseToSparse_bufferSize$c ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseDenseToSparse_bufferSize$c ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s.bytes);
   if (status !== 0) throw fail('cusparseDenseToSparse_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

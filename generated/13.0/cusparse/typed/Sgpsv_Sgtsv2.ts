@@ -62,10 +62,10 @@ export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
   pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseSgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -137,10 +137,10 @@ export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
   pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.u64[0] = 0n;
-  const status = (cusparseSgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
   if (status !== 0) throw fail('cusparseSgtsv2StridedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseSgtsv2_bufferSizeExt$c: NativeFunction | undefined;
@@ -164,10 +164,10 @@ export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseSgtsv2_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseSgtsv2_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgtsv2_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseSgtsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -215,10 +215,10 @@ export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseSgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseSgtsv2_nopivot_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -266,8 +266,8 @@ export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseSgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

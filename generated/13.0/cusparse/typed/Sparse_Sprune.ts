@@ -38,10 +38,10 @@ export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t | nu
   if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSparseToDense_bufferSize', 'matA', matA, true) as typeof matA;
   if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSparseToDense_bufferSize', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSparseToDense_bufferSize', 'alg', 'i32', alg);
-  s.u64[0] = 0n;
-  const status = (cusparseSparseToDense_bufferSize$c ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSparseToDense_bufferSize$c ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, s.bytes);
   if (status !== 0) throw fail('cusparseSparseToDense_bufferSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpruneCsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -150,10 +150,10 @@ export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cuspar
   pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseSpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseSpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpruneCsr2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -256,10 +256,10 @@ export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t |
   pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.u64[0] = 0n;
-  const status = (cusparseSpruneCsr2csr_bufferSizeExt$c ??= binder.native('cusparseSpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpruneCsr2csr_bufferSizeExt$c ??= binder.native('cusparseSpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
   if (status !== 0) throw fail('cusparseSpruneCsr2csr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpruneDense2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -350,10 +350,10 @@ export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusp
   pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.u64[0] = 0n;
-  const status = (cusparseSpruneDense2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseSpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpruneDense2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseSpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
   if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseSpruneDense2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -438,8 +438,8 @@ export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t
   pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.u64[0] = 0n;
-  const status = (cusparseSpruneDense2csr_bufferSizeExt$c ??= binder.native('cusparseSpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseSpruneDense2csr_bufferSizeExt$c ??= binder.native('cusparseSpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
   if (status !== 0) throw fail('cusparseSpruneDense2csr_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -140,8 +140,8 @@ export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t | null
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoosort_bufferSizeExt', 'nnz', 'i32', nnz);
   pointerArg('cusparseXcoosort_bufferSizeExt', 'cooRowsA', cooRowsA, true);
   pointerArg('cusparseXcoosort_bufferSizeExt', 'cooColsA', cooColsA, true);
-  s.u64[0] = 0n;
-  const status = (cusparseXcoosort_bufferSizeExt$c ??= binder.native('cusparseXcoosort_bufferSizeExt'))(handle, m, n_, nnz, cooRowsA, cooColsA, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseXcoosort_bufferSizeExt$c ??= binder.native('cusparseXcoosort_bufferSizeExt'))(handle, m, n_, nnz, cooRowsA, cooColsA, s.bytes);
   if (status !== 0) throw fail('cusparseXcoosort_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -60,8 +60,8 @@ export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, tra
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgemvi_bufferSize', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZgemvi_bufferSize', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.u64[0] = 0n;
-  const status = (cusparseZgemvi_bufferSize$c ??= binder.native('cusparseZgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgemvi_bufferSize$c ??= binder.native('cusparseZgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
   if (status !== 0) throw fail('cusparseZgemvi_bufferSize', status);
   return s.i32[0];
 }
@@ -119,10 +119,10 @@ export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
   pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseZgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -194,10 +194,10 @@ export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandl
   pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.u64[0] = 0n;
-  const status = (cusparseZgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
   if (status !== 0) throw fail('cusparseZgtsv2StridedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_bufferSizeExt$c: NativeFunction | undefined;
@@ -221,10 +221,10 @@ export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, 
   pointerArg('cusparseZgtsv2_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseZgtsv2_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseZgtsv2_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgtsv2_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseZgtsv2_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -272,10 +272,10 @@ export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t 
   pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.u64[0] = 0n;
-  const status = (cusparseZgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
   if (status !== 0) throw fail('cusparseZgtsv2_nopivot_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cusparseZgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -323,8 +323,8 @@ export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
   pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.u64[0] = 0n;
-  const status = (cusparseZgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cusparseZgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
   if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch_bufferSizeExt', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -28,8 +28,8 @@ let cuCheckpointProcessGetRestoreThreadId$c: NativeFunction | undefined;
 export function cuCheckpointProcessGetRestoreThreadId(pid: number): number {
   const s = (cuCheckpointProcessGetRestoreThreadId$ ??= new Scratch(1));
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetRestoreThreadId', 'pid', 'i32', pid);
-  s.u64[0] = 0n;
-  const status = (cuCheckpointProcessGetRestoreThreadId$c ??= binder.native('cuCheckpointProcessGetRestoreThreadId'))(pid, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCheckpointProcessGetRestoreThreadId$c ??= binder.native('cuCheckpointProcessGetRestoreThreadId'))(pid, s.bytes);
   if (status !== 0) throw fail('cuCheckpointProcessGetRestoreThreadId', status);
   return s.i32[0];
 }
@@ -42,8 +42,8 @@ let cuCheckpointProcessGetState$c: NativeFunction | undefined;
 export function cuCheckpointProcessGetState(pid: number): T.CUprocessState {
   const s = (cuCheckpointProcessGetState$ ??= new Scratch(1));
   if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetState', 'pid', 'i32', pid);
-  s.u64[0] = 0n;
-  const status = (cuCheckpointProcessGetState$c ??= binder.native('cuCheckpointProcessGetState'))(pid, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCheckpointProcessGetState$c ??= binder.native('cuCheckpointProcessGetState'))(pid, s.bytes);
   if (status !== 0) throw fail('cuCheckpointProcessGetState', status);
   return s.i32[0] as T.CUprocessState;
 }
@@ -94,9 +94,9 @@ export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
   pointerArg('cuCoredumpGetAttribute', 'value', value, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpGetAttribute$c ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpGetAttribute$c ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCoredumpGetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpGetAttributeGlobal$c: NativeFunction | undefined;
@@ -112,9 +112,9 @@ export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value
   pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpGetAttributeGlobal$c ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpGetAttributeGlobal$c ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCoredumpSetAttribute$: Scratch | undefined;
 let cuCoredumpSetAttribute$c: NativeFunction | undefined;
@@ -130,9 +130,9 @@ export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Po
   pointerArg('cuCoredumpSetAttribute', 'value', value, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpSetAttribute$c ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpSetAttribute$c ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCoredumpSetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpSetAttributeGlobal$c: NativeFunction | undefined;
@@ -148,7 +148,7 @@ export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value
   pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
   s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpSetAttributeGlobal$c ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s.slot(0));
+  const status = (cuCoredumpSetAttributeGlobal$c ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s.bytes);
   if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }

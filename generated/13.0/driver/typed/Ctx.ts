@@ -17,11 +17,11 @@ let cuCtxAttach$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(flags: number): T.CUcontext {
   const s = (cuCtxAttach$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
-  const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.slot(0), flags);
+  const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.bytes, flags);
   if (status !== 0) throw fail('cuCtxAttach', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxCreate$: Scratch | undefined;
 let cuCtxCreate$c: NativeFunction | undefined;
@@ -34,13 +34,13 @@ let cuCtxCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
 export function cuCtxCreate(ctxCreateParams: T.CUctxCreateParams_st | Uint8Array | null, flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const ctxCreateParams$ = recordArg('cuCtxCreate', 'ctxCreateParams', records.CUctxCreateParams_st(), ctxCreateParams, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
-  const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.slot(0), ctxCreateParams$, flags, dev);
+  const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.bytes, ctxCreateParams$, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
 /** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -90,11 +90,11 @@ let cuCtxFromGreenCtx$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
   const s = (cuCtxFromGreenCtx$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
-  const status = (cuCtxFromGreenCtx$c ??= binder.native('cuCtxFromGreenCtx'))(s.slot(0), hCtx);
+  const status = (cuCtxFromGreenCtx$c ??= binder.native('cuCtxFromGreenCtx'))(s.bytes, hCtx);
   if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxGetApiVersion$: Scratch | undefined;
 let cuCtxGetApiVersion$c: NativeFunction | undefined;
@@ -105,8 +105,8 @@ let cuCtxGetApiVersion$c: NativeFunction | undefined;
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
   const s = (cuCtxGetApiVersion$ ??= new Scratch(1));
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
-  s.u64[0] = 0n;
-  const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.bytes);
   if (status !== 0) throw fail('cuCtxGetApiVersion', status);
   return s.u32[0];
 }
@@ -117,8 +117,8 @@ let cuCtxGetCacheConfig$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   const s = (cuCtxGetCacheConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetCacheConfig', status);
   return s.i32[0] as T.CUfunc_cache;
 }
@@ -129,10 +129,10 @@ let cuCtxGetCurrent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(): T.CUcontext {
   const s = (cuCtxGetCurrent$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetCurrent', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -155,8 +155,8 @@ let cuCtxGetDevice$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(): number {
   const s = (cuCtxGetDevice$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetDevice', status);
   return s.i32[0];
 }
@@ -168,9 +168,9 @@ let cuCtxGetDevice_v2$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice_v2(ctx: T.CUcontext | null): number {
   const s = (cuCtxGetDevice_v2$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetDevice_v2', 'ctx', ctx, true) as typeof ctx;
-  const status = (cuCtxGetDevice_v2$c ??= binder.native('cuCtxGetDevice_v2'))(s.slot(0), ctx);
+  const status = (cuCtxGetDevice_v2$c ??= binder.native('cuCtxGetDevice_v2'))(s.bytes, ctx);
   if (status !== 0) throw fail('cuCtxGetDevice_v2', status);
   return s.i32[0];
 }
@@ -194,8 +194,8 @@ let cuCtxGetFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(): number {
   const s = (cuCtxGetFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetFlags', status);
   return s.u32[0];
 }
@@ -208,8 +208,8 @@ let cuCtxGetId$c: NativeFunction | undefined;
 export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
   const s = (cuCtxGetId$ ??= new Scratch(1));
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
-  s.u64[0] = 0n;
-  const status = (cuCtxGetId$c ??= binder.native('cuCtxGetId'))(ctx, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetId$c ??= binder.native('cuCtxGetId'))(ctx, s.bytes);
   if (status !== 0) throw fail('cuCtxGetId', status);
   return s.u64[0];
 }
@@ -221,11 +221,11 @@ let cuCtxGetLimit$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   const s = (cuCtxGetLimit$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
-  const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.slot(0), limit);
+  const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.bytes, limit);
   if (status !== 0) throw fail('cuCtxGetLimit', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuCtxGetSharedMemConfig$: Scratch | undefined;
 let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
@@ -235,8 +235,8 @@ let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   const s = (cuCtxGetSharedMemConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.bytes);
   if (status !== 0) throw fail('cuCtxGetSharedMemConfig', status);
   return s.i32[0] as T.CUsharedconfig;
 }
@@ -248,8 +248,8 @@ let cuCtxGetStreamPriorityRange$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream.priorityRange | Stream.priorityRange} (objects layer) */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cuCtxGetStreamPriorityRange$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuCtxGetStreamPriorityRange$c ??= binder.native('cuCtxGetStreamPriorityRange'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuCtxGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
@@ -261,10 +261,10 @@ let cuCtxPopCurrent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(): T.CUcontext {
   const s = (cuCtxPopCurrent$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.bytes);
   if (status !== 0) throw fail('cuCtxPopCurrent', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
 /** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -15,8 +15,8 @@ let cuDriverGetVersion$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_VERSION`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html). */
 export function cuDriverGetVersion(): number {
   const s = (cuDriverGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuDriverGetVersion$c ??= binder.native('cuDriverGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuDriverGetVersion$c ??= binder.native('cuDriverGetVersion'))(s.bytes);
   if (status !== 0) throw fail('cuDriverGetVersion', status);
   return s.i32[0];
 }
@@ -29,11 +29,11 @@ let cuEventCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Event.create | Event.create} (objects layer) */
 export function cuEventCreate(Flags: number): T.CUevent {
   const s = (cuEventCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuEventCreate', 'Flags', 'u32', Flags);
-  const status = (cuEventCreate$c ??= binder.native('cuEventCreate'))(s.slot(0), Flags);
+  const status = (cuEventCreate$c ??= binder.native('cuEventCreate'))(s.bytes, Flags);
   if (status !== 0) throw fail('cuEventCreate', status);
-  return s.address(0) as T.CUevent;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
 }
 let cuEventDestroy$c: NativeFunction | undefined;
 /** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -54,10 +54,10 @@ let cuEventElapsedTime$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Event#elapsedSince | Event.elapsedSince} (objects layer) */
 export function cuEventElapsedTime(hStart: T.CUevent | null, hEnd: T.CUevent | null): number {
   const s = (cuEventElapsedTime$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hStart !== 'number' || !(hStart >= 0 && hStart <= 9007199254740991) || hStart % 1 !== 0) hStart = addressArg('cuEventElapsedTime', 'hStart', hStart, true) as typeof hStart;
   if (typeof hEnd !== 'number' || !(hEnd >= 0 && hEnd <= 9007199254740991) || hEnd % 1 !== 0) hEnd = addressArg('cuEventElapsedTime', 'hEnd', hEnd, true) as typeof hEnd;
-  const status = (cuEventElapsedTime$c ??= binder.native('cuEventElapsedTime'))(s.slot(0), hStart, hEnd);
+  const status = (cuEventElapsedTime$c ??= binder.native('cuEventElapsedTime'))(s.bytes, hStart, hEnd);
   if (status !== 0) throw fail('cuEventElapsedTime', status);
   return s.f32[0];
 }

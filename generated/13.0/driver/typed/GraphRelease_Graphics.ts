@@ -85,11 +85,11 @@ let cuGraphicsResourceGetMappedMipmappedArray$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphicsResource | null): T.CUmipmappedArray {
   const s = (cuGraphicsResourceGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
-  const status = (cuGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(s.slot(0), resource);
+  const status = (cuGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(s.bytes, resource);
   if (status !== 0) throw fail('cuGraphicsResourceGetMappedMipmappedArray', status);
-  return s.address(0) as T.CUmipmappedArray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
 }
 let cuGraphicsResourceGetMappedPointer$: Scratch | undefined;
 let cuGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
@@ -99,12 +99,12 @@ let cuGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResource | null): { pDevPtr: T.CUdeviceptr; pSize: number } {
   const s = (cuGraphicsResourceGetMappedPointer$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
   const status = (cuGraphicsResourceGetMappedPointer$c ??= binder.native('cuGraphicsResourceGetMappedPointer'))(s.slot(0), s.slot(1), resource);
   if (status !== 0) throw fail('cuGraphicsResourceGetMappedPointer', status);
-  return { pDevPtr: s.address(0) as T.CUdeviceptr, pSize: s.size(1) };
+  return { pDevPtr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, pSize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -127,13 +127,13 @@ let cuGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResource | null, arrayIndex: number, mipLevel: number): T.CUarray {
   const s = (cuGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
   if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cuGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
   if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
-  const status = (cuGraphicsSubResourceGetMappedArray$c ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s.slot(0), resource, arrayIndex, mipLevel);
+  const status = (cuGraphicsSubResourceGetMappedArray$c ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s.bytes, resource, arrayIndex, mipLevel);
   if (status !== 0) throw fail('cuGraphicsSubResourceGetMappedArray', status);
-  return s.address(0) as T.CUarray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
 }
 let cuGraphicsUnmapResources$c: NativeFunction | undefined;
 /** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -19,13 +19,13 @@ let cuGreenCtxCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!GreenContext.create | GreenContext.create} (objects layer) */
 export function cuGreenCtxCreate(desc: T.CUdevResourceDesc | null, dev: number, flags: number): T.CUgreenCtx {
   const s = (cuGreenCtxCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof desc !== 'number' || !(desc >= 0 && desc <= 9007199254740991) || desc % 1 !== 0) desc = addressArg('cuGreenCtxCreate', 'desc', desc, true) as typeof desc;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuGreenCtxCreate', 'dev', 'i32', dev);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxCreate', 'flags', 'u32', flags);
-  const status = (cuGreenCtxCreate$c ??= binder.native('cuGreenCtxCreate'))(s.slot(0), desc, dev, flags);
+  const status = (cuGreenCtxCreate$c ??= binder.native('cuGreenCtxCreate'))(s.bytes, desc, dev, flags);
   if (status !== 0) throw fail('cuGreenCtxCreate', status);
-  return s.address(0) as T.CUgreenCtx;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgreenCtx;
 }
 let cuGreenCtxDestroy$c: NativeFunction | undefined;
 /** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -59,8 +59,8 @@ let cuGreenCtxGetId$c: NativeFunction | undefined;
 export function cuGreenCtxGetId(greenCtx: T.CUgreenCtx | null): bigint {
   const s = (cuGreenCtxGetId$ ??= new Scratch(1));
   if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxGetId', 'greenCtx', greenCtx, true) as typeof greenCtx;
-  s.u64[0] = 0n;
-  const status = (cuGreenCtxGetId$c ??= binder.native('cuGreenCtxGetId'))(greenCtx, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuGreenCtxGetId$c ??= binder.native('cuGreenCtxGetId'))(greenCtx, s.bytes);
   if (status !== 0) throw fail('cuGreenCtxGetId', status);
   return s.u64[0];
 }
@@ -86,13 +86,13 @@ let cuGreenCtxStreamCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!GreenContext#createStream | GreenContext.createStream} (objects layer) */
 export function cuGreenCtxStreamCreate(greenCtx: T.CUgreenCtx | null, flags: number, priority: number): T.CUstream {
   const s = (cuGreenCtxStreamCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxStreamCreate', 'greenCtx', greenCtx, true) as typeof greenCtx;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxStreamCreate', 'flags', 'u32', flags);
   if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuGreenCtxStreamCreate', 'priority', 'i32', priority);
-  const status = (cuGreenCtxStreamCreate$c ??= binder.native('cuGreenCtxStreamCreate'))(s.slot(0), greenCtx, flags, priority);
+  const status = (cuGreenCtxStreamCreate$c ??= binder.native('cuGreenCtxStreamCreate'))(s.bytes, greenCtx, flags, priority);
   if (status !== 0) throw fail('cuGreenCtxStreamCreate', status);
-  return s.address(0) as T.CUstream;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
 }
 let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
 /** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -113,11 +113,11 @@ let cuImportExternalMemory$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
   const s = (cuImportExternalMemory$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
-  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.slot(0), memHandleDesc$);
+  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.bytes, memHandleDesc$);
   if (status !== 0) throw fail('cuImportExternalMemory', status);
-  return s.address(0) as T.CUexternalMemory;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalMemory;
 }
 let cuImportExternalSemaphore$: Scratch | undefined;
 let cuImportExternalSemaphore$c: NativeFunction | undefined;
@@ -127,9 +127,9 @@ let cuImportExternalSemaphore$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
   const s = (cuImportExternalSemaphore$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
-  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.slot(0), semHandleDesc$);
+  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.bytes, semHandleDesc$);
   if (status !== 0) throw fail('cuImportExternalSemaphore', status);
-  return s.address(0) as T.CUexternalSemaphore;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalSemaphore;
 }

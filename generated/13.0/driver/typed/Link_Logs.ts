@@ -59,11 +59,11 @@ let cuLinkComplete$c: NativeFunction | undefined;
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
   const s = (cuLinkComplete$ ??= new Scratch(2));
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuLinkComplete$c ??= binder.native('cuLinkComplete'))(state, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuLinkComplete', status);
-  return { cubinOut: s.address(0), sizeOut: s.size(1) };
+  return { cubinOut: (s.u32[1] * 4294967296 + s.u32[0]), sizeOut: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuLinkCreate$: Scratch | undefined;
 let cuLinkCreate$c: NativeFunction | undefined;
@@ -76,11 +76,11 @@ export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, 
   const s = (cuLinkCreate$ ??= new Scratch(1));
   const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
   const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
-  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s.slot(0));
+  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s.bytes);
   if (status !== 0) throw fail('cuLinkCreate', status);
-  return s.address(0) as T.CUlinkState;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlinkState;
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -99,9 +99,9 @@ let cuLogsCurrent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsCurrent(flags: number): number {
   const s = (cuLogsCurrent$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsCurrent', 'flags', 'u32', flags);
-  const status = (cuLogsCurrent$c ??= binder.native('cuLogsCurrent'))(s.slot(0), flags);
+  const status = (cuLogsCurrent$c ??= binder.native('cuLogsCurrent'))(s.bytes, flags);
   if (status !== 0) throw fail('cuLogsCurrent', status);
   return s.u32[0];
 }
@@ -116,10 +116,10 @@ let cuLogsDumpToFile$c: NativeFunction | undefined;
 export function cuLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number {
   const s = (cuLogsDumpToFile$ ??= new Scratch(1));
   if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToFile', 'iterator', 'u32', iterator);
-  s.u64[0] = 0n; s.u32[0] = iterator;
+  s.f64[0] = 0; s.u32[0] = iterator;
   if (typeof pathToFile !== 'string') throw argError('cuLogsDumpToFile', 'pathToFile', 'a string', pathToFile);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsDumpToFile', 'flags', 'u32', flags);
-  const status = (cuLogsDumpToFile$c ??= binder.native('cuLogsDumpToFile'))(s.slot(0), pathToFile, flags);
+  const status = (cuLogsDumpToFile$c ??= binder.native('cuLogsDumpToFile'))(s.bytes, pathToFile, flags);
   if (status !== 0) throw fail('cuLogsDumpToFile', status);
   return s.u32[0];
 }
@@ -133,7 +133,7 @@ let cuLogsDumpToMemory$c: NativeFunction | undefined;
 export function cuLogsDumpToMemory(iterator: number, flags: number): { iterator: number; buffer: string } {
   const s = (cuLogsDumpToMemory$ ??= new Scratch(2));
   if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToMemory', 'iterator', 'u32', iterator);
-  s.u64[0] = 0n; s.u32[0] = iterator;
+  s.f64[0] = 0; s.u32[0] = iterator;
   const buffer$ = new Uint8Array(4096);
   s.u64[1] = BigInt(4096);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsDumpToMemory', 'flags', 'u32', flags);
@@ -152,10 +152,10 @@ export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Poin
   const s = (cuLogsRegisterCallback$ ??= new Scratch(1));
   callbackArg('cuLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
   pointerArg('cuLogsRegisterCallback', 'userData', userData, true);
-  s.u64[0] = 0n;
-  const status = (cuLogsRegisterCallback$c ??= binder.native('cuLogsRegisterCallback'))(callbackFunc, userData, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuLogsRegisterCallback$c ??= binder.native('cuLogsRegisterCallback'))(callbackFunc, userData, s.bytes);
   if (status !== 0) throw fail('cuLogsRegisterCallback', status);
-  return s.address(0) as T.CUlogsCallbackHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlogsCallbackHandle;
 }
 let cuLogsUnregisterCallback$c: NativeFunction | undefined;
 /** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

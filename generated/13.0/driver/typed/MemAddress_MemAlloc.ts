@@ -30,14 +30,14 @@ let cuMemAddressReserve$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
   const s = (cuMemAddressReserve$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
   if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
   if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
-  const status = (cuMemAddressReserve$c ??= binder.native('cuMemAddressReserve'))(s.slot(0), size, alignment, addr, flags);
+  const status = (cuMemAddressReserve$c ??= binder.native('cuMemAddressReserve'))(s.bytes, size, alignment, addr, flags);
   if (status !== 0) throw fail('cuMemAddressReserve', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAdvise$c: NativeFunction | undefined;
 /** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -63,11 +63,11 @@ let cuMemAlloc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
   const s = (cuMemAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
-  const status = (cuMemAlloc$c ??= binder.native('cuMemAlloc'))(s.slot(0), bytesize);
+  const status = (cuMemAlloc$c ??= binder.native('cuMemAlloc'))(s.bytes, bytesize);
   if (status !== 0) throw fail('cuMemAlloc', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocAsync$: Scratch | undefined;
 let cuMemAllocAsync$c: NativeFunction | undefined;
@@ -78,12 +78,12 @@ let cuMemAllocAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocAsync$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocAsync$c ??= binder.native('cuMemAllocAsync'))(s.slot(0), bytesize, hStream);
+  const status = (cuMemAllocAsync$c ??= binder.native('cuMemAllocAsync'))(s.bytes, bytesize, hStream);
   if (status !== 0) throw fail('cuMemAllocAsync', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocFromPoolAsync$: Scratch | undefined;
 let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
@@ -95,13 +95,13 @@ let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocFromPoolAsync$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocFromPoolAsync$c ??= binder.native('cuMemAllocFromPoolAsync'))(s.slot(0), bytesize, pool, hStream);
+  const status = (cuMemAllocFromPoolAsync$c ??= binder.native('cuMemAllocFromPoolAsync'))(s.bytes, bytesize, pool, hStream);
   if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocHost$: Scratch | undefined;
 let cuMemAllocHost$c: NativeFunction | undefined;
@@ -111,11 +111,11 @@ let cuMemAllocHost$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
   const s = (cuMemAllocHost$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
-  const status = (cuMemAllocHost$c ??= binder.native('cuMemAllocHost'))(s.slot(0), bytesize);
+  const status = (cuMemAllocHost$c ??= binder.native('cuMemAllocHost'))(s.bytes, bytesize);
   if (status !== 0) throw fail('cuMemAllocHost', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMemAllocManaged$: Scratch | undefined;
 let cuMemAllocManaged$c: NativeFunction | undefined;
@@ -127,12 +127,12 @@ let cuMemAllocManaged$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
   const s = (cuMemAllocManaged$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
-  const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.slot(0), bytesize, flags);
+  const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.bytes, bytesize, flags);
   if (status !== 0) throw fail('cuMemAllocManaged', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemAllocPitch$: Scratch | undefined;
 let cuMemAllocPitch$c: NativeFunction | undefined;
@@ -144,12 +144,12 @@ let cuMemAllocPitch$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
   const s = (cuMemAllocPitch$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
   if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
   if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
   const status = (cuMemAllocPitch$c ??= binder.native('cuMemAllocPitch'))(s.slot(0), s.slot(1), WidthInBytes, Height, ElementSizeBytes);
   if (status !== 0) throw fail('cuMemAllocPitch', status);
-  return { dptr: s.address(0) as T.CUdeviceptr, pPitch: s.size(1) };
+  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, pPitch: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

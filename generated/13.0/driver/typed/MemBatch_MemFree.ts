@@ -20,12 +20,12 @@ export function cuMemBatchDecompressAsync(paramsArray: readonly (T.CUmemDecompre
   const s = (cuMemBatchDecompressAsync$ ??= new Scratch(1));
   const paramsArray$ = recordArrayArg('cuMemBatchDecompressAsync', 'paramsArray', records.CUmemDecompressParams_st(), paramsArray, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemBatchDecompressAsync', 'flags', 'u32', flags);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuMemBatchDecompressAsync', 'stream', stream, true) as typeof stream;
   const count$n = paramsArray$.count;
-  const status = (cuMemBatchDecompressAsync$c ??= binder.native('cuMemBatchDecompressAsync'))(paramsArray$.bytes, count$n, flags, s.slot(0), stream);
+  const status = (cuMemBatchDecompressAsync$c ??= binder.native('cuMemBatchDecompressAsync'))(paramsArray$.bytes, count$n, flags, s.bytes, stream);
   if (status !== 0) throw fail('cuMemBatchDecompressAsync', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMemCreate$: Scratch | undefined;
 let cuMemCreate$c: NativeFunction | undefined;
@@ -37,11 +37,11 @@ let cuMemCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
   const s = (cuMemCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
   const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
-  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.slot(0), size, prop$, flags);
+  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.bytes, size, prop$, flags);
   if (status !== 0) throw fail('cuMemCreate', status);
   return s.u64[0];
 }

@@ -17,10 +17,10 @@ let cuMemGetAccess$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
   const s = (cuMemGetAccess$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
-  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.slot(0), location$, ptr);
+  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.bytes, location$, ptr);
   if (status !== 0) throw fail('cuMemGetAccess', status);
   return s.u64[0];
 }
@@ -32,12 +32,12 @@ let cuMemGetAddressRange$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
   const s = (cuMemGetAddressRange$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
   const status = (cuMemGetAddressRange$c ??= binder.native('cuMemGetAddressRange'))(s.slot(0), s.slot(1), dptr);
   if (status !== 0) throw fail('cuMemGetAddressRange', status);
-  return { pbase: s.address(0) as T.CUdeviceptr, psize: s.size(1) };
+  return { pbase: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, psize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuMemGetAllocationGranularity$: Scratch | undefined;
 let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
@@ -48,12 +48,12 @@ let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
   const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
   if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
-  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.slot(0), prop$, option);
+  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.bytes, prop$, option);
   if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -76,12 +76,12 @@ let cuMemGetDefaultMemPool$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetDefaultMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {
   const s = (cuMemGetDefaultMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const location$ = recordArg('cuMemGetDefaultMemPool', 'location', records.CUmemLocation_st(), location, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetDefaultMemPool', 'type', 'i32', type);
-  const status = (cuMemGetDefaultMemPool$c ??= binder.native('cuMemGetDefaultMemPool'))(s.slot(0), location$, type);
+  const status = (cuMemGetDefaultMemPool$c ??= binder.native('cuMemGetDefaultMemPool'))(s.bytes, location$, type);
   if (status !== 0) throw fail('cuMemGetDefaultMemPool', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuMemGetHandleForAddressRange$: Scratch | undefined;
 let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
@@ -94,12 +94,12 @@ let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
   const s = (cuMemGetHandleForAddressRange$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
-  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.slot(0), dptr, size, handleType, flags);
+  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.bytes, dptr, size, handleType, flags);
   if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
   return s.i32[0];
 }
@@ -111,11 +111,11 @@ let cuMemGetInfo$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Context#memoryInfo | Context.memoryInfo} (objects layer) */
 export function cuMemGetInfo(): { free: number; total: number } {
   const s = (cuMemGetInfo$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuMemGetInfo$c ??= binder.native('cuMemGetInfo'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuMemGetInfo', status);
-  return { free: s.size(0), total: s.size(1) };
+  return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cuMemGetMemPool$: Scratch | undefined;
 let cuMemGetMemPool$c: NativeFunction | undefined;
@@ -126,10 +126,10 @@ let cuMemGetMemPool$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {
   const s = (cuMemGetMemPool$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const location$ = recordArg('cuMemGetMemPool', 'location', records.CUmemLocation_st(), location, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetMemPool', 'type', 'i32', type);
-  const status = (cuMemGetMemPool$c ??= binder.native('cuMemGetMemPool'))(s.slot(0), location$, type);
+  const status = (cuMemGetMemPool$c ??= binder.native('cuMemGetMemPool'))(s.bytes, location$, type);
   if (status !== 0) throw fail('cuMemGetMemPool', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }

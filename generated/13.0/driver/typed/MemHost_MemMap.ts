@@ -18,12 +18,12 @@ let cuMemHostAlloc$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   const s = (cuMemHostAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
-  const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.slot(0), bytesize, Flags);
+  const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.bytes, bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostAlloc', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuMemHostGetDevicePointer$: Scratch | undefined;
 let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
@@ -35,12 +35,12 @@ let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
   const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
-  const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.slot(0), p, Flags);
+  const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.bytes, p, Flags);
   if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemHostGetFlags$: Scratch | undefined;
 let cuMemHostGetFlags$c: NativeFunction | undefined;
@@ -50,9 +50,9 @@ let cuMemHostGetFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.3. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
   const s = (cuMemHostGetFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemHostGetFlags', 'p', p, true);
-  const status = (cuMemHostGetFlags$c ??= binder.native('cuMemHostGetFlags'))(s.slot(0), p);
+  const status = (cuMemHostGetFlags$c ??= binder.native('cuMemHostGetFlags'))(s.bytes, p);
   if (status !== 0) throw fail('cuMemHostGetFlags', status);
   return s.u32[0];
 }
@@ -87,10 +87,10 @@ let cuMemImportFromShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
   const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
   if (typeof shHandleType !== 'number' || (shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
-  const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.slot(0), osHandle, shHandleType);
+  const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.bytes, osHandle, shHandleType);
   if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
   return s.u64[0];
 }

@@ -17,11 +17,11 @@ let cuMemPoolCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!MemoryPool.create | MemoryPool.create} (objects layer) */
 export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
   const s = (cuMemPoolCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
-  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.slot(0), poolProps$);
+  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.bytes, poolProps$);
   if (status !== 0) throw fail('cuMemPoolCreate', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -68,10 +68,10 @@ let cuMemPoolGetAccess$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
   const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
   const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
-  const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.slot(0), memPool, location$);
+  const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.bytes, memPool, location$);
   if (status !== 0) throw fail('cuMemPoolGetAccess', status);
   return s.i32[0] as T.CUmemAccess_flags;
 }
@@ -100,13 +100,13 @@ let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
   const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
-  const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.slot(0), handle, handleType, flags);
+  const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.bytes, handle, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
-  return s.address(0) as T.CUmemoryPool;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
 }
 let cuMemPoolImportPointer$: Scratch | undefined;
 let cuMemPoolImportPointer$c: NativeFunction | undefined;
@@ -117,12 +117,12 @@ let cuMemPoolImportPointer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: Uint8Array): T.CUdeviceptr {
   const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
   const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
-  const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.slot(0), pool, shareData$);
+  const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.bytes, pool, shareData$);
   if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -100,9 +100,9 @@ let cuMemRetainAllocationHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   const s = (cuMemRetainAllocationHandle$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cuMemRetainAllocationHandle', 'addr', addr, true);
-  const status = (cuMemRetainAllocationHandle$c ??= binder.native('cuMemRetainAllocationHandle'))(s.slot(0), addr);
+  const status = (cuMemRetainAllocationHandle$c ??= binder.native('cuMemRetainAllocationHandle'))(s.bytes, addr);
   if (status !== 0) throw fail('cuMemRetainAllocationHandle', status);
   return s.u64[0];
 }

@@ -148,11 +148,11 @@ let cuStreamCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(Flags: number): T.CUstream {
   const s = (cuStreamCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
-  const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.slot(0), Flags);
+  const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.bytes, Flags);
   if (status !== 0) throw fail('cuStreamCreate', status);
-  return s.address(0) as T.CUstream;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
 }
 let cuStreamCreateWithPriority$: Scratch | undefined;
 let cuStreamCreateWithPriority$c: NativeFunction | undefined;
@@ -164,12 +164,12 @@ let cuStreamCreateWithPriority$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream.create | Stream.create} (objects layer) */
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
   const s = (cuStreamCreateWithPriority$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
   if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
-  const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.slot(0), flags, priority);
+  const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.bytes, flags, priority);
   if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
-  return s.address(0) as T.CUstream;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
 /** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -189,10 +189,10 @@ let cuStreamEndCapture$c: NativeFunction | undefined;
 export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
   const s = (cuStreamEndCapture$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamEndCapture', status);
-  return s.address(0) as T.CUgraph;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -217,15 +217,15 @@ let cuStreamGetCaptureInfo$c: NativeFunction | undefined;
 export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number; edgeData_out: number; numDependencies_out: number } {
   const s = (cuStreamGetCaptureInfo$ ??= new Scratch(6));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
-  s.u64[2] = 0n;
-  s.u64[3] = 0n;
-  s.u64[4] = 0n;
-  s.u64[5] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
+  s.f64[2] = 0;
+  s.f64[3] = 0;
+  s.f64[4] = 0;
+  s.f64[5] = 0;
   const status = (cuStreamGetCaptureInfo$c ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
   if (status !== 0) throw fail('cuStreamGetCaptureInfo', status);
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, dependencies_out: s.address(3), edgeData_out: s.address(4), numDependencies_out: s.size(5) };
+  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.CUgraph, dependencies_out: (s.u32[7] * 4294967296 + s.u32[6]), edgeData_out: (s.u32[9] * 4294967296 + s.u32[8]), numDependencies_out: (s.u32[11] * 4294967296 + s.u32[10]) };
 }
 let cuStreamGetCtx$: Scratch | undefined;
 let cuStreamGetCtx$c: NativeFunction | undefined;
@@ -236,10 +236,10 @@ let cuStreamGetCtx$c: NativeFunction | undefined;
 export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
   const s = (cuStreamGetCtx$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetCtx', status);
-  return s.address(0) as T.CUcontext;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
 let cuStreamGetCtx_v2$: Scratch | undefined;
 let cuStreamGetCtx_v2$c: NativeFunction | undefined;
@@ -250,11 +250,11 @@ let cuStreamGetCtx_v2$c: NativeFunction | undefined;
 export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
   const s = (cuStreamGetCtx_v2$ ??= new Scratch(2));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cuStreamGetCtx_v2$c ??= binder.native('cuStreamGetCtx_v2'))(hStream, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuStreamGetCtx_v2', status);
-  return { pCtx: s.address(0) as T.CUcontext, pGreenCtx: s.address(1) as T.CUgreenCtx };
+  return { pCtx: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext, pGreenCtx: (s.u32[3] * 4294967296 + s.u32[2]) as T.CUgreenCtx };
 }
 let cuStreamGetDevice$: Scratch | undefined;
 let cuStreamGetDevice$c: NativeFunction | undefined;
@@ -265,8 +265,8 @@ let cuStreamGetDevice$c: NativeFunction | undefined;
 export function cuStreamGetDevice(hStream: T.CUstream | null): number {
   const s = (cuStreamGetDevice$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetDevice', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetDevice$c ??= binder.native('cuStreamGetDevice'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetDevice$c ??= binder.native('cuStreamGetDevice'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetDevice', status);
   return s.i32[0];
 }
@@ -279,8 +279,8 @@ let cuStreamGetFlags$c: NativeFunction | undefined;
 export function cuStreamGetFlags(hStream: T.CUstream | null): number {
   const s = (cuStreamGetFlags$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetFlags', status);
   return s.u32[0];
 }
@@ -293,10 +293,10 @@ let cuStreamGetGreenCtx$c: NativeFunction | undefined;
 export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
   const s = (cuStreamGetGreenCtx$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetGreenCtx$c ??= binder.native('cuStreamGetGreenCtx'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetGreenCtx$c ??= binder.native('cuStreamGetGreenCtx'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetGreenCtx', status);
-  return s.address(0) as T.CUgreenCtx;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgreenCtx;
 }
 let cuStreamGetId$: Scratch | undefined;
 let cuStreamGetId$c: NativeFunction | undefined;
@@ -307,8 +307,8 @@ let cuStreamGetId$c: NativeFunction | undefined;
 export function cuStreamGetId(hStream: T.CUstream | null): bigint {
   const s = (cuStreamGetId$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetId$c ??= binder.native('cuStreamGetId'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetId$c ??= binder.native('cuStreamGetId'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetId', status);
   return s.u64[0];
 }
@@ -322,8 +322,8 @@ let cuStreamGetPriority$c: NativeFunction | undefined;
 export function cuStreamGetPriority(hStream: T.CUstream | null): number {
   const s = (cuStreamGetPriority$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamGetPriority', status);
   return s.i32[0];
 }
@@ -336,8 +336,8 @@ let cuStreamIsCapturing$c: NativeFunction | undefined;
 export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
   const s = (cuStreamIsCapturing$ ??= new Scratch(1));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
-  s.u64[0] = 0n;
-  const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.bytes);
   if (status !== 0) throw fail('cuStreamIsCapturing', status);
   return s.i32[0] as T.CUstreamCaptureStatus;
 }

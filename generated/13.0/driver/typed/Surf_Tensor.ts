@@ -17,9 +17,9 @@ let cuSurfObjectCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!SurfaceObject.create | SurfaceObject.create} (objects layer) */
 export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array): bigint {
   const s = (cuSurfObjectCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pResDesc$ = recordArg('cuSurfObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
-  const status = (cuSurfObjectCreate$c ??= binder.native('cuSurfObjectCreate'))(s.slot(0), pResDesc$);
+  const status = (cuSurfObjectCreate$c ??= binder.native('cuSurfObjectCreate'))(s.bytes, pResDesc$);
   if (status !== 0) throw fail('cuSurfObjectCreate', status);
   return s.u64[0];
 }
@@ -53,11 +53,11 @@ let cuSurfRefGetArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   const s = (cuSurfRefGetArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
-  const status = (cuSurfRefGetArray$c ??= binder.native('cuSurfRefGetArray'))(s.slot(0), hSurfRef);
+  const status = (cuSurfRefGetArray$c ??= binder.native('cuSurfRefGetArray'))(s.bytes, hSurfRef);
   if (status !== 0) throw fail('cuSurfRefGetArray', status);
-  return s.address(0) as T.CUarray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
 /** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

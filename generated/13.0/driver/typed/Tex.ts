@@ -19,11 +19,11 @@ let cuTexObjectCreate$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!TextureObject.create | TextureObject.create} (objects layer) */
 export function cuTexObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array, pTexDesc: T.CUDA_TEXTURE_DESC_st | Uint8Array, pResViewDesc: T.CUDA_RESOURCE_VIEW_DESC_st | Uint8Array): bigint {
   const s = (cuTexObjectCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const pResDesc$ = recordArg('cuTexObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
   const pTexDesc$ = recordArg('cuTexObjectCreate', 'pTexDesc', records.CUDA_TEXTURE_DESC_st(), pTexDesc, false);
   const pResViewDesc$ = recordArg('cuTexObjectCreate', 'pResViewDesc', records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc, false);
-  const status = (cuTexObjectCreate$c ??= binder.native('cuTexObjectCreate'))(s.slot(0), pResDesc$, pTexDesc$, pResViewDesc$);
+  const status = (cuTexObjectCreate$c ??= binder.native('cuTexObjectCreate'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
   if (status !== 0) throw fail('cuTexObjectCreate', status);
   return s.u64[0];
 }
@@ -80,10 +80,10 @@ let cuTexRefCreate$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefCreate(): T.CUtexref {
   const s = (cuTexRefCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (cuTexRefCreate$c ??= binder.native('cuTexRefCreate'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (cuTexRefCreate$c ??= binder.native('cuTexRefCreate'))(s.bytes);
   if (status !== 0) throw fail('cuTexRefCreate', status);
-  return s.address(0) as T.CUtexref;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUtexref;
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
 /** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -104,11 +104,11 @@ let cuTexRefGetAddress$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddress(hTexRef: T.CUtexref | null): T.CUdeviceptr {
   const s = (cuTexRefGetAddress$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetAddress$c ??= binder.native('cuTexRefGetAddress'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetAddress$c ??= binder.native('cuTexRefGetAddress'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetAddress', status);
-  return s.address(0) as T.CUdeviceptr;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
 }
 let cuTexRefGetAddressMode$: Scratch | undefined;
 let cuTexRefGetAddressMode$c: NativeFunction | undefined;
@@ -120,10 +120,10 @@ let cuTexRefGetAddressMode$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddressMode(hTexRef: T.CUtexref | null, dim: number): T.CUaddress_mode {
   const s = (cuTexRefGetAddressMode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefGetAddressMode', 'dim', 'i32', dim);
-  const status = (cuTexRefGetAddressMode$c ??= binder.native('cuTexRefGetAddressMode'))(s.slot(0), hTexRef, dim);
+  const status = (cuTexRefGetAddressMode$c ??= binder.native('cuTexRefGetAddressMode'))(s.bytes, hTexRef, dim);
   if (status !== 0) throw fail('cuTexRefGetAddressMode', status);
   return s.i32[0] as T.CUaddress_mode;
 }
@@ -136,11 +136,11 @@ let cuTexRefGetArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetArray(hTexRef: T.CUtexref | null): T.CUarray {
   const s = (cuTexRefGetArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetArray$c ??= binder.native('cuTexRefGetArray'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetArray$c ??= binder.native('cuTexRefGetArray'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetArray', status);
-  return s.address(0) as T.CUarray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
 }
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
 /** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -164,9 +164,9 @@ let cuTexRefGetFilterMode$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   const s = (cuTexRefGetFilterMode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetFilterMode$c ??= binder.native('cuTexRefGetFilterMode'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetFilterMode$c ??= binder.native('cuTexRefGetFilterMode'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetFilterMode', status);
   return s.i32[0] as T.CUfilter_mode;
 }
@@ -179,9 +179,9 @@ let cuTexRefGetFlags$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFlags(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetFlags$c ??= binder.native('cuTexRefGetFlags'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetFlags$c ??= binder.native('cuTexRefGetFlags'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetFlags', status);
   return s.u32[0];
 }
@@ -194,8 +194,8 @@ let cuTexRefGetFormat$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFormat(hTexRef: T.CUtexref | null): { pFormat: T.CUarray_format; pNumChannels: number } {
   const s = (cuTexRefGetFormat$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetFormat$c ??= binder.native('cuTexRefGetFormat'))(s.slot(0), s.slot(1), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetFormat', status);
@@ -210,9 +210,9 @@ let cuTexRefGetMaxAnisotropy$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMaxAnisotropy(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetMaxAnisotropy$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMaxAnisotropy$c ??= binder.native('cuTexRefGetMaxAnisotropy'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetMaxAnisotropy$c ??= binder.native('cuTexRefGetMaxAnisotropy'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMaxAnisotropy', status);
   return s.i32[0];
 }
@@ -225,9 +225,9 @@ let cuTexRefGetMipmapFilterMode$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   const s = (cuTexRefGetMipmapFilterMode$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmapFilterMode$c ??= binder.native('cuTexRefGetMipmapFilterMode'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetMipmapFilterMode$c ??= binder.native('cuTexRefGetMipmapFilterMode'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmapFilterMode', status);
   return s.i32[0] as T.CUfilter_mode;
 }
@@ -240,9 +240,9 @@ let cuTexRefGetMipmapLevelBias$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelBias(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetMipmapLevelBias$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmapLevelBias$c ??= binder.native('cuTexRefGetMipmapLevelBias'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetMipmapLevelBias$c ??= binder.native('cuTexRefGetMipmapLevelBias'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmapLevelBias', status);
   return s.f32[0];
 }
@@ -255,8 +255,8 @@ let cuTexRefGetMipmapLevelClamp$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelClamp(hTexRef: T.CUtexref | null): { pminMipmapLevelClamp: number; pmaxMipmapLevelClamp: number } {
   const s = (cuTexRefGetMipmapLevelClamp$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetMipmapLevelClamp$c ??= binder.native('cuTexRefGetMipmapLevelClamp'))(s.slot(0), s.slot(1), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmapLevelClamp', status);
@@ -271,11 +271,11 @@ let cuTexRefGetMipmappedArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmappedArray(hTexRef: T.CUtexref | null): T.CUmipmappedArray {
   const s = (cuTexRefGetMipmappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmappedArray$c ??= binder.native('cuTexRefGetMipmappedArray'))(s.slot(0), hTexRef);
+  const status = (cuTexRefGetMipmappedArray$c ??= binder.native('cuTexRefGetMipmappedArray'))(s.bytes, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmappedArray', status);
-  return s.address(0) as T.CUmipmappedArray;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
 }
 let cuTexRefSetAddress$: Scratch | undefined;
 let cuTexRefSetAddress$c: NativeFunction | undefined;
@@ -288,13 +288,13 @@ let cuTexRefSetAddress$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress(hTexRef: T.CUtexref | null, dptr: T.CUdeviceptr, bytes: T.Int64): number {
   const s = (cuTexRefSetAddress$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuTexRefSetAddress', 'dptr', dptr, false) as typeof dptr;
   if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || bytes % 1 !== 0) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
-  const status = (cuTexRefSetAddress$c ??= binder.native('cuTexRefSetAddress'))(s.slot(0), hTexRef, dptr, bytes);
+  const status = (cuTexRefSetAddress$c ??= binder.native('cuTexRefSetAddress'))(s.bytes, hTexRef, dptr, bytes);
   if (status !== 0) throw fail('cuTexRefSetAddress', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

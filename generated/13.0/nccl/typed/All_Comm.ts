@@ -125,8 +125,8 @@ let ncclCommCount$c: NativeFunction | undefined;
 export function ncclCommCount(comm: T.ncclComm_t | null): number {
   const s = (ncclCommCount$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCount', 'comm', comm, true) as typeof comm;
-  s.u64[0] = 0n;
-  const status = (ncclCommCount$c ??= binder.native('ncclCommCount'))(comm, s.slot(0));
+  s.f64[0] = 0;
+  const status = (ncclCommCount$c ??= binder.native('ncclCommCount'))(comm, s.bytes);
   if (status !== 0) throw fail('ncclCommCount', status);
   return s.i32[0];
 }
@@ -174,8 +174,8 @@ let ncclCommGetAsyncError$c: NativeFunction | undefined;
 export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t {
   const s = (ncclCommGetAsyncError$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommGetAsyncError', 'comm', comm, true) as typeof comm;
-  s.u64[0] = 0n;
-  const status = (ncclCommGetAsyncError$c ??= binder.native('ncclCommGetAsyncError'))(comm, s.slot(0));
+  s.f64[0] = 0;
+  const status = (ncclCommGetAsyncError$c ??= binder.native('ncclCommGetAsyncError'))(comm, s.bytes);
   if (status !== 0) throw fail('ncclCommGetAsyncError', status);
   return s.i32[0] as T.ncclResult_t;
 }
@@ -200,13 +200,13 @@ let ncclCommInitRank$c: NativeFunction | undefined;
  * @returns the value of `comm`: out `ncclComm_t *`. */
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
   const s = (ncclCommInitRank$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRank', 'nranks', 'i32', nranks);
   checkRecord('ncclCommInitRank', 'commId', records.ncclUniqueId(), commId);
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRank', 'rank', 'i32', rank);
-  const status = (ncclCommInitRank$c ??= binder.native('ncclCommInitRank'))(s.slot(0), nranks, commId, rank);
+  const status = (ncclCommInitRank$c ??= binder.native('ncclCommInitRank'))(s.bytes, nranks, commId, rank);
   if (status !== 0) throw fail('ncclCommInitRank', status);
-  return s.address(0) as T.ncclComm_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
 }
 let ncclCommInitRankConfig$: Scratch | undefined;
 let ncclCommInitRankConfig$c: NativeFunction | undefined;
@@ -218,14 +218,14 @@ let ncclCommInitRankConfig$c: NativeFunction | undefined;
  * @returns the value of `comm`: out `ncclComm_t *`. */
 export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankConfig$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankConfig', 'nranks', 'i32', nranks);
   checkRecord('ncclCommInitRankConfig', 'commId', records.ncclUniqueId(), commId);
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRankConfig', 'rank', 'i32', rank);
   pointerArg('ncclCommInitRankConfig', 'config', config, true);
-  const status = (ncclCommInitRankConfig$c ??= binder.native('ncclCommInitRankConfig'))(s.slot(0), nranks, commId, rank, config);
+  const status = (ncclCommInitRankConfig$c ??= binder.native('ncclCommInitRankConfig'))(s.bytes, nranks, commId, rank, config);
   if (status !== 0) throw fail('ncclCommInitRankConfig', status);
-  return s.address(0) as T.ncclComm_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
 }
 let ncclCommInitRankScalable$: Scratch | undefined;
 let ncclCommInitRankScalable$c: NativeFunction | undefined;
@@ -238,15 +238,15 @@ let ncclCommInitRankScalable$c: NativeFunction | undefined;
  * @returns the value of `newcomm`: out `ncclComm_t *`. */
 export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankScalable$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankScalable', 'nranks', 'i32', nranks);
   if (typeof myrank !== 'number' || (myrank | 0) !== myrank) throw intError('ncclCommInitRankScalable', 'myrank', 'i32', myrank);
   if (typeof nId !== 'number' || (nId | 0) !== nId) throw intError('ncclCommInitRankScalable', 'nId', 'i32', nId);
   pointerArg('ncclCommInitRankScalable', 'commIds', commIds, true);
   pointerArg('ncclCommInitRankScalable', 'config', config, true);
-  const status = (ncclCommInitRankScalable$c ??= binder.native('ncclCommInitRankScalable'))(s.slot(0), nranks, myrank, nId, commIds, config);
+  const status = (ncclCommInitRankScalable$c ??= binder.native('ncclCommInitRankScalable'))(s.bytes, nranks, myrank, nId, commIds, config);
   if (status !== 0) throw fail('ncclCommInitRankScalable', status);
-  return s.address(0) as T.ncclComm_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
 }
 let ncclCommRegister$: Scratch | undefined;
 let ncclCommRegister$c: NativeFunction | undefined;
@@ -261,10 +261,10 @@ export function ncclCommRegister(comm: T.ncclComm_t | null, buff: T.Pointer, siz
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
   pointerArg('ncclCommRegister', 'buff', buff, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
-  s.u64[0] = 0n;
-  const status = (ncclCommRegister$c ??= binder.native('ncclCommRegister'))(comm, buff, size, s.slot(0));
+  s.f64[0] = 0;
+  const status = (ncclCommRegister$c ??= binder.native('ncclCommRegister'))(comm, buff, size, s.bytes);
   if (status !== 0) throw fail('ncclCommRegister', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let ncclCommRevoke$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
@@ -290,12 +290,12 @@ export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Po
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommShrink', 'excludeRanksList', excludeRanksList, true);
   if (typeof excludeRanksCount !== 'number' || (excludeRanksCount | 0) !== excludeRanksCount) throw intError('ncclCommShrink', 'excludeRanksCount', 'i32', excludeRanksCount);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('ncclCommShrink', 'config', config, true);
   if (typeof shrinkFlags !== 'number' || (shrinkFlags | 0) !== shrinkFlags) throw intError('ncclCommShrink', 'shrinkFlags', 'i32', shrinkFlags);
-  const status = (ncclCommShrink$c ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, s.slot(0), config, shrinkFlags);
+  const status = (ncclCommShrink$c ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, s.bytes, config, shrinkFlags);
   if (status !== 0) throw fail('ncclCommShrink', status);
-  return s.address(0) as T.ncclComm_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
 }
 let ncclCommSplit$: Scratch | undefined;
 let ncclCommSplit$c: NativeFunction | undefined;
@@ -310,11 +310,11 @@ export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: num
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
   if (typeof color !== 'number' || (color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
   if (typeof key !== 'number' || (key | 0) !== key) throw intError('ncclCommSplit', 'key', 'i32', key);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('ncclCommSplit', 'config', config, true);
-  const status = (ncclCommSplit$c ??= binder.native('ncclCommSplit'))(comm, color, key, s.slot(0), config);
+  const status = (ncclCommSplit$c ??= binder.native('ncclCommSplit'))(comm, color, key, s.bytes, config);
   if (status !== 0) throw fail('ncclCommSplit', status);
-  return s.address(0) as T.ncclComm_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
 }
 let ncclCommUserRank$: Scratch | undefined;
 let ncclCommUserRank$c: NativeFunction | undefined;
@@ -324,8 +324,8 @@ let ncclCommUserRank$c: NativeFunction | undefined;
 export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
   const s = (ncclCommUserRank$ ??= new Scratch(1));
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommUserRank', 'comm', comm, true) as typeof comm;
-  s.u64[0] = 0n;
-  const status = (ncclCommUserRank$c ??= binder.native('ncclCommUserRank'))(comm, s.slot(0));
+  s.f64[0] = 0;
+  const status = (ncclCommUserRank$c ??= binder.native('ncclCommUserRank'))(comm, s.bytes);
   if (status !== 0) throw fail('ncclCommUserRank', status);
   return s.i32[0];
 }
@@ -353,9 +353,9 @@ export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointe
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
   pointerArg('ncclCommWindowRegister', 'buff', buff, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof winFlags !== 'number' || (winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
-  const status = (ncclCommWindowRegister$c ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s.slot(0), winFlags);
+  const status = (ncclCommWindowRegister$c ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s.bytes, winFlags);
   if (status !== 0) throw fail('ncclCommWindowRegister', status);
-  return s.address(0) as T.ncclWindow_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclWindow_t;
 }

@@ -63,8 +63,8 @@ let ncclGetVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out `int *`. */
 export function ncclGetVersion(): number {
   const s = (ncclGetVersion$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (ncclGetVersion$c ??= binder.native('ncclGetVersion'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (ncclGetVersion$c ??= binder.native('ncclGetVersion'))(s.bytes);
   if (status !== 0) throw fail('ncclGetVersion', status);
   return s.i32[0];
 }

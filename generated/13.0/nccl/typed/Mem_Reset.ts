@@ -15,11 +15,11 @@ let ncclMemAlloc$c: NativeFunction | undefined;
  * @returns the value of `ptr`: out `void **`. */
 export function ncclMemAlloc(size: T.Int64): number {
   const s = (ncclMemAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclMemAlloc', 'size', size, false);
-  const status = (ncclMemAlloc$c ??= binder.native('ncclMemAlloc'))(s.slot(0), size);
+  const status = (ncclMemAlloc$c ??= binder.native('ncclMemAlloc'))(s.bytes, size);
   if (status !== 0) throw fail('ncclMemAlloc', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let ncclMemFree$c: NativeFunction | undefined;
 /** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
@@ -58,12 +58,12 @@ let ncclRedOpCreatePreMulSum$c: NativeFunction | undefined;
  * @returns the value of `op`: out `ncclRedOp_t *`. */
 export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t | null): T.ncclRedOp_t {
   const s = (ncclRedOpCreatePreMulSum$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('ncclRedOpCreatePreMulSum', 'scalar', scalar, true);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRedOpCreatePreMulSum', 'datatype', 'i32', datatype);
   if (typeof residence !== 'number' || (residence | 0) !== residence) throw intError('ncclRedOpCreatePreMulSum', 'residence', 'i32', residence);
   if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpCreatePreMulSum', 'comm', comm, true) as typeof comm;
-  const status = (ncclRedOpCreatePreMulSum$c ??= binder.native('ncclRedOpCreatePreMulSum'))(s.slot(0), scalar, datatype, residence, comm);
+  const status = (ncclRedOpCreatePreMulSum$c ??= binder.native('ncclRedOpCreatePreMulSum'))(s.bytes, scalar, datatype, residence, comm);
   if (status !== 0) throw fail('ncclRedOpCreatePreMulSum', status);
   return s.i32[0] as T.ncclRedOp_t;
 }

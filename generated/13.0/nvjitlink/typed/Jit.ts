@@ -52,12 +52,12 @@ let nvJitLinkCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `nvJitLinkHandle *`. */
 export function nvJitLinkCreate(options: readonly (string)[]): T.nvJitLinkHandle {
   const s = (nvJitLinkCreate$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   const options$ = stringArrayArg('nvJitLinkCreate', 'options', options, false);
   const numOptions$n = options$.count;
-  const status = (nvJitLinkCreate$c ??= binder.native('nvJitLinkCreate'))(s.slot(0), numOptions$n, options$.data);
+  const status = (nvJitLinkCreate$c ??= binder.native('nvJitLinkCreate'))(s.bytes, numOptions$n, options$.data);
   if (status !== 0) throw fail('nvJitLinkCreate', status);
-  return s.address(0) as T.nvJitLinkHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvJitLinkHandle;
 }
 let nvJitLinkDestroy$: Scratch | undefined;
 let nvJitLinkDestroy$c: NativeFunction | undefined;
@@ -68,9 +68,9 @@ export function nvJitLinkDestroy(handle: T.nvJitLinkHandle | null): T.nvJitLinkH
   const s = (nvJitLinkDestroy$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
   s.u64[0] = BigInt(handle as number | bigint);
-  const status = (nvJitLinkDestroy$c ??= binder.native('nvJitLinkDestroy'))(s.slot(0));
+  const status = (nvJitLinkDestroy$c ??= binder.native('nvJitLinkDestroy'))(s.bytes);
   if (status !== 0) throw fail('nvJitLinkDestroy', status);
-  return s.address(0) as T.nvJitLinkHandle;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvJitLinkHandle;
 }
 let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -90,10 +90,10 @@ let nvJitLinkGetErrorLogSize$c: NativeFunction | undefined;
 export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetErrorLogSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (nvJitLinkGetErrorLogSize$c ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvJitLinkGetErrorLogSize$c ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, s.bytes);
   if (status !== 0) throw fail('nvJitLinkGetErrorLogSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -113,10 +113,10 @@ let nvJitLinkGetInfoLogSize$c: NativeFunction | undefined;
 export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetInfoLogSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (nvJitLinkGetInfoLogSize$c ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvJitLinkGetInfoLogSize$c ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, s.bytes);
   if (status !== 0) throw fail('nvJitLinkGetInfoLogSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -136,10 +136,10 @@ let nvJitLinkGetLinkedCubinSize$c: NativeFunction | undefined;
 export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetLinkedCubinSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (nvJitLinkGetLinkedCubinSize$c ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvJitLinkGetLinkedCubinSize$c ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, s.bytes);
   if (status !== 0) throw fail('nvJitLinkGetLinkedCubinSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -159,10 +159,10 @@ let nvJitLinkGetLinkedPtxSize$c: NativeFunction | undefined;
 export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetLinkedPtxSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
-  s.u64[0] = 0n;
-  const status = (nvJitLinkGetLinkedPtxSize$c ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvJitLinkGetLinkedPtxSize$c ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, s.bytes);
   if (status !== 0) throw fail('nvJitLinkGetLinkedPtxSize', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let nvJitLinkVersion$: Scratch | undefined;
 let nvJitLinkVersion$c: NativeFunction | undefined;
@@ -171,8 +171,8 @@ let nvJitLinkVersion$c: NativeFunction | undefined;
  * @remarks Group `linking`. */
 export function nvJitLinkVersion(): { major: number; minor: number } {
   const s = (nvJitLinkVersion$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvJitLinkVersion$c ??= binder.native('nvJitLinkVersion'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvJitLinkVersion', status);
   return { major: s.u32[0], minor: s.u32[2] };

@@ -17,8 +17,8 @@ let nvmlDeviceGetAdaptiveClockInfoStatus$c: NativeFunction | undefined;
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetAdaptiveClockInfoStatus$c ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetAdaptiveClockInfoStatus$c ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetAdaptiveClockInfoStatus', status);
   return s.u32[0];
 }
@@ -48,8 +48,8 @@ export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, cl
   const s = (nvmlDeviceGetApplicationsClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
   if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetApplicationsClock$c ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetApplicationsClock$c ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetApplicationsClock', status);
   return s.u32[0];
 }
@@ -62,8 +62,8 @@ let nvmlDeviceGetArchitecture$c: NativeFunction | undefined;
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetArchitecture$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetArchitecture$c ??= binder.native('nvmlDeviceGetArchitecture'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetArchitecture$c ??= binder.native('nvmlDeviceGetArchitecture'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetArchitecture', status);
   return s.u32[0];
 }
@@ -88,8 +88,8 @@ let nvmlDeviceGetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
   const s = (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceGetAutoBoostedClocksEnabled'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetAutoBoostedClocksEnabled', status);
   return { isEnabled: s.i32[0] as T.nvmlEnableState_t, defaultIsEnabled: s.i32[2] as T.nvmlEnableState_t };
@@ -115,8 +115,8 @@ let nvmlDeviceGetBoardId$c: NativeFunction | undefined;
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBoardId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetBoardId$c ??= binder.native('nvmlDeviceGetBoardId'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetBoardId$c ??= binder.native('nvmlDeviceGetBoardId'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetBoardId', status);
   return s.u32[0];
 }

@@ -17,8 +17,8 @@ let nvmlDeviceGetBrand$c: NativeFunction | undefined;
 export function nvmlDeviceGetBrand(device: T.nvmlDevice_t | null): T.nvmlBrandType_t {
   const s = (nvmlDeviceGetBrand$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetBrand$c ??= binder.native('nvmlDeviceGetBrand'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetBrand$c ??= binder.native('nvmlDeviceGetBrand'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetBrand', status);
   return s.i32[0] as T.nvmlBrandType_t;
 }
@@ -43,8 +43,8 @@ let nvmlDeviceGetBusType$c: NativeFunction | undefined;
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBusType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetBusType$c ??= binder.native('nvmlDeviceGetBusType'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetBusType$c ??= binder.native('nvmlDeviceGetBusType'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
   return s.u32[0];
 }
@@ -100,8 +100,8 @@ export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.n
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
   if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
   if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetClock', status);
   return s.u32[0];
 }
@@ -116,8 +116,8 @@ export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nv
   const s = (nvmlDeviceGetClockInfo$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
   return s.u32[0];
 }

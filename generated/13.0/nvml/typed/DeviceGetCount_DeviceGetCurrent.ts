@@ -15,8 +15,8 @@ let nvmlDeviceGetCount$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCount(): number {
   const s = (nvmlDeviceGetCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetCount$c ??= binder.native('nvmlDeviceGetCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetCount$c ??= binder.native('nvmlDeviceGetCount'))(s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetCount', status);
   return s.u32[0];
 }
@@ -59,14 +59,14 @@ let nvmlDeviceGetCreatableVgpus$c: NativeFunction | undefined;
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetCreatableVgpus$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetCreatableVgpus', asked);
   let n = Number(s.u32[0]);
   const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.slot(0), vgpuTypeIds$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.bytes, vgpuTypeIds$);
     if (status !== 0) throw fail('nvmlDeviceGetCreatableVgpus', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -81,8 +81,8 @@ let nvmlDeviceGetCudaComputeCapability$c: NativeFunction | undefined;
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null): { major: number; minor: number } {
   const s = (nvmlDeviceGetCudaComputeCapability$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetCudaComputeCapability$c ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetCudaComputeCapability', status);
   return { major: s.i32[0], minor: s.i32[2] };
@@ -96,8 +96,8 @@ let nvmlDeviceGetCurrPcieLinkGeneration$c: NativeFunction | undefined;
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetCurrPcieLinkGeneration$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetCurrPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetCurrPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkGeneration', status);
   return s.u32[0];
 }
@@ -110,8 +110,8 @@ let nvmlDeviceGetCurrPcieLinkWidth$c: NativeFunction | undefined;
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetCurrPcieLinkWidth$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetCurrPcieLinkWidth$c ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetCurrPcieLinkWidth$c ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkWidth', status);
   return s.u32[0];
 }
@@ -139,8 +139,8 @@ let nvmlDeviceGetCurrentClocksEventReasons$c: NativeFunction | undefined;
 export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetCurrentClocksEventReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksEventReasons', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetCurrentClocksEventReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetCurrentClocksEventReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksEventReasons', status);
   return s.u64[0];
 }
@@ -153,8 +153,8 @@ let nvmlDeviceGetCurrentClocksThrottleReasons$c: NativeFunction | undefined;
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetCurrentClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetCurrentClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksThrottleReasons', status);
   return s.u64[0];
 }

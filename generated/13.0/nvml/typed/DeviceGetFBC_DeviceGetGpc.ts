@@ -17,14 +17,14 @@ let nvmlDeviceGetFBCSessions$c: NativeFunction | undefined;
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
   const s = (nvmlDeviceGetFBCSessions$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
   let n = Number(s.u32[0]);
   const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), sessionInfo$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, sessionInfo$);
     if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -53,8 +53,8 @@ export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, 
   const s = (nvmlDeviceGetFanControlPolicy_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetFanControlPolicy_v2$c ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetFanControlPolicy_v2$c ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetFanControlPolicy_v2', status);
   return s.u32[0];
 }
@@ -67,8 +67,8 @@ let nvmlDeviceGetFanSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetFanSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetFanSpeed$c ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetFanSpeed$c ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
   return s.u32[0];
 }
@@ -98,8 +98,8 @@ export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: num
   const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
   return s.u32[0];
 }
@@ -128,8 +128,8 @@ let nvmlDeviceGetGpcClkMinMaxVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetGpcClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGpcClkMinMaxVfOffset', status);
   return { minOffset: s.i32[0], maxOffset: s.i32[2] };
@@ -143,8 +143,8 @@ let nvmlDeviceGetGpcClkVfOffset$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpcClkVfOffset$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpcClkVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpcClkVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
   return s.i32[0];
 }

@@ -46,10 +46,10 @@ export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: 
   const s = (nvmlDeviceGetGpuInstanceById$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
   if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpuInstanceById$c ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpuInstanceById$c ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceById', status);
-  return s.address(0) as T.nvmlGpuInstance_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpuInstance_t;
 }
 let nvmlDeviceGetGpuInstanceId$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceId$c: NativeFunction | undefined;
@@ -60,8 +60,8 @@ let nvmlDeviceGetGpuInstanceId$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpuInstanceId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpuInstanceId$c ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpuInstanceId$c ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
   return s.u32[0];
 }
@@ -76,14 +76,14 @@ export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_
   const s = (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s.bytes);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', asked);
   let n = Number(s.u32[0]);
   const placements$ = new Uint8Array(Math.max(1, n) * 8);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements$, s.slot(0));
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements$, s.bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -148,8 +148,8 @@ export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t
   const s = (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpuInstanceRemainingCapacity$c ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpuInstanceRemainingCapacity$c ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceRemainingCapacity', status);
   return s.u32[0];
 }
@@ -164,14 +164,14 @@ export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profile
   const s = (nvmlDeviceGetGpuInstances$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s.bytes);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstances', asked);
   let n = Number(s.u32[0]);
   const gpuInstances$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances$, s.slot(0));
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances$, s.bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstances', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -186,8 +186,8 @@ let nvmlDeviceGetGpuMaxPcieLinkGeneration$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetGpuMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetGpuMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetGpuMaxPcieLinkGeneration', status);
   return s.u32[0];
 }
@@ -200,8 +200,8 @@ let nvmlDeviceGetGpuOperationMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
   const s = (nvmlDeviceGetGpuOperationMode$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetGpuOperationMode$c ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGpuOperationMode', status);
   return { current: s.i32[0] as T.nvmlGpuOperationMode_t, pending: s.i32[2] as T.nvmlGpuOperationMode_t };

@@ -17,8 +17,8 @@ let nvmlDeviceGetLastBBXFlushTime$c: NativeFunction | undefined;
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t | null): { timestamp: bigint; durationUs: bigint } {
   const s = (nvmlDeviceGetLastBBXFlushTime$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetLastBBXFlushTime$c ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetLastBBXFlushTime', status);
   return { timestamp: s.u64[0], durationUs: s.u64[1] };
@@ -32,14 +32,14 @@ let nvmlDeviceGetMPSComputeRunningProcesses$c: NativeFunction | undefined;
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
   const s = (nvmlDeviceGetMPSComputeRunningProcesses$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
   let n = Number(s.u32[0]);
   const infos$ = new Uint8Array(Math.max(1, n) * 24);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.slot(0), infos$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, infos$);
     if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -71,8 +71,8 @@ export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T
   const s = (nvmlDeviceGetMaxClockInfo$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
   return s.u32[0];
 }
@@ -87,8 +87,8 @@ export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null
   const s = (nvmlDeviceGetMaxCustomerBoostClock$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
   if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
   return s.u32[0];
 }
@@ -101,8 +101,8 @@ let nvmlDeviceGetMaxMigDeviceCount$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxMigDeviceCount$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxMigDeviceCount$c ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxMigDeviceCount$c ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
   return s.u32[0];
 }
@@ -115,8 +115,8 @@ let nvmlDeviceGetMaxPcieLinkGeneration$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxPcieLinkGeneration$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
   return s.u32[0];
 }
@@ -129,8 +129,8 @@ let nvmlDeviceGetMaxPcieLinkWidth$c: NativeFunction | undefined;
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxPcieLinkWidth$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMaxPcieLinkWidth$c ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMaxPcieLinkWidth$c ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
   return s.u32[0];
 }

@@ -21,8 +21,8 @@ export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, 
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
   if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMinMaxClockOfPState$c ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
   return { minClockMHz: s.u32[0], maxClockMHz: s.u32[2] };
@@ -36,8 +36,8 @@ let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetMinMaxFanSpeed$c ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
   return { minSpeed: s.u32[0], maxSpeed: s.u32[2] };
@@ -51,8 +51,8 @@ let nvmlDeviceGetMinorNumber$c: NativeFunction | undefined;
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMinorNumber$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMinorNumber$c ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMinorNumber$c ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
   return s.u32[0];
 }
@@ -65,8 +65,8 @@ let nvmlDeviceGetModuleId$c: NativeFunction | undefined;
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetModuleId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetModuleId$c ??= binder.native('nvmlDeviceGetModuleId'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetModuleId$c ??= binder.native('nvmlDeviceGetModuleId'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
   return s.u32[0];
 }
@@ -79,8 +79,8 @@ let nvmlDeviceGetMultiGpuBoard$c: NativeFunction | undefined;
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMultiGpuBoard$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetMultiGpuBoard$c ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetMultiGpuBoard$c ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
   return s.u32[0];
 }
@@ -107,8 +107,8 @@ let nvmlDeviceGetNumFans$c: NativeFunction | undefined;
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumFans$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
   return s.u32[0];
 }
@@ -121,8 +121,8 @@ let nvmlDeviceGetNumGpuCores$c: NativeFunction | undefined;
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumGpuCores$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
   return s.u32[0];
 }

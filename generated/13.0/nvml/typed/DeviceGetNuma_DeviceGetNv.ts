@@ -17,8 +17,8 @@ let nvmlDeviceGetNumaNodeId$c: NativeFunction | undefined;
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumaNodeId$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNumaNodeId$c ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNumaNodeId$c ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNumaNodeId', status);
   return s.u32[0];
 }
@@ -35,8 +35,8 @@ export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, lin
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkCapability$c ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkCapability$c ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkCapability', status);
   return s.u32[0];
 }
@@ -53,8 +53,8 @@ export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, l
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkErrorCounter$c ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkErrorCounter$c ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkErrorCounter', status);
   return s.u64[0];
 }
@@ -84,8 +84,8 @@ export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | nul
   const s = (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkRemoteDeviceType$c ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkRemoteDeviceType$c ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemoteDeviceType', status);
   return s.i32[0] as T.nvmlIntNvLinkDeviceType_t;
 }
@@ -114,8 +114,8 @@ export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: nu
   const s = (nvmlDeviceGetNvLinkState$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkState$c ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkState$c ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkState', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
@@ -148,8 +148,8 @@ export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | n
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceGetNvLinkUtilizationCounter'))(device, link, counter, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationCounter', status);
   return { rxcounter: s.u64[0], txcounter: s.u64[1] };
@@ -165,8 +165,8 @@ export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: 
   const s = (nvmlDeviceGetNvLinkVersion$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetNvLinkVersion$c ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetNvLinkVersion$c ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkVersion', status);
   return s.u32[0];
 }

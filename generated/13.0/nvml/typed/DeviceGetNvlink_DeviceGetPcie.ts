@@ -47,8 +47,8 @@ let nvmlDeviceGetOfaUtilization$c: NativeFunction | undefined;
 export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
   const s = (nvmlDeviceGetOfaUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetOfaUtilization', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (nvmlDeviceGetOfaUtilization$c ??= binder.native('nvmlDeviceGetOfaUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetOfaUtilization', status);
   return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
@@ -66,8 +66,8 @@ export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: 
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
   if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
   if (typeof p2pIndex !== 'number' || (p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetP2PStatus$c ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetP2PStatus$c ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetP2PStatus', status);
   return s.i32[0] as T.nvmlGpuP2PStatus_t;
 }
@@ -107,8 +107,8 @@ let nvmlDeviceGetPcieLinkMaxSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieLinkMaxSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieLinkMaxSpeed$c ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieLinkMaxSpeed$c ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieLinkMaxSpeed', status);
   return s.u32[0];
 }
@@ -121,8 +121,8 @@ let nvmlDeviceGetPcieReplayCounter$c: NativeFunction | undefined;
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieReplayCounter$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieReplayCounter$c ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieReplayCounter$c ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieReplayCounter', status);
   return s.u32[0];
 }
@@ -135,8 +135,8 @@ let nvmlDeviceGetPcieSpeed$c: NativeFunction | undefined;
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieSpeed$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieSpeed$c ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieSpeed$c ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieSpeed', status);
   return s.u32[0];
 }
@@ -151,8 +151,8 @@ export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, count
   const s = (nvmlDeviceGetPcieThroughput$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
   if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetPcieThroughput$c ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetPcieThroughput$c ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetPcieThroughput', status);
   return s.u32[0];
 }

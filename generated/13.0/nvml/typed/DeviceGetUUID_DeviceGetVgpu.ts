@@ -59,8 +59,8 @@ export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t | null, cap
   const s = (nvmlDeviceGetVgpuCapabilities$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuCapabilities', 'device', device, true) as typeof device;
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetVgpuCapabilities', 'capability', 'i32', capability);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetVgpuCapabilities$c ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetVgpuCapabilities$c ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuCapabilities', status);
   return s.u32[0];
 }
@@ -106,8 +106,8 @@ export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferS
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
   const pgpuMetadata$ = new Uint8Array(128);
   if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
-  s.u64[0] = 0n; s.u32[0] = bufferSize;
-  const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = bufferSize;
+  const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
   return { pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), bufferSize: s.u32[0] };
 }
@@ -122,14 +122,14 @@ export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | nul
   const s = (nvmlDeviceGetVgpuProcessUtilization$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
   if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), null);
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
   let n = Number(s.u32[0]);
   const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 96);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), utilizationSamples$);
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, utilizationSamples$);
     if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -231,14 +231,14 @@ export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, last
   const s = (nvmlDeviceGetVgpuUtilization$ ??= new Scratch(2));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
   if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n; s.u32[2] = 0;
+  s.f64[0] = 0;
+  s.f64[1] = 0; s.u32[2] = 0;
   const asked = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuUtilization', asked);
   let n = Number(s.u32[2]);
   const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 48);
   if (n > 0) {
-    s.u64[1] = 0n; s.u32[2] = n;
+    s.f64[1] = 0; s.u32[2] = n;
     const status = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), utilizationSamples$);
     if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
     n = Math.min(n, Number(s.u32[2]));

@@ -31,8 +31,8 @@ let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceGetVirtualizationMode$c ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceGetVirtualizationMode$c ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
   return s.i32[0] as T.nvmlGpuVirtualizationMode_t;
 }
@@ -45,8 +45,8 @@ let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceIsMigDeviceHandle$c ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceIsMigDeviceHandle$c ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
   return s.u32[0];
 }
@@ -72,8 +72,8 @@ export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T
   const s = (nvmlDeviceOnSameBoard$ ??= new Scratch(1));
   if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
   if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceOnSameBoard$c ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceOnSameBoard$c ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
   return s.i32[0];
 }

@@ -17,8 +17,8 @@ let nvmlDeviceQueryDrainState$c: NativeFunction | undefined;
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
   const s = (nvmlDeviceQueryDrainState$ ??= new Scratch(1));
   const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
-  s.u64[0] = 0n;
-  const status = (nvmlDeviceQueryDrainState$c ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo$, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlDeviceQueryDrainState$c ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo$, s.bytes);
   if (status !== 0) throw fail('nvmlDeviceQueryDrainState', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }

@@ -15,8 +15,8 @@ let nvmlGetExcludedDeviceCount$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
   const s = (nvmlGetExcludedDeviceCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlGetExcludedDeviceCount$c ??= binder.native('nvmlGetExcludedDeviceCount'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGetExcludedDeviceCount$c ??= binder.native('nvmlGetExcludedDeviceCount'))(s.bytes);
   if (status !== 0) throw fail('nvmlGetExcludedDeviceCount', status);
   return s.u32[0];
 }
@@ -55,8 +55,8 @@ let nvmlGetVgpuDriverCapabilities$c: NativeFunction | undefined;
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
   const s = (nvmlGetVgpuDriverCapabilities$ ??= new Scratch(1));
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
-  s.u64[0] = 0n;
-  const status = (nvmlGetVgpuDriverCapabilities$c ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGetVgpuDriverCapabilities$c ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s.bytes);
   if (status !== 0) throw fail('nvmlGetVgpuDriverCapabilities', status);
   return s.u32[0];
 }
@@ -120,8 +120,8 @@ let nvmlGpmQueryIfStreamingEnabled$c: NativeFunction | undefined;
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
   const s = (nvmlGpmQueryIfStreamingEnabled$ ??= new Scratch(1));
   if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
-  s.u64[0] = 0n;
-  const status = (nvmlGpmQueryIfStreamingEnabled$c ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpmQueryIfStreamingEnabled$c ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s.bytes);
   if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
   return s.u32[0];
 }
@@ -132,10 +132,10 @@ let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  const status = (nvmlGpmSampleAlloc$c ??= binder.native('nvmlGpmSampleAlloc'))(s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpmSampleAlloc$c ??= binder.native('nvmlGpmSampleAlloc'))(s.bytes);
   if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
-  return s.address(0) as T.nvmlGpmSample_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpmSample_t;
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

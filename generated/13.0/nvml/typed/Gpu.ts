@@ -19,10 +19,10 @@ export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInsta
   const s = (nvmlGpuInstanceCreateComputeInstance$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n;
-  const status = (nvmlGpuInstanceCreateComputeInstance$c ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpuInstanceCreateComputeInstance$c ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s.bytes);
   if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstance', status);
-  return s.address(0) as T.nvmlComputeInstance_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: Scratch | undefined;
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$c: NativeFunction | undefined;
@@ -37,10 +37,10 @@ export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'profileId', 'u32', profileId);
   const placement$ = recordArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', records.nvmlComputeInstancePlacement_st(), placement, false);
-  s.u64[0] = 0n;
-  const status = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$c ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, placement$, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$c ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, placement$, s.bytes);
   if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstanceWithPlacement', status);
-  return s.address(0) as T.nvmlComputeInstance_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -77,10 +77,10 @@ export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInst
   const s = (nvmlGpuInstanceGetComputeInstanceById$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
-  s.u64[0] = 0n;
-  const status = (nvmlGpuInstanceGetComputeInstanceById$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpuInstanceGetComputeInstanceById$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s.bytes);
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceById', status);
-  return s.address(0) as T.nvmlComputeInstance_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$c: NativeFunction | undefined;
@@ -93,14 +93,14 @@ export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance:
   const s = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, null, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, null, s.bytes);
   if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', asked);
   let n = Number(s.u32[0]);
   const placements$ = new Uint8Array(Math.max(1, n) * 8);
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, placements$, s.slot(0));
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, placements$, s.bytes);
     if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', status);
     n = Math.min(n, Number(s.u32[0]));
   }
@@ -152,8 +152,8 @@ export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: 
   const s = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n;
-  const status = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s.slot(0));
+  s.f64[0] = 0;
+  const status = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s.bytes);
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', status);
   return s.u32[0];
 }
@@ -168,14 +168,14 @@ export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstanc
   const s = (nvmlGpuInstanceGetComputeInstances$ ??= new Scratch(1));
   if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
-  s.u64[0] = 0n; s.u32[0] = 0;
-  const asked = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s.slot(0));
+  s.f64[0] = 0; s.u32[0] = 0;
+  const asked = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s.bytes);
   if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstances', asked);
   let n = Number(s.u32[0]);
   const computeInstances$ = new BigUint64Array(Math.max(1, n));
   if (n > 0) {
-    s.u64[0] = 0n; s.u32[0] = n;
-    const status = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, computeInstances$, s.slot(0));
+    s.f64[0] = 0; s.u32[0] = n;
+    const status = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, computeInstances$, s.bytes);
     if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstances', status);
     n = Math.min(n, Number(s.u32[0]));
   }

@@ -17,12 +17,12 @@ let cudaExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedBuffer(extMem: T.cudaExternalMemory_t | null, bufferDesc: T.cudaExternalMemoryBufferDesc | Uint8Array): T.DevicePointer {
   const s = (cudaExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
   const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
-  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.slot(0), extMem, bufferDesc$);
+  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.bytes, extMem, bufferDesc$);
   if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
-  return s.address(0) as T.DevicePointer;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
 }
 let cudaExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
 let cudaExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
@@ -33,12 +33,12 @@ let cudaExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternalMemory_t | null, mipmapDesc: T.cudaExternalMemoryMipmappedArrayDesc | Uint8Array): T.cudaMipmappedArray_t {
   const s = (cudaExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
   const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
-  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.slot(0), extMem, mipmapDesc$);
+  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.bytes, extMem, mipmapDesc$);
   if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
-  return s.address(0) as T.cudaMipmappedArray_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
 }
 let cudaFree$c: NativeFunction | undefined;
 /** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -111,9 +111,9 @@ let cudaFuncGetName$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncGetName(func: T.Pointer): string | null {
   const s = (cudaFuncGetName$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaFuncGetName', 'func', func, true);
-  const status = (cudaFuncGetName$c ??= binder.native('cudaFuncGetName'))(s.slot(0), func);
+  const status = (cudaFuncGetName$c ??= binder.native('cudaFuncGetName'))(s.bytes, func);
   if (status !== 0) throw fail('cudaFuncGetName', status);
   return readCString(s.address(0));
 }
@@ -128,11 +128,11 @@ export function cudaFuncGetParamInfo(func: T.Pointer, paramIndex: T.Int64): { pa
   const s = (cudaFuncGetParamInfo$ ??= new Scratch(2));
   pointerArg('cudaFuncGetParamInfo', 'func', func, true);
   if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cudaFuncGetParamInfo', 'paramIndex', paramIndex, false);
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   const status = (cudaFuncGetParamInfo$c ??= binder.native('cudaFuncGetParamInfo'))(func, paramIndex, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaFuncGetParamInfo', status);
-  return { paramOffset: s.size(0), paramSize: s.size(1) };
+  return { paramOffset: (s.u32[1] * 4294967296 + s.u32[0]), paramSize: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudaFuncSetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

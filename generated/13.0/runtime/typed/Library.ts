@@ -31,13 +31,13 @@ let cudaLibraryGetGlobal$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetGlobal(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   const s = (cudaLibraryGetGlobal$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetGlobal', 'library', library, true) as typeof library;
   if (typeof name !== 'string') throw argError('cudaLibraryGetGlobal', 'name', 'a string', name);
   const status = (cudaLibraryGetGlobal$c ??= binder.native('cudaLibraryGetGlobal'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cudaLibraryGetGlobal', status);
-  return { dptr: s.address(0) as T.DevicePointer, bytes: s.size(1) };
+  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudaLibraryGetKernel$: Scratch | undefined;
 let cudaLibraryGetKernel$c: NativeFunction | undefined;
@@ -48,12 +48,12 @@ let cudaLibraryGetKernel$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernel(library: T.cudaLibrary_t | null, name: string): T.cudaKernel_t {
   const s = (cudaLibraryGetKernel$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetKernel', 'library', library, true) as typeof library;
   if (typeof name !== 'string') throw argError('cudaLibraryGetKernel', 'name', 'a string', name);
-  const status = (cudaLibraryGetKernel$c ??= binder.native('cudaLibraryGetKernel'))(s.slot(0), library, name);
+  const status = (cudaLibraryGetKernel$c ??= binder.native('cudaLibraryGetKernel'))(s.bytes, library, name);
   if (status !== 0) throw fail('cudaLibraryGetKernel', status);
-  return s.address(0) as T.cudaKernel_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaKernel_t;
 }
 let cudaLibraryGetKernelCount$: Scratch | undefined;
 let cudaLibraryGetKernelCount$c: NativeFunction | undefined;
@@ -63,9 +63,9 @@ let cudaLibraryGetKernelCount$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t | null): number {
   const s = (cudaLibraryGetKernelCount$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
-  const status = (cudaLibraryGetKernelCount$c ??= binder.native('cudaLibraryGetKernelCount'))(s.slot(0), lib);
+  const status = (cudaLibraryGetKernelCount$c ??= binder.native('cudaLibraryGetKernelCount'))(s.bytes, lib);
   if (status !== 0) throw fail('cudaLibraryGetKernelCount', status);
   return s.u32[0];
 }
@@ -78,13 +78,13 @@ let cudaLibraryGetManaged$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetManaged(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   const s = (cudaLibraryGetManaged$ ??= new Scratch(2));
-  s.u64[0] = 0n;
-  s.u64[1] = 0n;
+  s.f64[0] = 0;
+  s.f64[1] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetManaged', 'library', library, true) as typeof library;
   if (typeof name !== 'string') throw argError('cudaLibraryGetManaged', 'name', 'a string', name);
   const status = (cudaLibraryGetManaged$c ??= binder.native('cudaLibraryGetManaged'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cudaLibraryGetManaged', status);
-  return { dptr: s.address(0) as T.DevicePointer, bytes: s.size(1) };
+  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
 }
 let cudaLibraryGetUnifiedFunction$: Scratch | undefined;
 let cudaLibraryGetUnifiedFunction$c: NativeFunction | undefined;
@@ -95,12 +95,12 @@ let cudaLibraryGetUnifiedFunction$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetUnifiedFunction(library: T.cudaLibrary_t | null, symbol: string): number {
   const s = (cudaLibraryGetUnifiedFunction$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
   if (typeof symbol !== 'string') throw argError('cudaLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
-  const status = (cudaLibraryGetUnifiedFunction$c ??= binder.native('cudaLibraryGetUnifiedFunction'))(s.slot(0), library, symbol);
+  const status = (cudaLibraryGetUnifiedFunction$c ??= binder.native('cudaLibraryGetUnifiedFunction'))(s.bytes, library, symbol);
   if (status !== 0) throw fail('cudaLibraryGetUnifiedFunction', status);
-  return s.address(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaLibraryLoadData$: Scratch | undefined;
 let cudaLibraryLoadData$c: NativeFunction | undefined;
@@ -114,7 +114,7 @@ let cudaLibraryLoadData$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   const s = (cudaLibraryLoadData$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaLibraryLoadData', 'code', code, true);
   const jitOptions$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
   const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
@@ -122,9 +122,9 @@ export function cudaLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.cud
   const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
   const numJitOptions$n = sameLength('cudaLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
   const numLibraryOptions$n = sameLength('cudaLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cudaLibraryLoadData$c ??= binder.native('cudaLibraryLoadData'))(s.slot(0), code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+  const status = (cudaLibraryLoadData$c ??= binder.native('cudaLibraryLoadData'))(s.bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cudaLibraryLoadData', status);
-  return s.address(0) as T.cudaLibrary_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaLibrary_t;
 }
 let cudaLibraryLoadFromFile$: Scratch | undefined;
 let cudaLibraryLoadFromFile$c: NativeFunction | undefined;
@@ -138,7 +138,7 @@ let cudaLibraryLoadFromFile$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   const s = (cudaLibraryLoadFromFile$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   if (typeof fileName !== 'string') throw argError('cudaLibraryLoadFromFile', 'fileName', 'a string', fileName);
   const jitOptions$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
   const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
@@ -146,9 +146,9 @@ export function cudaLibraryLoadFromFile(fileName: string, jitOptions: readonly (
   const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
   const numJitOptions$n = sameLength('cudaLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
   const numLibraryOptions$n = sameLength('cudaLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cudaLibraryLoadFromFile$c ??= binder.native('cudaLibraryLoadFromFile'))(s.slot(0), fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+  const status = (cudaLibraryLoadFromFile$c ??= binder.native('cudaLibraryLoadFromFile'))(s.bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cudaLibraryLoadFromFile', status);
-  return s.address(0) as T.cudaLibrary_t;
+  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaLibrary_t;
 }
 let cudaLibraryUnload$c: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

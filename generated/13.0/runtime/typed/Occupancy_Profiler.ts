@@ -18,13 +18,13 @@ let cudaOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBlocks: number, blockSize: number): number {
   const s = (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaOccupancyAvailableDynamicSMemPerBlock', 'func', func, true);
   if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
-  const status = (cudaOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(s.slot(0), func, numBlocks, blockSize);
+  const status = (cudaOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(s.bytes, func, numBlocks, blockSize);
   if (status !== 0) throw fail('cudaOccupancyAvailableDynamicSMemPerBlock', status);
-  return s.size(0);
+  return (s.u32[1] * 4294967296 + s.u32[0]);
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
@@ -36,11 +36,11 @@ let cudaOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): number {
   const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s.slot(0), func, blockSize, dynamicSMemSize);
+  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s.bytes, func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessor', status);
   return s.i32[0];
 }
@@ -55,12 +55,12 @@ let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | u
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
   const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.slot(0), func, blockSize, dynamicSMemSize, flags);
+  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.bytes, func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
   return s.i32[0];
 }
@@ -73,10 +73,10 @@ let cudaOccupancyMaxActiveClusters$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveClusters(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
   const s = (cudaOccupancyMaxActiveClusters$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaOccupancyMaxActiveClusters', 'func', func, true);
   const launchConfig$ = recordArg('cudaOccupancyMaxActiveClusters', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
-  const status = (cudaOccupancyMaxActiveClusters$c ??= binder.native('cudaOccupancyMaxActiveClusters'))(s.slot(0), func, launchConfig$);
+  const status = (cudaOccupancyMaxActiveClusters$c ??= binder.native('cudaOccupancyMaxActiveClusters'))(s.bytes, func, launchConfig$);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveClusters', status);
   return s.i32[0];
 }
@@ -89,10 +89,10 @@ let cudaOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxPotentialClusterSize(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
   const s = (cudaOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  s.f64[0] = 0;
   pointerArg('cudaOccupancyMaxPotentialClusterSize', 'func', func, true);
   const launchConfig$ = recordArg('cudaOccupancyMaxPotentialClusterSize', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
-  const status = (cudaOccupancyMaxPotentialClusterSize$c ??= binder.native('cudaOccupancyMaxPotentialClusterSize'))(s.slot(0), func, launchConfig$);
+  const status = (cudaOccupancyMaxPotentialClusterSize$c ??= binder.native('cudaOccupancyMaxPotentialClusterSize'))(s.bytes, func, launchConfig$);
   if (status !== 0) throw fail('cudaOccupancyMaxPotentialClusterSize', status);
   return s.i32[0];
 }
