@@ -3,7 +3,7 @@
 import koffi from 'koffi';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALLOC_BYTES, BATCH, COPY_BYTES, REPO_ROOT, scaled } from './common';
+import { ALLOC_BYTES, BATCH, COPY_BYTES, REPO_ROOT, reason, scaled } from './common';
 import type { Loader } from './startup';
 
 export type Driver = typeof import('../generated/13.0/driver/index');
@@ -54,6 +54,26 @@ export interface State {
 }
 
 export type Passes = Record<string, (ops: number) => void>;
+
+/**
+ * Implementations' passes gathered one by one: `attempt(name, make)` keeps what `make` returns, or the
+ * reason it gave (a string) or threw, as a note; names `wanted` refuses are left out.
+ */
+export function passCollector(wanted: (name: string) => boolean = () => true): { impls: Record<string, Passes>; notes: Record<string, string>; attempt: (name: string, make: () => Passes | string) => void } {
+  const impls: Record<string, Passes> = {};
+  const notes: Record<string, string> = {};
+  const attempt = (name: string, make: () => Passes | string): void => {
+    if (!wanted(name)) return;
+    try {
+      const p = make();
+      if (typeof p === 'string') notes[name] = p;
+      else impls[name] = p;
+    } catch (e) {
+      notes[name] = reason(e);
+    }
+  };
+  return { impls, notes, attempt };
+}
 
 /**
  * Row list, loop counts of bench.c (ops per repetition), warm-up counts, and the granule: in the

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type MeasuredRow, REPO_ROOT, log, reason } from './common';
 import { jsTree, loadModule } from './startup';
 import { BLOCKS, measureInterleaved, repetitionWords } from './interleave';
-import { type Driver, LOADER, type Passes, ROWS, type Raw, type RawApi, type State, wants } from './gpu-common';
+import { type Driver, LOADER, type Passes, ROWS, type Raw, type RawApi, type State, passCollector, wants } from './gpu-common';
 import { fresh, koffiApi, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, loadObjects, objectsPasses } from './gpu-objects';
 import { RowPinner, floorRecordWords, floorSettings, floorWarm } from './c-floor-pin';
@@ -70,19 +70,8 @@ export function loadNodeFfiTree<T>(modulePath: string): T {
 
 /** Every implementation's passes, then ROWS measured interleaved; returns rows by implementation. */
 export function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: string, meta: Record<string, unknown>): { rows: Record<string, Record<string, MeasuredRow | { skipped: string }>>; notes: Record<string, string>; close: () => void } {
-  const impls: Record<string, Passes> = {};
-  const notes: Record<string, string> = {};
+  const { impls, notes, attempt } = passCollector((name) => wants(name) || wants(name.replace(/-nodeffi$/, '')));
   const closers: (() => void)[] = [];
-  const attempt = (name: string, make: () => Passes | string) => {
-    if (!wants(name) && !wants(name.replace(/-nodeffi$/, ''))) return;
-    try {
-      const p = make();
-      if (typeof p === 'string') notes[name] = p;
-      else impls[name] = p;
-    } catch (e) {
-      notes[name] = reason(e);
-    }
-  };
   const pins: Partial<PinFns> = {};
   attempt('native-c-inproc', () => nativePasses(ptxPath, pins));
   attempt('koffi', () => fresh(rawPasses)(koffiApi(cu.binder.library()), S));

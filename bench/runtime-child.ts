@@ -16,7 +16,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type MeasuredRow, reason } from './common';
 import { measureInterleaved } from './interleave';
-import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, setup } from './gpu-common';
+import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, passCollector, setup } from './gpu-common';
 import { fresh, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, objectsPasses } from './gpu-objects';
 import { CHILD_ROWS } from './runtimes-report';
@@ -106,18 +106,8 @@ export function nativePasses(rows: string[], meta: Record<string, unknown>, pins
 
 /** Every implementation's passes (a failure becomes a note), and the closers of what they opened. */
 function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[]; pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> } {
-  const impls: Record<string, Passes> = {};
-  const notes: Record<string, string> = {};
+  const { impls, notes, attempt } = passCollector();
   const closers: (() => void)[] = [];
-  const attempt = (name: string, make: () => Passes | string) => {
-    try {
-      const p = make();
-      if (typeof p === 'string') notes[name] = p;
-      else impls[name] = p;
-    } catch (e) {
-      notes[name] = reason(e);
-    }
-  };
   const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {};
   attempt('native-c-inproc', () => nativePasses(rows, meta, pins));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
