@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { SAXPY } from './gpu-common';
+import { compileChildSource } from './kernel-cache-child';
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
@@ -55,20 +55,8 @@ function transpile(dir: string): string {
   return join(dir, 'src', 'index.js');
 }
 
-const child = (entry: string, nvrtcPath: string, preload: boolean): string => `
-const { readFileSync } = require('node:fs');
-const cuda = require(${JSON.stringify(entry)});
-cuda.Device.get(0).setCurrent();
-${preload ? 'cuda.Program.version();' : ''}
-const t = performance.now();
-const p = new cuda.Program(${JSON.stringify(SAXPY)}, { name: 'saxpy.cu' }).compile();
-const ms = performance.now() - t;
-const cubin = p.cubin.byteLength;
-const fromCache = p.fromCache;
-p.close();
-const nvrtcLoaded = readFileSync('/proc/self/maps', 'utf8').includes(${JSON.stringify(nvrtcPath)});
-process.stdout.write(JSON.stringify({ ms, fromCache, cubin, nvrtcLoaded }));
-`;
+const child = (entry: string, nvrtcPath: string, preload: boolean): string =>
+  compileChildSource(entry, { preload, nvrtcMapped: `maps.includes(${JSON.stringify(nvrtcPath)})`, timeLoad: false });
 
 interface Run { ms: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean }
 

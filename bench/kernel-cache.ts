@@ -12,26 +12,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SAXPY } from './gpu-common';
+import { compileChildSource } from './kernel-cache-child';
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 
-const CHILD = `
-const { readFileSync } = require('node:fs');
-const cuda = require(${JSON.stringify(join(ROOT, 'src', 'index.ts'))});
-cuda.Device.get(0).setCurrent();
-const t = performance.now();
-const p = new cuda.Program(${JSON.stringify(SAXPY)}, { name: 'saxpy.cu' }).compile();
-const ms = performance.now() - t;
-const cubin = p.cubin.byteLength;
-const fromCache = p.fromCache;
-p.close();
-const nvrtcLoaded = /\\/libnvrtc\\.so/.test(readFileSync('/proc/self/maps', 'utf8'));
-const t0 = performance.now();
-cuda.Program.version(); // loads libnvrtc if compile() did not: what a hit spares
-process.stdout.write(JSON.stringify({ ms, loadMs: performance.now() - t0, fromCache, cubin, nvrtcLoaded }));
-`;
+// loads libnvrtc after compile() if compile() did not: what a hit spares (loadMs)
+const CHILD = compileChildSource(join(ROOT, 'src', 'index.ts'), { preload: false, nvrtcMapped: '/\\/libnvrtc\\.so/.test(maps)', timeLoad: true });
 
 /** One child process compiling SAXPY with `env`; its compile time and whether the cache answered. */
 function compileOnce(dir: string, env: Record<string, string>): { ms: number; loadMs: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean } {
