@@ -2,7 +2,9 @@
 // thread or process per device), groups, abort/close, bad input. Cases that need two GPUs skip with
 // their reason on one; the one-GPU cases (self peer, NCCL on one device) run wherever a GPU does.
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as nccl from '../../generated/13.0/nccl';
 import {
@@ -10,7 +12,7 @@ import {
   enablePeerAccess, onDevice,
 } from '../../src';
 import { loadLibrary } from '../../support';
-import { describeGpu, noGpuReason } from './gpu-env';
+import { TS_RUNNER, describeGpu, noGpuReason } from './gpu-env';
 
 const ROOT = resolve(__dirname, '../..');
 // Never multicast (NVLS): the lent machines must not use it, and it is not what these tests cover.
@@ -410,7 +412,10 @@ describeGpu('multi-GPU', () => {
       const code = rankCode(`{ nranks: ${nranks}, rank: Number(process.env.CUDA_TS_TEST_RANK), id: ${JSON.stringify(hex)} }`, 'console.log(JSON.stringify(result))');
       const runs = await Promise.all(Array.from({ length: nranks }, (_, rank) => new Promise<{ status: number | null; out: string; err: string }>((done) => {
         const env = { ...process.env, NCCL_NVLS_ENABLE: '0', CUDA_TS_TEST_RANK: String(rank) };
-        const p = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code], { cwd: ROOT, env });
+        // a file run through scripts/run-ts.cjs: Node, Bun and Deno alike (Deno takes no `--require tsx/cjs -e`)
+        const file = join(mkdtempSync(join(tmpdir(), 'cuda-ts-rank-')), 'rank.cjs');
+        writeFileSync(file, code);
+        const p = spawn(process.execPath, [TS_RUNNER, file], { cwd: ROOT, env });
         let out = '';
         let err = '';
         p.stdout.on('data', (d: Buffer) => (out += d));
