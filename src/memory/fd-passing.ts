@@ -57,6 +57,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { koffi } from '../../support';
+import { type Libc, type Ptr, loadLibc } from './libc';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 
 /** What an importer needs to receive a served descriptor (JSON- and postMessage-safe). */
@@ -113,35 +114,6 @@ function errnoText(e: number): string {
 
 function requireLinux(call: string): void {
   if (process.platform !== 'linux') throw new ObjectsError(call, OBJECTS_ERROR.unavailable, `${call}: passing descriptors over abstract Unix sockets is only supported on Linux (this is ${process.platform})`);
-}
-
-// --- libc through koffi, loaded on first use ---
-type Ptr = bigint;
-interface Libc {
-  socket(domain: number, type: number, protocol: number): number;
-  setsockopt(fd: number, level: number, name: number, value: Ptr, len: number): number;
-  getsockopt(fd: number, level: number, name: number, value: Ptr, len: Ptr): number;
-  connect(fd: number, addr: Ptr, len: number): number;
-  write(fd: number, buf: Ptr, n: number): number;
-  sendmsg(fd: number, msg: Ptr, flags: number): number;
-  recvmsg(fd: number, msg: Ptr, flags: number): number;
-  close(fd: number): number;
-}
-let libc: Libc | undefined;
-function loadLibc(): Libc {
-  if (libc) return libc;
-  const lib = koffi.load('libc.so.6');
-  libc = {
-    socket: lib.func('int socket(int domain, int type, int protocol)'),
-    setsockopt: lib.func('int setsockopt(int fd, int level, int name, void *value, uint32_t len)'),
-    getsockopt: lib.func('int getsockopt(int fd, int level, int name, void *value, void *len)'),
-    connect: lib.func('int connect(int fd, void *addr, uint32_t len)'),
-    write: lib.func('long write(int fd, void *buf, unsigned long n)'),
-    sendmsg: lib.func('long sendmsg(int fd, void *msg, int flags)'),
-    recvmsg: lib.func('long recvmsg(int fd, void *msg, int flags)'),
-    close: lib.func('int close(int fd)'),
-  } as unknown as Libc;
-  return libc;
 }
 
 /** Native memory C sees by pointer, with a DataView over it; always free() it. */

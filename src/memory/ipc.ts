@@ -30,6 +30,7 @@
 // take the descriptor (and ptrace the exporter).
 import { readlinkSync, constants as fsConstants } from 'node:fs';
 import { koffi } from '../../support';
+import { loadLibc } from './libc';
 import * as drv from '../driver';
 import { Context } from '../context';
 import { Device } from '../device';
@@ -68,20 +69,6 @@ function checkHandle(call: string, h: unknown, kind: string): Record<string, unk
 function checkPid(call: string, v: unknown): number {
   if (!Number.isInteger(v) || (v as number) <= 0) throw new TypeError(`${call}: handle.pid must be a process id`);
   return v as number;
-}
-
-// --- libc through koffi: pidfd_open / pidfd_getfd (raw syscalls), prctl and close ---
-let libc: { syscall3: (n: number, a: number, b: number, c: number) => number; prctl: (o: number, a: bigint, b: number, c: number, d: number) => number; close: (fd: number) => number; open: (path: string, flags: number) => number } | undefined;
-function loadLibc(): NonNullable<typeof libc> {
-  if (libc) return libc;
-  const lib = koffi.load('libc.so.6');
-  libc = {
-    syscall3: lib.func('long syscall(long n, long a, long b, long c)') as never,
-    prctl: lib.func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)') as never,
-    close: lib.func('int close(int fd)') as never,
-    open: lib.func('int open(const char *path, int flags)') as never,
-  };
-  return libc;
 }
 
 /**
