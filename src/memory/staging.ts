@@ -24,6 +24,7 @@
 // Graph capture never gets here: copies of pageable memory are refused while their stream captures.
 import { koffi } from '../../support';
 import * as drv from '../driver';
+import { checkKeys } from '../describe';
 import { deferError, hostFuncs } from '../lifecycle';
 import { MAX_COPY_HELPERS, hostCopy } from './host-copy';
 
@@ -166,10 +167,6 @@ export function stagingSettings(): StagingSettings {
   return copyOf((settings ??= stagingFromEnvironment()));
 }
 
-function checkKeysOf(where: string, o: object, keys: readonly string[]): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${where}: unknown setting '${k}' (expected ${keys.join(', ')})`);
-}
-
 /**
  * Changes how pageable copies are staged (see {@link StagingChange}) and returns the settings before
  * the change, to restore them (a StagingSettings is a change too). Chunks of another size already
@@ -178,13 +175,13 @@ function checkKeysOf(where: string, o: object, keys: readonly string[]): void {
  */
 export function configureStaging(change: StagingChange): StagingSettings {
   if (typeof change !== 'object' || change === null) throw new TypeError(`configureStaging: expected an object, got ${String(change)}`);
-  checkKeysOf('configureStaging', change, CHANGE_KEYS);
+  checkKeys('configureStaging', change, CHANGE_KEYS, 'setting');
   const before = stagingSettings();
   const next = copyOf(before);
   for (const dir of ['upload', 'download'] as const) {
     const own = change[dir];
     if (own !== undefined && (typeof own !== 'object' || own === null)) throw new TypeError(`configureStaging: ${dir} must be an object, got ${String(own)}`);
-    if (own !== undefined) checkKeysOf(`configureStaging: ${dir}`, own, DIRECTION_KEYS);
+    if (own !== undefined) checkKeys(`configureStaging: ${dir}`, own, DIRECTION_KEYS, 'setting');
     for (const k of ['minBytes', 'hostThreads'] as const) {
       const v = own?.[k] ?? change[k];
       if (v !== undefined) next[dir][k] = v;
