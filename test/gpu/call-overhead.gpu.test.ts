@@ -36,6 +36,8 @@ const d = Device.get(0);
 d.setCurrent();
 const out = new Int32Array(1);
 const status = raw.cuDeviceGetAttribute(out, SMS, d.handle);
+// read now: under koffi and bun:ffi the raw calls below with bad attributes reach C (1.5 becomes 1) and overwrite it
+const rawValue = out[0];
 const typed = cu.cuDeviceGetAttribute(SMS, d.handle);
 const ctx = cu.cuCtxGetCurrent();
 const ctxRaw = new BigUint64Array(1);
@@ -45,7 +47,7 @@ const refused = (call) => [1.5, Number.NaN, 2 ** 31, '16'].map((bad) => {
 });
 const typedRefused = refused((bad) => cu.cuDeviceGetAttribute(bad, d.handle));
 const rawRefused = refused((bad) => raw.cuDeviceGetAttribute(out, bad, d.handle));
-console.log(JSON.stringify({ raw: [status, out[0]], typed, objects: d.multiprocessorCount, attribute: d.attribute(SMS), ctx: [ctxStatus, Number(ctxRaw[0]) === ctx && ctx !== 0], typedRefused, rawRefused,
+console.log(JSON.stringify({ raw: [status, rawValue], typed, objects: d.multiprocessorCount, attribute: d.attribute(SMS), ctx: [ctxStatus, Number(ctxRaw[0]) === ctx && ctx !== 0], typedRefused, rawRefused,
   backends: [raw.binder.backendOf('cuDeviceGetAttribute'), raw.binder.backendOf('cuCtxGetCurrent')] }));
 `;
 
