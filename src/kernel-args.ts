@@ -32,6 +32,14 @@ export type ArgType = ScalarType | StructType;
 
 /** Size in bytes of each scalar parameter type. @internal */
 export const SIZES: Record<ScalarType, number> = { ptr: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f32: 4, f64: 8 };
+// ArgPack.write's fast-path kinds: the argument types most kernels take, checked inline
+const KIND_OTHER = 0;
+const KIND_PTR = 1;
+const KIND_F32 = 2;
+const KIND_F64 = 3;
+const KIND_I32 = 4;
+const KIND_U32 = 5;
+const FAST_KINDS: Partial<Record<ScalarType, number>> = { ptr: KIND_PTR, f32: KIND_F32, f64: KIND_F64, i32: KIND_I32, u32: KIND_U32 };
 const INT_RANGE: Partial<Record<ScalarType, [number, number]>> = {
   i8: [-128, 127], u8: [0, 255], i16: [-32768, 32767], u16: [0, 65535], i32: [-2147483648, 2147483647], u32: [0, 4294967295],
 };
@@ -153,6 +161,8 @@ export class ArgPack {
   readonly table: BigUint64Array;
   /** Size of the storage in bytes (a multiple of 8, at least 8). */
   readonly byteLength: number;
+  /** Each argument's KIND_* (write's fast path). */
+  private readonly kinds: Uint8Array;
 
   /**
    * Lays out `types` (scalars at their natural alignment, structs at their `align`) and fills the
@@ -162,6 +172,7 @@ export class ArgPack {
   constructor(types: readonly ArgType[]) {
     checkSignature(types, 'ArgPack');
     this.types = types.slice();
+    this.kinds = Uint8Array.from(types, (t) => (typeof t === 'string' ? (FAST_KINDS[t] ?? KIND_OTHER) : KIND_OTHER));
     this.offsets = [];
     let off = 0;
     for (const t of types) {
@@ -183,65 +194,104 @@ export class ArgPack {
 
   /** Validates and writes `args[from..]`; throws TypeError/RangeError before any native call. */
   write(args: ArrayLike<unknown>, from: number, what: string): void {
-    const n = args.length - from;
-    const types = this.types;
-    if (n !== types.length) throw new TypeError(`${what}: expected ${types.length} argument(s) (${types.map(describeType).join(', ')}), got ${n}`);
+    const kinds = this.kinds;
+    const n = kinds.length;
+    if (args.length - from !== n) throw new TypeError(`${what}: expected ${n} argument(s) (${this.types.map(describeType).join(', ')}), got ${args.length - from}`);
     const dv = this.view;
-    for (let i = 0; i < types.length; i++) {
-      let v = args[from + i];
-      const t = types[i];
-      const off = this.offsets[i];
-      if (t === 'ptr' && v instanceof DeviceBuffer) {
-        writeU64(dv, off, v.launchAddress()); // the common case, first
-        continue;
-      }
-      if (isTypedArg(v)) {
-        if (describeType(v.type) !== describeType(t)) throw new TypeError(`${what}: argument ${i} is declared ${describeType(t)} but was given arg.${describeType(v.type)}()`);
-        v = v.value;
-      }
-      switch (t) {
-        case 'ptr':
-          writeU64(dv, off, pointerOf(v, i, what));
-          break;
-        case 'f32':
-          if (typeof v !== 'number') throw badArg(what, i, t, v);
-          dv.setFloat32(off, v, true);
-          break;
-        case 'f64':
-          if (typeof v !== 'number') throw badArg(what, i, t, v);
-          dv.setFloat64(off, v, true);
-          break;
-        case 'i64':
-        case 'u64':
-          if (typeof v === 'bigint') {
-            if (t === 'u64' ? v < 0n || v >= 1n << 64n : v < -(1n << 63n) || v >= 1n << 63n) throw new RangeError(`${what}: argument ${i} (${t}) out of range: ${v}`);
-            if (t === 'u64') dv.setBigUint64(off, v, true);
-            else dv.setBigInt64(off, v, true);
-          } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
-            if (t === 'u64' && v < 0) throw new RangeError(`${what}: argument ${i} (u64) out of range: ${v}`);
-            writeI64(dv, off, v);
-          } else throw badArg(what, i, t, v);
-          break;
-        default:
-          if (typeof t === 'string') {
-            if (typeof v !== 'number' || !Number.isInteger(v)) throw badArg(what, i, t, v);
-            const [lo, hi] = INT_RANGE[t]!;
-            if (v < lo || v > hi) throw new RangeError(`${what}: argument ${i} (${t}) out of range [${lo}, ${hi}]: ${v}`);
-            if (t === 'i8') dv.setInt8(off, v);
-            else if (t === 'u8') dv.setUint8(off, v);
-            else if (t === 'i16') dv.setInt16(off, v, true);
-            else if (t === 'u16') dv.setUint16(off, v, true);
-            else if (t === 'i32') dv.setInt32(off, v, true);
-            else dv.setUint32(off, v, true);
-          } else {
-            let src: Uint8Array;
-            if (isArrayBuffer(v)) src = new Uint8Array(v);
-            else if (ArrayBuffer.isView(v)) src = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-            else throw badArg(what, i, t, v);
-            if (src.byteLength !== t.struct) throw new TypeError(`${what}: argument ${i} is a ${t.struct}-byte struct, got ${src.byteLength} bytes`);
-            this.bytes.set(src, off);
+    const offsets = this.offsets;
+    // the common shapes first, by a small-integer kind (no string compares); anything else, including
+    // every value that fails these checks, takes writeSlot's full validation
+    for (let i = 0; i < n; i++) {
+      const v = args[from + i];
+      const off = offsets[i];
+      switch (kinds[i]) {
+        case KIND_PTR:
+          if (v instanceof DeviceBuffer) {
+            writeU64(dv, off, v.launchAddress());
+            continue;
           }
+          break;
+        case KIND_F32:
+          if (typeof v === 'number') {
+            dv.setFloat32(off, v, true);
+            continue;
+          }
+          break;
+        case KIND_F64:
+          if (typeof v === 'number') {
+            dv.setFloat64(off, v, true);
+            continue;
+          }
+          break;
+        case KIND_I32:
+          if (typeof v === 'number' && (v | 0) === v) {
+            dv.setInt32(off, v, true);
+            continue;
+          }
+          break;
+        case KIND_U32:
+          if (typeof v === 'number' && v >>> 0 === v) {
+            dv.setUint32(off, v, true);
+            continue;
+          }
+          break;
       }
+      this.writeSlot(v, i, what);
+    }
+  }
+
+  /** Validates and writes argument `i` of any type (a TypedArg, a struct, 64-bit integers, a bad value). */
+  private writeSlot(value: unknown, i: number, what: string): void {
+    let v = value;
+    const t = this.types[i];
+    const off = this.offsets[i];
+    const dv = this.view;
+    if (isTypedArg(v)) {
+      if (describeType(v.type) !== describeType(t)) throw new TypeError(`${what}: argument ${i} is declared ${describeType(t)} but was given arg.${describeType(v.type)}()`);
+      v = v.value;
+    }
+    switch (t) {
+      case 'ptr':
+        writeU64(dv, off, pointerOf(v, i, what));
+        break;
+      case 'f32':
+        if (typeof v !== 'number') throw badArg(what, i, t, v);
+        dv.setFloat32(off, v, true);
+        break;
+      case 'f64':
+        if (typeof v !== 'number') throw badArg(what, i, t, v);
+        dv.setFloat64(off, v, true);
+        break;
+      case 'i64':
+      case 'u64':
+        if (typeof v === 'bigint') {
+          if (t === 'u64' ? v < 0n || v >= 1n << 64n : v < -(1n << 63n) || v >= 1n << 63n) throw new RangeError(`${what}: argument ${i} (${t}) out of range: ${v}`);
+          if (t === 'u64') dv.setBigUint64(off, v, true);
+          else dv.setBigInt64(off, v, true);
+        } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
+          if (t === 'u64' && v < 0) throw new RangeError(`${what}: argument ${i} (u64) out of range: ${v}`);
+          writeI64(dv, off, v);
+        } else throw badArg(what, i, t, v);
+        break;
+      default:
+        if (typeof t === 'string') {
+          if (typeof v !== 'number' || !Number.isInteger(v)) throw badArg(what, i, t, v);
+          const [lo, hi] = INT_RANGE[t]!;
+          if (v < lo || v > hi) throw new RangeError(`${what}: argument ${i} (${t}) out of range [${lo}, ${hi}]: ${v}`);
+          if (t === 'i8') dv.setInt8(off, v);
+          else if (t === 'u8') dv.setUint8(off, v);
+          else if (t === 'i16') dv.setInt16(off, v, true);
+          else if (t === 'u16') dv.setUint16(off, v, true);
+          else if (t === 'i32') dv.setInt32(off, v, true);
+          else dv.setUint32(off, v, true);
+        } else {
+          let src: Uint8Array;
+          if (isArrayBuffer(v)) src = new Uint8Array(v);
+          else if (ArrayBuffer.isView(v)) src = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+          else throw badArg(what, i, t, v);
+          if (src.byteLength !== t.struct) throw new TypeError(`${what}: argument ${i} is a ${t.struct}-byte struct, got ${src.byteLength} bytes`);
+          this.bytes.set(src, off);
+        }
     }
   }
 }

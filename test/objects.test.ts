@@ -240,6 +240,22 @@ describe('kernel arguments', () => {
     expect(dv.getBigInt64(16, true)).toBe(-(2n ** 40n) - 3n);
   });
 
+  test('the fast kinds (ptr, f32, f64, i32, u32) check as the general path does', () => {
+    const p = new ArgPack(['i32', 'u32', 'f64', 'f32']);
+    p.write([-(2 ** 31), -0, Math.PI, Number.NaN], 0, 'k');
+    expect([p.view.getInt32(0, true), p.view.getUint32(4, true), p.view.getFloat64(8, true), p.view.getFloat32(16, true)]).toEqual([-(2 ** 31), 0, Math.PI, Number.NaN]);
+    p.write([2 ** 31 - 1, 2 ** 32 - 1, -1.5, 1e39], 0, 'k');
+    expect([p.view.getInt32(0, true), p.view.getUint32(4, true), p.view.getFloat64(8, true), p.view.getFloat32(16, true)]).toEqual([2 ** 31 - 1, 2 ** 32 - 1, -1.5, Infinity]);
+    expect(() => p.write([2 ** 31, 0, 0, 0], 0, 'k')).toThrow(/argument 0 \(i32\) out of range/);
+    expect(() => p.write([0.5, 0, 0, 0], 0, 'k')).toThrow(TypeError);
+    expect(() => p.write([Number.NaN, 0, 0, 0], 0, 'k')).toThrow(TypeError);
+    expect(() => p.write([0, Number.POSITIVE_INFINITY, 0, 0], 0, 'k')).toThrow(TypeError);
+    expect(() => p.write([0, 0, 1n, 0], 0, 'k')).toThrow(TypeError);
+    expect(() => p.write([0, 0, 0, new FakeBuffer(4)], 0, 'k')).toThrow(/argument 3 \(f32\)/);
+    expect(() => p.write([arg.i32(-7), arg.u32(7), arg.f64(0.25), arg.f32(0.5)], 0, 'k')).not.toThrow();
+    expect([p.view.getInt32(0, true), p.view.getUint32(4, true), p.view.getFloat64(8, true), p.view.getFloat32(16, true)]).toEqual([-7, 7, 0.25, 0.5]);
+  });
+
   test('wrong count or type is a TypeError, out of range a RangeError', () => {
     const p = new ArgPack(['ptr', 'f32', 'u32']);
     expect(() => p.write([null, 1], 0, 'launch k')).toThrow(/expected 3 argument\(s\) \(ptr, f32, u32\), got 2/);
