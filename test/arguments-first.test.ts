@@ -2,7 +2,7 @@
 // so a call that reached the driver would fail with "cannot load the driver library" (CudaLibraryError)
 // instead of naming the mistake. Each bad call must throw a TypeError or RangeError that starts with
 // the call's name, and load no library.
-import { spawnSync } from 'node:child_process';
+import { runScript } from './helpers/run-script';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..');
@@ -62,7 +62,7 @@ test('every bad argument is a TypeError or RangeError naming the call, before an
     }
     process.stdout.write(JSON.stringify(results));
   `;
-  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' } });
+  const r = runScript(script, { cwd: root, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' } });
   expect(r.stderr).toBe('');
   const results = JSON.parse(r.stdout) as [string, string, string][];
   const wrong = results.filter(([src, cls, message], i) => cls !== CASES[i][1] || !message.startsWith(CASES[i][2]) || /librar/i.test(message)).map(([src, cls, m]) => `${src} → ${cls}: ${m}`);

@@ -2,7 +2,7 @@
 // module loads no chunk file, the first call of a function loads its chunk once and replaces the
 // chunk's exports on the module, a stub held by a caller keeps working without loading again, and
 // enums are built on first access with TypeScript's name ↔ value lookup.
-import { spawnSync } from 'node:child_process';
+import { runScript } from './helpers/run-script';
 import { join } from 'node:path';
 import koffi from 'koffi';
 import { lazyEnums, lazyFunctions, lazyRecords } from '../support';
@@ -132,7 +132,7 @@ describe('a generated entry', () => {
       out.error2 = (() => { try { d.cuMemAlloc(-1); } catch (e) { return e.constructor.name + ': ' + e.message.split(':')[0]; } })();
       process.stdout.write(JSON.stringify(out));
     `;
-    const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' } });
+    const r = runScript(script, { cwd: root, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' } });
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout);
     expect(out.atImport).toEqual([]);

@@ -2,7 +2,7 @@
 // CUDA_TS_<MODULE>_LIBRARY naming no file is never passed over for the default search, and a file that
 // loads but lacks the module's functions (libcudart named as the driver) says so instead of blaming the
 // installed driver.
-import { spawnSync } from 'node:child_process';
+import { runScript } from './helpers/run-script';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Binder, CudaLibraryError, libraryCandidates, loadLibrary } from '../support';
@@ -29,7 +29,7 @@ withCudart('the driver library overridden with libcudart: a call names the file 
     const d = require(${JSON.stringify(join(root, 'generated', '13.0', 'driver'))});
     try { d.cuInit(0); process.stdout.write('no error'); } catch (e) { process.stdout.write(e.constructor.name + ': ' + e.message); }
   `;
-  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: cudart } });
+  const r = runScript(script, { cwd: root, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: cudart } });
   expect(r.stdout).toMatch(new RegExp(`^CudaSymbolError: cuInit is not available: ${cudart!.replace(/[.]/g, '\\.')}, which CUDA_TS_DRIVER_LIBRARY names, does not export it: is that libcuda\\.so\\.1\\?`));
   expect(r.stdout).not.toMatch(/driver ≥|upgrade/);
 });
