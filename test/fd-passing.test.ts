@@ -2,7 +2,7 @@
 // The exporter is a child process (test/fixtures/fd-passing-exporter.ts, run through tsx); this process
 // receives synchronously through libc.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { closeSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -67,13 +67,33 @@ async function stop(e: Exporter, tempFile?: string): Promise<void> {
   if (tempFile) rmSync(dirname(tempFile), { recursive: true, force: true });
 }
 
+// The received descriptors are this process's own descriptor numbers: the test reads, writes and closes
+// them through libc, as a C library handed one would. (node:fs would do under Node and Bun, but Deno's
+// node:fs takes its own resource numbers, not the process's descriptors.)
+const libc = linux ? koffi.load('libc.so.6') : undefined;
+const libcRead = libc?.func('intptr_t read(int fd, _Out_ uint8_t *buf, size_t count)');
+const libcWrite = libc?.func('intptr_t write(int fd, const uint8_t *buf, size_t count)');
+const libcClose = libc?.func('int close(int fd)');
+
+function closeFd(fd: number): void {
+  if (libcClose!(fd) !== 0) throw new Error(`close(${fd}) failed`);
+}
+
+function writeFd(fd: number, text: string): void {
+  const b = Buffer.from(text);
+  if (Number(libcWrite!(fd, b, b.length)) !== b.length) throw new Error(`write(${fd}) failed`);
+}
+
 /** Reads exactly n bytes from a (blocking) descriptor. */
 function readExactly(fd: number, n: number): string {
   const buf = Buffer.alloc(n);
   let got = 0;
   while (got < n) {
-    const r = readSync(fd, buf, got, n - got, null);
+    const part = Buffer.alloc(n - got);
+    const r = Number(libcRead!(fd, part, n - got));
+    if (r < 0) throw new Error(`read(${fd}) failed`);
     if (r === 0) break;
+    part.copy(buf, got, 0, r);
     got += r;
   }
   return buf.subarray(0, got).toString();
@@ -122,7 +142,7 @@ d('fd-passing across processes', () => {
       expect(await exp.send('pipe-write')).toBe('ok');
       expect(readExactly(fd, 'hello-from-child'.length)).toBe('hello-from-child');
     } finally {
-      closeSync(fd);
+      closeFd(fd);
     }
   });
 
@@ -131,11 +151,11 @@ d('fd-passing across processes', () => {
     try {
       // The child wrote 'abcdef' (offset 6). Writing at the current offset here continues at 6 only if the
       // offset is shared (a re-open through /proc would start at 0 and overwrite 'abc').
-      writeSync(fd, 'XYZ');
+      writeFd(fd, 'XYZ');
       expect(await exp.send('file-write')).toBe('ok');
       expect(readFileSync(tickets.path, 'utf8')).toBe('abcdefXYZ123');
     } finally {
-      closeSync(fd);
+      closeFd(fd);
     }
   });
 
@@ -144,7 +164,7 @@ d('fd-passing across processes', () => {
     expect(() => receiveDescriptor(wrong)).toThrow(/receiveDescriptor: the exporter does not know this ticket/);
     const fd = receiveDescriptor(tickets.pipe);
     expect(fd).toBeGreaterThanOrEqual(0);
-    closeSync(fd);
+    closeFd(fd);
   });
 
   test('garbage, oversized lines and silent clients only lose their own connection', async () => {
@@ -160,7 +180,7 @@ d('fd-passing across processes', () => {
     expect(silent.ms).toBeLessThan(6000);
     const fd = receiveDescriptor(tickets.pipe);
     expect(fd).toBeGreaterThanOrEqual(0);
-    closeSync(fd);
+    closeFd(fd);
   }, 15000);
 
   test('a squatter on the other form of the socket name neither gets the token nor blocks the handover', () => {
@@ -181,7 +201,7 @@ d('fd-passing across processes', () => {
       const bound = bind(squatter, addr, 3 + name.length) === 0 && listen(squatter, 4) === 0;
       const fd = receiveDescriptor(tickets.file, { timeoutMs: 3000 });
       expect(fd).toBeGreaterThanOrEqual(0);
-      closeSync(fd);
+      closeFd(fd);
       if (process.versions.node.startsWith('20.')) expect(bound).toBe(true);
     } finally {
       close(squatter);
@@ -203,7 +223,7 @@ d('fd-passing across processes', () => {
     expect(() => receiveDescriptor(tickets.pipe)).toThrow(/does not know this ticket \(withdrawn\?\)/);
     // the file is still served
     const fd = receiveDescriptor(tickets.file);
-    closeSync(fd);
+    closeFd(fd);
   });
 
   test('a gone exporter fails fast, without hanging', async () => {
@@ -221,7 +241,7 @@ d('fd-passing across processes', () => {
       const t0 = Date.now();
       const t = JSON.parse(await lingering.next()) as { pipe: DescriptorTicket };
       const fd = receiveDescriptor(t.pipe);
-      closeSync(fd);
+      closeFd(fd);
       expect(() => receiveDescriptor({ ...t.pipe, token: 'f'.repeat(64) })).toThrow(/does not know this ticket/);
       const code = await new Promise<number | null>((resolve) => lingering.child.once('exit', (c) => resolve(c)));
       expect(code).toBe(0);
@@ -272,13 +292,13 @@ d('fd-passing within one process', () => {
       expect(got.error).toBeUndefined();
       const fd = got.fd!;
       expect(fd).not.toBe(r);
-      writeSync(w, 'same-process');
+      writeFd(w, 'same-process');
       expect(readExactly(fd, 'same-process'.length)).toBe('same-process');
-      closeSync(fd);
+      closeFd(fd);
     } finally {
       expect(withdrawDescriptor(ticket)).toBe(true);
-      closeSync(r);
-      closeSync(w);
+      closeFd(r);
+      closeFd(w);
     }
   }, 30000);
 });
