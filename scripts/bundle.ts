@@ -249,6 +249,8 @@ function compile() {
     // code it accepts keeps the file name it was first compiled under (stack traces would show it).
     // Flags are the long options less an eval's code (\`node -e CODE\` puts CODE in execArgv).
     const flags = process.execArgv.filter((a, i, all) => a.startsWith('--') && !/^--(eval|print)(=|$)/.test(a) && !/^(-e|-p|--eval|--print)$/.test(all[i - 1] ?? ''));
+    // Deno leaves execArgv empty; its V8 flags are on its command line (Node's flags become --v8-flags=…)
+    if (process.versions.deno) try { flags.push(...fs.readFileSync('/proc/self/cmdline', 'latin1').split('\\0').filter((a) => a.startsWith('--v8-flags'))); } catch {}
     let where = 0;
     for (const c of flags.join(' ') + ' ' + file) where = (where * 31 + c.charCodeAt(0)) >>> 0;
     const suffix = '-' + process.version + '-' + process.arch + '-' + where.toString(36) + '.v8';
