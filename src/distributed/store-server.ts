@@ -62,6 +62,9 @@ export interface StoreServerOptions extends StoreLimits {
   log?: (line: string) => void;
 }
 
+// How long a refused connection may take to receive the reason before it is dropped.
+const REFUSAL_LINGER_MS = 1000;
+
 interface Waiter {
   keys: string[];
   conn: ServerConnection;
@@ -144,6 +147,15 @@ async function listenAddresses(host: string): Promise<string[]> {
   const unique = [...new Set(found.map((a) => a.address))];
   if (unique.length === 0) throw new StoreError(`StoreServer.listen: ${host} resolves to no address`);
   return unique;
+}
+
+/** Whether listening failed because `address` is not this machine's (Deno says EINVAL where Node says EADDRNOTAVAIL). */
+function notThisMachine(err: NodeJS.ErrnoException, address: string): boolean {
+  if (err.code === 'EADDRNOTAVAIL') return true;
+  if (err.code !== 'EINVAL' || !nodeNet().isIP(address)) return false;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const os = require('node:os') as typeof import('node:os');
+  return !Object.values(os.networkInterfaces()).some((list) => list?.some((a) => a.address === address));
 }
 
 function listenOne(server: net.Server, port: number, host: string): Promise<void> {
@@ -234,7 +246,7 @@ export class StoreServer {
     } catch (e) {
       for (const server of servers) server.close();
       const err = e as NodeJS.ErrnoException;
-      throw new StoreError(`StoreServer.listen: cannot listen on ${host} port ${port}: ${err.code === 'EADDRNOTAVAIL' ? `${host} is not an address of this machine` : err.message}`);
+      throw new StoreError(`StoreServer.listen: cannot listen on ${host} port ${port}: ${notThisMachine(err, host) ? `${host} is not an address of this machine` : err.message}`);
     }
   }
 
@@ -272,8 +284,14 @@ export class StoreServer {
   private refuse(conn: ServerConnection, why: string): void {
     this.refused++;
     this.lastRefusal = why;
-    if (!conn.socket.destroyed) conn.socket.end(frame(Op.Error, 0, Buffer.from(why, 'utf8')));
-    conn.socket.destroy();
+    const { socket } = conn;
+    if (socket.destroyed || socket.writableEnded) return;
+    // The reason leaves first: destroy() right after end() drops it under Deno (its writes are
+    // asynchronous), and the client would see a bare close. Nothing more is read meanwhile, and a
+    // peer that does not take even this small frame is dropped after REFUSAL_LINGER_MS.
+    socket.pause();
+    socket.end(frame(Op.Error, 0, Buffer.from(why, 'utf8')), () => socket.destroy());
+    setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 
   /** A connection that proved nothing: closed before it costs anything when crowded or shut out. */
@@ -308,7 +326,7 @@ export class StoreServer {
     socket.on('drain', () => socket.resume());
     socket.write(frame(Op.Challenge, 0, nonce));
     socket.on('data', (data: Buffer) => {
-      if (socket.destroyed) return;
+      if (socket.destroyed || socket.writableEnded) return; // refused: its reason is on its way out
       socket.cork(); // the replies to one chunk of requests leave in one write
       try {
         for (const f of reader.push(data)) {
