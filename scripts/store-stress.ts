@@ -14,6 +14,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StoreServer, TcpStore } from '../src/distributed/store';
 import { NONCE_BYTES, Op, frame, proof } from '../src/distributed/store-wire';
@@ -205,9 +206,16 @@ interface Forked {
   done: Promise<{ failures: string[]; stats: Record<string, number> }>;
 }
 
+/** Node preloads tsx; Bun and Deno run this file through scripts/run-ts.cjs (their loaders cannot link the sources). */
+function workerCommand(cfg: WorkerConfig): { file: string; args: string[]; execArgv: string[] } {
+  const args = ['--worker', JSON.stringify(cfg)];
+  if (process.versions.bun || process.versions.deno) return { file: join(__dirname, 'run-ts.cjs'), args: [__filename, ...args], execArgv: [] };
+  return { file: __filename, args, execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href] };
+}
+
 function forkWorker(cfg: WorkerConfig): Forked {
-  const tsx = pathToFileURL(require.resolve('tsx')).href;
-  const child = fork(__filename, ['--worker', JSON.stringify(cfg)], { execArgv: ['--import', tsx], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { file, args, execArgv } = workerCommand(cfg);
+  const child = fork(file, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let connected!: (ms: number) => void;
   const connectedP = new Promise<number>((r) => (connected = r));
   const progress = { barriers: 0 };
@@ -217,7 +225,10 @@ function forkWorker(cfg: WorkerConfig): Forked {
       else if (m.type === 'progress') progress.barriers = m.barriers;
       else resolve({ failures: m.failures, stats: m.stats });
     });
-    child.on('exit', (code) => resolve({ failures: [`${cfg.role} worker exited with ${code} before reporting`], stats: {} }));
+    child.on('exit', (code) => {
+      connected(NaN); // a worker that died before connecting must not leave the run waiting
+      resolve({ failures: [`${cfg.role} worker exited with ${code} before reporting`], stats: {} });
+    });
   });
   return { child, connected: connectedP, progress, done };
 }
@@ -338,7 +349,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--worker') void worker(JSON.parse(process.argv[3]) as WorkerConfig);
-else if (require.main === module) {
+else if (require.main === module || process.argv[1] === __filename) {
   main().catch((e: Error) => {
     process.stderr.write(`${e.stack ?? e.message}\n`);
     process.exitCode = 1;
