@@ -4,9 +4,20 @@
 // memory: an unauthenticated connection gets a 64-byte frame limit and a place among at most
 // `maxUnauthenticated` of its kind (when full, the oldest is closed: a real client answers the
 // challenge within one round trip, an idle one has had its chance), and never counts against
-// `maxConnections`, which counts authenticated clients alone. Failed authentications are counted per
-// remote address: past `maxAuthFailuresPerMinute`, that address's new connections are closed at once
-// until its budget refills, and the failures are reported (`log`, at most one line per 10 s).
+// `maxConnections`, which counts authenticated clients alone.
+//
+// "Had its chance" holds under every runtime's accept pace: Node accepts about one connection per
+// event-loop turn, Bun and Deno a whole backlog at once (a same-process flood: 16-20 a turn), which
+// closed connections of that very batch before their answer could be read. So arrivals are admitted
+// once per turn, as a batch, after that turn's reads, and the oldest is closed only once its challenge
+// has been out for a batch in between and CHANCE_MS (its client had time to answer, this server a turn
+// to read it). When every place is held by such a young one, the newcomer is refused as busy (the
+// client retries within 50 ms), and who of a batch gets the free places is drawn by lot: a flood
+// cannot put itself first in line, it can only make a rank try a few times.
+//
+// Failed authentications are counted per remote address: past `maxAuthFailuresPerMinute`, that
+// address's new connections are closed at once until its budget refills, and the failures are reported
+// (`log`, at most one line per 10 s).
 import type * as net from 'node:net';
 import { BUSY, FrameReader, NONCE_BYTES, NO_TIMEOUT, Op, PayloadReader, StoreError, crypto, frame, longTimeout, proof, storeToken, type LongTimer } from './store-wire';
 
@@ -27,7 +38,7 @@ export interface StoreLimits {
   maxWaitersPerConnection?: number;
   /** A client must authenticate within this many ms of connecting. Default 10000. */
   handshakeTimeoutMs?: number;
-  /** Most connections not yet authenticated; a new one beyond it closes the oldest. Default 128. */
+  /** Most connections not yet authenticated; a new one beyond it closes the oldest that has had its chance to answer (else it is refused as busy). Default 128. */
   maxUnauthenticated?: number;
   /** Failed authentications one remote address may make per minute before it is shut out. Default 10. */
   maxAuthFailuresPerMinute?: number;
@@ -62,6 +73,9 @@ export interface StoreServerOptions extends StoreLimits {
   log?: (line: string) => void;
 }
 
+// The least time an unauthenticated connection keeps its place after its challenge left, in ms: about
+// three times the longest in-process handshake measured under a same-process flood (Deno, 8-10 ms).
+const CHANCE_MS = 25;
 // How long a refused connection may take to receive the reason before it is dropped.
 const REFUSAL_LINGER_MS = 1000;
 
@@ -77,6 +91,8 @@ interface ServerConnection {
   address: string;
   authed: boolean;
   waiters: Set<Waiter>;
+  /** The admission batch during which its challenge left, and when (Infinity until then; see the top of this file). */
+  challenged: { batch: number; ms: number };
 }
 
 /** A token bucket of failed authentications per remote address (bounded: the oldest address is forgotten). */
@@ -200,6 +216,9 @@ export class StoreServer {
   private readonly connections = new Set<ServerConnection>();
   private readonly unauthenticated = new Set<ServerConnection>();
   private authed = 0;
+  /** Connections accepted this turn, admitted together once its reads are done. */
+  private arrivals: net.Socket[] = [];
+  private batch = 0;
   private readonly budget: FailureBudget;
   private readonly report: FailureReport;
 
@@ -278,13 +297,17 @@ export class StoreServer {
     }
     this.connections.clear();
     this.unauthenticated.clear();
+    for (const socket of this.arrivals.splice(0)) socket.destroy();
     return Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined);
   }
 
   private refuse(conn: ServerConnection, why: string): void {
+    this.refuseSocket(conn.socket, why);
+  }
+
+  private refuseSocket(socket: net.Socket, why: string): void {
     this.refused++;
     this.lastRefusal = why;
-    const { socket } = conn;
     if (socket.destroyed || socket.writableEnded) return;
     // The reason leaves first: destroy() right after end() drops it under Deno (its writes are
     // asynchronous), and the client would see a bare close. Nothing more is read meanwhile, and a
@@ -294,37 +317,59 @@ export class StoreServer {
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 
-  /** A connection that proved nothing: closed before it costs anything when crowded or shut out. */
-  private admit(socket: net.Socket): ServerConnection | undefined {
+  /** A new connection: closed at once when its address is shut out, else admitted with this turn's batch. */
+  private accept(socket: net.Socket): void {
+    socket.on('error', () => undefined); // 'close' follows
     const address = socket.remoteAddress ?? '?';
     if (this.budget.shutOut(address)) {
       this.refused++;
       this.report.add(address, 'shut out after too many failures', true);
       socket.destroy();
-      return undefined;
+      return;
     }
-    if (this.unauthenticated.size >= this.limits.maxUnauthenticated) {
-      const oldest = this.unauthenticated.values().next().value as ServerConnection;
-      this.unauthenticated.delete(oldest);
-      this.refuse(oldest, `${BUSY} too many unauthenticated connections; closed the oldest`);
-    }
-    const conn: ServerConnection = { socket, address, authed: false, waiters: new Set() };
-    this.unauthenticated.add(conn);
-    this.connections.add(conn);
-    return conn;
+    this.arrivals.push(socket);
+    if (this.arrivals.length === 1) setImmediate(() => this.admitBatch());
   }
 
-  private accept(socket: net.Socket): void {
-    socket.on('error', () => undefined); // 'close' follows
-    const conn = this.admit(socket);
-    if (!conn) return;
+  /** Admits this turn's arrivals, in an order drawn by lot, while there is room (see the top of this file). */
+  private admitBatch(): void {
+    const batch = this.arrivals;
+    this.arrivals = [];
+    this.batch++;
+    for (let i = batch.length - 1; i > 0; i--) {
+      const j = crypto().randomInt(i + 1);
+      [batch[i], batch[j]] = [batch[j], batch[i]];
+    }
+    for (const socket of batch) {
+      if (socket.destroyed) continue;
+      if (this.makeRoom()) this.serve(socket);
+      else this.refuseSocket(socket, `${BUSY} every place for unauthenticated connections is taken by one still due its first answer`);
+    }
+  }
+
+  /** True when an unauthenticated connection may be added: a place is free, or the oldest has had its chance and is closed. */
+  private makeRoom(): boolean {
+    if (this.unauthenticated.size < this.limits.maxUnauthenticated) return true;
+    const oldest = this.unauthenticated.values().next().value as ServerConnection;
+    const { challenged } = oldest;
+    if (challenged.batch >= this.batch - 1 || performance.now() - challenged.ms < CHANCE_MS) return false; // not had its chance yet
+    this.unauthenticated.delete(oldest);
+    this.refuse(oldest, `${BUSY} too many unauthenticated connections; closed the oldest`);
+    return true;
+  }
+
+  /** Challenges an admitted connection and serves it. */
+  private serve(socket: net.Socket): void {
+    const conn: ServerConnection = { socket, address: socket.remoteAddress ?? '?', authed: false, waiters: new Set(), challenged: { batch: Infinity, ms: Infinity } };
+    this.unauthenticated.add(conn);
+    this.connections.add(conn);
     socket.setNoDelay(true);
     let reader = new FrameReader(2 * NONCE_BYTES); // nothing bigger than the answer to the challenge
     const nonce = crypto().randomBytes(NONCE_BYTES);
     const handshake = longTimeout(() => this.refuse(conn, 'no authentication within the handshake timeout'), this.limits.handshakeTimeoutMs, true);
     socket.on('close', () => this.closed(conn, handshake));
     socket.on('drain', () => socket.resume());
-    socket.write(frame(Op.Challenge, 0, nonce));
+    socket.write(frame(Op.Challenge, 0, nonce), () => (conn.challenged = { batch: this.batch, ms: performance.now() }));
     socket.on('data', (data: Buffer) => {
       if (socket.destroyed || socket.writableEnded) return; // refused: its reason is on its way out
       socket.cork(); // the replies to one chunk of requests leave in one write

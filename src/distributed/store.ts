@@ -50,6 +50,8 @@ interface Pending {
   timer?: LongTimer;
 }
 
+// The most a client turned away as busy waits before it tries again, in ms (plus 5).
+const BUSY_RETRY_MS = 45;
 // How long a client waits for the server's own answer to a timed-out wait before giving up on it.
 const ANSWER_SLACK_MS = 5000;
 // Connect errors worth another try within the timeout: nobody listens yet, the server is busy, or the
@@ -122,10 +124,13 @@ export class TcpStore {
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === undefined || !RETRY_CODES.has(code)) throw e;
-        const wait = delay / 2 + Math.random() * delay; // jittered: crowded-out ranks do not come back together
+        // jittered: crowded-out ranks do not come back together. A busy server is up and admits some
+        // of every turn's newcomers by lot, so a rank it turned away tries again soon (within 50 ms);
+        // nobody listening yet backs off to a second.
+        const wait = code === 'STORE_BUSY' ? 5 + Math.random() * BUSY_RETRY_MS : delay / 2 + Math.random() * delay;
         if (Date.now() + wait > deadline) throw new StoreTimeoutError(`${call}: no store at ${host}:${port} within ${timeoutMs} ms (${code}: ${(e as Error).message})`);
         await new Promise((r) => setTimeout(r, wait));
-        delay = Math.min(1000, delay * 2);
+        if (code !== 'STORE_BUSY') delay = Math.min(1000, delay * 2);
       }
     }
   }
