@@ -38,17 +38,19 @@ export interface KernelCacheConfig {
  * @throws RangeError for a CUDA_TS_CACHE or CUDA_TS_CACHE_MAX_BYTES that is not understood, naming it
  */
 export function kernelCacheConfig(env: NodeJS.ProcessEnv = process.env, where = 'kernel cache'): KernelCacheConfig {
+  // every compile() reads this: the checks inline, their messages in settingError (built on failure only)
   const flag = env.CUDA_TS_CACHE;
-  if (flag !== undefined && flag !== '' && flag !== '0' && flag !== '1') throw new RangeError(`${where}: CUDA_TS_CACHE must be 0 (off) or 1 (on), got '${flag}'`);
   const max = env.CUDA_TS_CACHE_MAX_BYTES;
-  let maxBytes = DEFAULT_CACHE_MAX_BYTES;
-  if (max !== undefined && max !== '') {
-    maxBytes = Number(max);
-    if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) throw new RangeError(`${where}: CUDA_TS_CACHE_MAX_BYTES must be a positive integer (bytes), got '${max}'`);
-  }
-  const home = env.HOME || homedir();
-  const dir = env.CUDA_TS_CACHE_DIR || join(env.XDG_CACHE_HOME || join(home, '.cache'), 'cuda-ts', 'kernels');
+  const maxBytes = max ? Number(max) : DEFAULT_CACHE_MAX_BYTES;
+  if ((flag && flag !== '0' && flag !== '1') || !Number.isSafeInteger(maxBytes) || maxBytes <= 0) throw settingError(where, flag, max);
+  const dir = env.CUDA_TS_CACHE_DIR || join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'cuda-ts', 'kernels');
   return { enabled: flag !== '0', dir, maxBytes };
+}
+
+/** The RangeError of a setting kernelCacheConfig does not understand, naming it. */
+function settingError(where: string, flag: string | undefined, max: string | undefined): RangeError {
+  if (flag && flag !== '0' && flag !== '1') return new RangeError(`${where}: CUDA_TS_CACHE must be 0 (off) or 1 (on), got '${flag}'`);
+  return new RangeError(`${where}: CUDA_TS_CACHE_MAX_BYTES must be a positive integer (bytes), got '${max}'`);
 }
 
 /** A cached compilation: named text and byte sections (PTX, CUBIN, LTO-IR, log, lowered names…). */
@@ -77,17 +79,17 @@ export interface KernelCacheKey {
 export function kernelCacheKey(kind: 'nvrtc' | 'nvjitlink' | 'cuLink', ingredients: readonly (string | Uint8Array)[]): KernelCacheKey {
   // one string, each text part as `length:text`, each byte part as `length#` with its bytes after the
   // text in order: one encoding call (a fresh process pays per distinct call, not per byte)
-  let text = '';
-  const binaries: Uint8Array[] = [];
-  for (const part of [FORMAT, kind, ...ingredients]) {
+  let text = `${FORMAT.length}:${FORMAT}${kind.length}:${kind}`;
+  let binaries: Uint8Array[] | undefined;
+  for (const part of ingredients) {
     if (typeof part === 'string') text += `${part.length}:${part}`;
     else {
       text += `${part.byteLength}#`;
-      binaries.push(part);
+      (binaries ??= []).push(part);
     }
   }
   const encoded = Buffer.from(text, 'utf8');
-  const material = binaries.length === 0 ? encoded : Buffer.concat([encoded, ...binaries]);
+  const material = binaries ? Buffer.concat([encoded, ...binaries]) : encoded;
   return { name: hash64(material), material };
 }
 
@@ -110,12 +112,12 @@ function hash64(bytes: Uint8Array): string {
     a = Math.imul(a ^ bytes[i], 0x01000193);
     b = Math.imul(b ^ bytes[i], 0x85ebca6b);
   }
-  const mix = (h: number): string => {
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return ((h ^ (h >>> 16)) >>> 0).toString(16).padStart(8, '0');
-  };
-  return mix(a) + mix(b);
+  // murmur3's finaliser on each lane (inline: one function less to compile on a fresh process's hit)
+  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
+  a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b);
+  b = Math.imul(b ^ (b >>> 13), 0xc2b2ae35);
+  return ((a ^ (a >>> 16)) >>> 0).toString(16).padStart(8, '0') + ((b ^ (b >>> 16)) >>> 0).toString(16).padStart(8, '0');
 }
 
 /** The blob that keeps the key's material in an entry (not a name NVRTC or a linker output takes). */
@@ -144,21 +146,21 @@ export function decodeEntry(bytes: Uint8Array): KernelCacheEntry | undefined {
   const m = MAGIC.byteLength;
   if (bytes.byteLength < m + 4) return undefined;
   for (let i = 0; i < m; i++) if (bytes[i] !== MAGIC[i]) return undefined;
-  const headerLength = (bytes[m] | (bytes[m + 1] << 8) | (bytes[m + 2] << 16) | (bytes[m + 3] << 24)) >>> 0; // little-endian, as encodeEntry writes
-  let at = m + 4;
-  if (at + headerLength > bytes.byteLength) return undefined;
-  let header: { meta: Record<string, unknown>; blobs: [string, number][] };
+  let at = m + 4 + ((bytes[m] | (bytes[m + 1] << 8) | (bytes[m + 2] << 16) | (bytes[m + 3] << 24)) >>> 0); // + header length, little-endian as encodeEntry writes
+  if (at > bytes.byteLength) return undefined;
+  let header: { meta: Record<string, unknown>; blobs: unknown[] } | null;
   try {
-    header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at, headerLength).toString('utf8'));
+    header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + m + 4, at - m - 4).toString('utf8'));
   } catch {
     return undefined;
   }
-  at += headerLength;
   if (typeof header !== 'object' || header === null || !Array.isArray(header.blobs)) return undefined;
   const blobs: Record<string, Uint8Array> = {};
-  for (const [name, size] of header.blobs) {
-    if (typeof name !== 'string' || !Number.isSafeInteger(size) || size < 0 || at + size > bytes.byteLength) return undefined;
-    blobs[name] = bytes.slice(at, at + size);
+  for (const blob of header.blobs) {
+    // [name, size]; anything else (JSON, but not written by encodeEntry) is a damaged entry
+    const [name, size] = Array.isArray(blob) ? (blob as unknown[]) : [];
+    if (typeof name !== 'string' || typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0 || at + size > bytes.byteLength) return undefined;
+    blobs[name] = bytes.slice(at, at + size); // a copy: a caller may change what it is given
     at += size;
   }
   return at === bytes.byteLength ? { meta: header.meta, blobs } : undefined;
@@ -166,16 +168,16 @@ export function decodeEntry(bytes: Uint8Array): KernelCacheEntry | undefined {
 
 /**
  * The entry under `key`, or undefined: a miss, an unreadable or a damaged entry (removed), or the
- * entry of another key with the same hash (left for its own key).
+ * entry of another key with the same hash (left for its own key). A hit marks the entry used (see
+ * readAndTouch).
  */
 export function readCachedKernel(config: KernelCacheConfig, key: KernelCacheKey): KernelCacheEntry | undefined {
   if (!config.enabled) return undefined;
   const file = join(config.dir, key.name + SUFFIX);
   const bytes = readAndTouch(file);
-  if (!bytes) return undefined;
-  const entry = decodeEntry(bytes);
+  const entry = bytes && decodeEntry(bytes);
   if (!entry) {
-    tryUnlink(file);
+    if (bytes) tryUnlink(file);
     return undefined;
   }
   const material = entry.blobs[KEY_BLOB];
@@ -190,7 +192,8 @@ const TOUCH_AFTER_MS = 60_000;
 /**
  * The file's bytes (undefined when it cannot be read), its modification time set to now (recently
  * used: pruned last) unless it is that recent already. readFileSync and a stat, measured cheaper in a
- * fresh process than one open file read and stat by hand (each fs function costs most on first use).
+ * fresh process than one open file read and stat by hand, than an unconditional utimes, and than the
+ * touch deferred with setImmediate (each fs function, and setImmediate, costs most on first use).
  */
 function readAndTouch(file: string): Uint8Array | undefined {
   let bytes: Buffer;
@@ -205,7 +208,7 @@ function readAndTouch(file: string): Uint8Array | undefined {
   } catch {
     /* removed meanwhile, or a read-only cache: fine */
   }
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength); // blobs sliced from it are copies (Buffer's slice would not be)
 }
 
 /** Stores `entry` under `key` (write to a private file, rename into place), then bounds the size. */

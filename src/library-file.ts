@@ -109,8 +109,9 @@ export function ldCacheLookup(cacheFile: string, soname: string): string | undef
 
 /**
  * Looks `soname` up in an ld.so.cache (glibc's format since 2.32, `glibc-ld.so.cache1.1`): the
- * positions of the name in the string table, then the entries whose key is one of them. Only numbers
- * are read in the entry loop: a fresh process pays for the name, not for decoding the whole cache.
+ * positions of the name in the string table, then the entries whose key is one of them, found with
+ * indexOf (native) rather than by reading each of the cache's hundreds of entries in JavaScript, which
+ * a fresh process runs interpreted.
  */
 function findInLdCache(bytes: Buffer, soname: string): string | undefined | null {
   // struct cache_file_new: magic+version (20), nlibs, len_strings, flags (1) + padding (3), extension offset, 3 unused; entries of 24 bytes
@@ -119,14 +120,18 @@ function findInLdCache(bytes: Buffer, soname: string): string | undefined | null
   const table = 48 + nlibs * 24;
   if (table > bytes.byteLength) return null;
   const needle = Buffer.from(`${soname}\0`, 'latin1');
-  // every place the string at which is `soname` (keys may point into a path: ldconfig shares tails)
-  const at = new Set<number>();
-  for (let i = bytes.indexOf(needle, table); i >= 0; i = bytes.indexOf(needle, i + 1)) at.add(i);
-  if (at.size === 0) return undefined;
+  // every place the string at which is `soname` (keys may point into a path: ldconfig shares tails),
+  // then every entry whose key field (4 bytes into it) holds that place, in table order
+  const entries: number[] = [];
+  const key = Buffer.alloc(4);
+  for (let i = bytes.indexOf(needle, table); i >= 0; i = bytes.indexOf(needle, i + 1)) {
+    key.writeUInt32LE(i);
+    for (let j = bytes.indexOf(key, 48); j >= 0 && j < table; j = bytes.indexOf(key, j + 1)) if ((j - 48) % 24 === 4) entries.push(j - 4);
+  }
+  if (entries.length === 0) return undefined;
   let found: string | undefined;
-  for (let i = 0; i < nlibs; i++) {
-    const e = 48 + i * 24;
-    if (bytes.readInt32LE(e) !== ABI_FLAGS || !at.has(bytes.readUInt32LE(e + 4))) continue;
+  for (const e of entries.sort((x, y) => x - y)) {
+    if (bytes.readInt32LE(e) !== ABI_FLAGS) continue;
     if (bytes.readUInt32LE(e + 16) !== 0 || bytes.readUInt32LE(e + 20) !== 0) return null; // hwcap variants: the loader's pick depends on the CPU
     const value = bytes.readUInt32LE(e + 8);
     found ??= bytes.toString('utf8', value, bytes.indexOf(0, value)); // the first entry wins, as in the loader

@@ -63,6 +63,51 @@ export interface CompileOptions {
   cache?: boolean;
 }
 
+/**
+ * The NVRTC options of a compile(): `options.options` with the target architecture (unless they name
+ * one: `options.arch`, else the current device's) and `-dlto`. Checked here, as a cache hit never
+ * passes them to NVRTC's own checks.
+ */
+function nvrtcOptions(options: CompileOptions): string[] {
+  const { cache, options: given, arch, lto } = options;
+  if ((cache !== undefined && typeof cache !== 'boolean') || (given !== undefined && !isTextList(given)) || (arch !== undefined && (typeof arch !== 'string' || arch.includes('\0')))) throw compileOptionError(options);
+  const opts = given ? [...given] : [];
+  if (!opts.some((o) => o === '-arch' || o === '--gpu-architecture' || o.startsWith('-arch=') || o.startsWith('--gpu-architecture='))) {
+    const target = arch ?? currentArch();
+    if (target) opts.push(`--gpu-architecture=${target}`);
+  }
+  if (lto) opts.push('-dlto');
+  return opts;
+}
+
+function isTextList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((o) => typeof o === 'string' && !o.includes('\0'));
+}
+
+/** The TypeError of compile() options nvrtcOptions refused, naming the first bad one. */
+function compileOptionError(options: CompileOptions): TypeError {
+  if (options.cache !== undefined && typeof options.cache !== 'boolean') return new TypeError(`Program.compile: cache must be a boolean, got ${describe(options.cache)}`);
+  if (options.options !== undefined && !isTextList(options.options)) return new TypeError(`Program.compile: options must be an array of strings without NUL characters, got ${describe(options.options)}`);
+  return new TypeError(`Program.compile: arch must be a string such as 'sm_90', got ${describe(options.arch)}`);
+}
+
+/** The TypeError of Program constructor arguments that its checks refused, naming the first bad one. */
+function programArgumentError(source: unknown, options: ProgramOptions): TypeError {
+  if (typeof source !== 'string') return new TypeError(`Program: source must be CUDA C++ source text (a string), got ${describe(source)}`);
+  if (typeof options !== 'object' || options === null) return new TypeError(`Program: options must be an object, got ${describe(options)}`);
+  if (options.name !== undefined && typeof options.name !== 'string') return new TypeError(`Program: name must be a string, got ${describe(options.name)}`);
+  if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) return new TypeError(`Program: headers must be an object of include name → source text, got ${describe(options.headers)}`);
+  if (options.nameExpressions !== undefined && !Array.isArray(options.nameExpressions)) return new TypeError(`Program: nameExpressions must be an array of strings, got ${describe(options.nameExpressions)}`);
+  const bad = Object.entries(options.headers ?? {}).find(([, v]) => typeof v !== 'string');
+  return new TypeError(`Program: header ${bad?.[0]} must be source text`);
+}
+
+/** NVRTC's version, as a cache key names it where its library file cannot be told (NVRTC loads). */
+function nvrtcVersionText(): string {
+  const { major, minor } = nvrtcApi().nvrtcVersion();
+  return `nvrtc ${major}.${minor}`;
+}
+
 /** The current device's `sm_XY`, or undefined without a usable driver. */
 function currentArch(): string | undefined {
   try {
@@ -104,15 +149,14 @@ export class Program extends Resource {
    * @throws TypeError when `source`, a header or a name expression is not a string
    */
   constructor(source: string, options: ProgramOptions = {}) {
-    if (typeof source !== 'string') throw new TypeError(`Program: source must be CUDA C++ source text (a string), got ${describe(source)}`);
-    if (typeof options !== 'object' || options === null) throw new TypeError(`Program: options must be an object, got ${describe(options)}`);
+    // the checks inline, their messages in programArgumentError (built on failure only): a fresh
+    // process compiles each function on its first call, and a cache hit runs little else
+    if (typeof source !== 'string' || typeof options !== 'object' || options === null) throw programArgumentError(source, options);
     checkKeys('Program', options, ['name', 'headers', 'nameExpressions']);
-    if (options.name !== undefined && typeof options.name !== 'string') throw new TypeError(`Program: name must be a string, got ${describe(options.name)}`);
-    if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) throw new TypeError(`Program: headers must be an object of include name → source text, got ${describe(options.headers)}`);
-    if (options.nameExpressions !== undefined && !Array.isArray(options.nameExpressions)) throw new TypeError(`Program: nameExpressions must be an array of strings, got ${describe(options.nameExpressions)}`);
-    const name = options.name ?? 'program.cu';
-    const headers = Object.entries(options.headers ?? {});
-    for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`Program: header ${k} must be source text`);
+    const { name = 'program.cu', headers: given, nameExpressions } = options;
+    if (typeof name !== 'string' || (given !== undefined && (typeof given !== 'object' || given === null)) || (nameExpressions !== undefined && !Array.isArray(nameExpressions))) throw programArgumentError(source, options);
+    const headers = given ? Object.entries(given) : [];
+    for (const [, v] of headers) if (typeof v !== 'string') throw programArgumentError(source, options);
     const nul = textWithNul(source, name, headers); // NVRTC, called on a cache miss only, takes C strings
     if (nul) throw new TypeError(`Program: ${nul} contains a NUL character`);
     const made: { program?: nvrtc.nvrtcProgram } = {};
@@ -125,7 +169,7 @@ export class Program extends Resource {
     this.name = name;
     this.inputs = [source, name, ...headers.flat()];
     this.headerNames = new Set(headers.map(([k]) => k));
-    for (const e of options.nameExpressions ?? []) this.addNameExpression(e);
+    if (nameExpressions) for (const e of nameExpressions) this.addNameExpression(e);
   }
 
   /**
@@ -158,30 +202,16 @@ export class Program extends Resource {
   /** Compiles; throws CompileError with the full log on failure. Returns this. */
   compile(options: CompileOptions = {}): this {
     this.assertOpen();
-    if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`Program.compile: cache must be a boolean, got ${describe(options.cache)}`);
-    // checked here, as a cache hit never passes them to NVRTC's own checks
-    if (options.options !== undefined && (!Array.isArray(options.options) || !options.options.every((o) => typeof o === 'string' && !o.includes('\0')))) {
-      throw new TypeError(`Program.compile: options must be an array of strings without NUL characters, got ${describe(options.options)}`);
-    }
-    if (options.arch !== undefined && (typeof options.arch !== 'string' || options.arch.includes('\0'))) throw new TypeError(`Program.compile: arch must be a string such as 'sm_90', got ${describe(options.arch)}`);
-    const opts = [...(options.options ?? [])];
-    const hasArch = opts.some((o) => o === '-arch' || o === '--gpu-architecture' || o.startsWith('-arch=') || o.startsWith('--gpu-architecture='));
-    if (!hasArch) {
-      const arch = options.arch ?? currentArch();
-      if (arch) opts.push(`--gpu-architecture=${arch}`);
-    }
-    if (options.lto) opts.push('-dlto');
+    const opts = nvrtcOptions(options);
     const cache = kernelCacheConfig(process.env, 'Program.compile');
     if (options.cache === false || readsFiles(this.inputs, this.headerNames, opts)) cache.enabled = false;
     const key = cache.enabled ? this.cacheKey(opts) : undefined;
-    const hit = key ? readCachedKernel(cache, key.key) : undefined;
-    if (hit) {
-      this.cached = hit;
-      this.lastLog = typeof hit.meta.log === 'string' ? hit.meta.log : '';
-      this.compiledWith = opts;
-      return this;
-    }
-    return this.compileWithNvrtc(opts, cache, key);
+    const hit = key && readCachedKernel(cache, key.key);
+    if (!hit) return this.compileWithNvrtc(opts, cache, key);
+    this.cached = hit;
+    this.lastLog = typeof hit.meta.log === 'string' ? hit.meta.log : '';
+    this.compiledWith = opts;
+    return this;
   }
 
   /** compile() when the cache did not answer: NVRTC compiles; the outputs go to the cache when on. */
@@ -207,11 +237,7 @@ export class Program extends Resource {
    */
   private cacheKey(opts: readonly string[]): { key: KernelCacheKey; nvrtcFile?: LibraryFile } {
     const nvrtcFile = libraryFile(NVRTC_LIBRARY);
-    let compiler = `nvrtc file ${nvrtcFile?.identity}`;
-    if (!nvrtcFile) {
-      const { major, minor } = nvrtcApi().nvrtcVersion();
-      compiler = `nvrtc ${major}.${minor}`;
-    }
+    const compiler = nvrtcFile ? `nvrtc file ${nvrtcFile.identity}` : nvrtcVersionText();
     return { key: kernelCacheKey('nvrtc', [compiler, ...this.inputs, JSON.stringify(opts), JSON.stringify(this.expressions)]), nvrtcFile };
   }
 
@@ -369,10 +395,14 @@ function cachedLoweredName(entry: KernelCacheEntry, expression: string): string 
  * includes without an include path are NVRTC's built-in headers, covered by its version.
  */
 function readsFiles(inputs: readonly string[], headerNames: ReadonlySet<string>, opts: readonly string[]): boolean {
-  if (opts.some((o) => o.startsWith('-I') || o.startsWith('--include-path') || o.startsWith('-include') || o.startsWith('--pre-include'))) return true;
-  for (const text of inputs) { // the source and the headers (their names never hold an #include line)
-    if (!text.includes('include')) continue; // the common case, without running the expression below
-    for (const m of text.matchAll(/^\s*#\s*include\s*"([^"]+)"/gm)) if (!headerNames.has(m[1])) return true;
-  }
+  for (const o of opts) if (o.startsWith('-I') || o.startsWith('--include-path') || o.startsWith('-include') || o.startsWith('--pre-include')) return true;
+  // the source and the headers (their names never hold an #include line); most hold no `include` at all
+  for (const text of inputs) if (text.includes('include') && includesOtherFile(text, headerNames)) return true;
+  return false;
+}
+
+/** True when `text` has a quoted `#include` of a name not among `headerNames`. */
+function includesOtherFile(text: string, headerNames: ReadonlySet<string>): boolean {
+  for (const m of text.matchAll(/^\s*#\s*include\s*"([^"]+)"/gm)) if (!headerNames.has(m[1])) return true;
   return false;
 }

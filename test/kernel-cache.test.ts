@@ -117,7 +117,7 @@ describe('keys and entries', () => {
     expect(decodeEntry(new Uint8Array([...bytes, 0]))).toBeUndefined();
     expect(decodeEntry(new TextEncoder().encode('{"not":"an entry"}'))).toBeUndefined();
     // the magic with a header that is JSON but not an entry's
-    for (const header of ['{"meta":{}}', '{"meta":{},"blobs":[[1,0]]}', '{"meta":{},"blobs":[["a",-1]]}', 'null']) {
+    for (const header of ['{"meta":{}}', '{"meta":{},"blobs":[[1,0]]}', '{"meta":{},"blobs":[["a",-1]]}', '{"meta":{},"blobs":[["a","1"]]}', '{"meta":{},"blobs":[5]}', '{"meta":{},"blobs":[null]}', 'null']) {
       const json = new TextEncoder().encode(header);
       const foreign = new Uint8Array([...bytes.subarray(0, 7), json.length, 0, 0, 0, ...json]);
       expect(decodeEntry(foreign)).toBeUndefined();
@@ -134,6 +134,12 @@ describe('keys and entries', () => {
     expect(readCachedKernel(config, key)).toBeUndefined();
     expect(existsSync(join(dir, `${key.name}.kc`))).toBe(false);
     expect(readCachedKernel({ ...config, enabled: false }, key)).toBeUndefined();
+    // JSON where the blob list should be, but not encodeEntry's: damaged too (no TypeError escapes)
+    const magic = encodeEntry({ meta: {}, blobs: {} }).subarray(0, 7);
+    const json = new TextEncoder().encode('{"meta":{},"blobs":[7]}');
+    writeFileSync(join(dir, `${key.name}.kc`), new Uint8Array([...magic, json.length, 0, 0, 0, ...json]));
+    expect(readCachedKernel(config, key)).toBeUndefined();
+    expect(existsSync(join(dir, `${key.name}.kc`))).toBe(false);
   });
   test('the size bound drops least recently used entries first', () => {
     const config = { ...kernelCacheConfig(), maxBytes: 2500 };
@@ -223,6 +229,24 @@ describe('Program.compile through the cache (fake NVRTC)', () => {
     // the same include given as a header is covered by the key: cached
     const given = () => new Program(withInclude, { headers: { 'local.h': '#define X 1' } }).compile({ arch: 'sm_90' });
     expect([given().fromCache, given().fromCache]).toEqual([false, true]);
+  });
+  test('bad constructor arguments are TypeErrors naming the argument, before NVRTC', () => {
+    const bad: [unknown, unknown, RegExp][] = [
+      [1, {}, /^Program: source must be CUDA C\+\+ source text \(a string\), got number 1/],
+      [source, null, /^Program: options must be an object, got null/],
+      [source, { name: 2 }, /^Program: name must be a string, got number 2/],
+      [source, { name: null }, /^Program: name must be a string, got null/],
+      [source, { headers: 'a.h' }, /^Program: headers must be an object of include name → source text, got string "a\.h"/],
+      [source, { headers: { 'a.h': 'ok', 'b.h': 3 } }, /^Program: header b\.h must be source text/],
+      [source, { nameExpressions: 'k' }, /^Program: nameExpressions must be an array of strings, got string "k"/],
+      [source, { nameExpressions: [1] }, /^Program\.addNameExpression: expression must be a string/],
+      [source, { nmae: 'x' }, /^Program: unknown option 'nmae'/],
+      ['a', { name: 'x\0' }, /^Program: name contains a NUL character/],
+    ];
+    for (const [src, options, message] of bad) expect(() => new Program(src as string, options as object)).toThrow(message);
+    for (const [src, options] of bad) expect(() => new Program(src as string, options as object)).toThrow(TypeError);
+    expect(new Program(source, { name: undefined, headers: undefined }).name).toBe('program.cu');
+    expect(nvrtcUsed).toEqual([]);
   });
   test('bad cache settings are refused by name before anything compiles', () => {
     expect(() => new Program(source).compile({ arch: 'sm_90', cache: 'yes' as unknown as boolean })).toThrow(/^Program\.compile: cache must be a boolean/);
@@ -348,7 +372,13 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
   test('the system loader\'s part: LD_LIBRARY_PATH, then the ld.so.cache (this ABI, no hwcap variants), then not found', () => {
     const cache = join(dir, 'ld.so.cache');
     const abi = (process.arch === 'arm64' ? 0x0a00 : 0x0300) | 3;
-    writeFileSync(cache, ldCache([[abi, 'liba.so.1', '/x/liba.so.1', 0], [0x0003, 'libb.so.2', '/x32/libb.so.2', 0], [abi, 'libb.so.2', '/x/libb.so.2', 0], [abi, 'libh.so', '/h/libh.so', 1]]));
+    writeFileSync(cache, ldCache([
+      [abi, 'liba.so.1', '/x/liba.so.1', 0], [0x0003, 'libb.so.2', '/x32/libb.so.2', 0], [abi, 'libb.so.2', '/x/libb.so.2', 0], [abi, 'libh.so', '/h/libh.so', 1],
+      // one name in two entries (each with a string of its own): the first entry wins, as in the loader; a hwcap variant anywhere makes it undecidable
+      [abi, 'libd.so.1', '/first/libd.so.1', 0], [abi, 'libd.so.1', '/second/libd.so.1', 0], [abi, 'libe.so.1', '/e/libe.so.1', 0], [abi, 'libe.so.1', '/e/v3/libe.so.1', 2],
+    ]));
+    expect(ldCacheLookup(cache, 'libd.so.1')).toBe('/first/libd.so.1');
+    expect(ldCacheLookup(cache, 'libe.so.1')).toBeNull();
     expect(ldCacheLookup(cache, 'liba.so.1')).toBe('/x/liba.so.1');
     expect(ldCacheLookup(cache, 'libb.so.2')).toBe('/x/libb.so.2'); // the 32-bit entry is not ours
     expect(ldCacheLookup(cache, 'libh.so')).toBeNull();
