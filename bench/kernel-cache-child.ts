@@ -1,7 +1,12 @@
-// The child process of both kernel-cache benches (kernel-cache.ts on the GPU, kernel-cache-cpu.ts with
-// stand-in libraries): a fresh process that compiles SAXPY once, timed around compile() alone, and prints
-// one JSON line: { ms, fromCache, cubin, nvrtcLoaded[, loadMs] }.
+// What both kernel-cache benches share (kernel-cache.ts on the GPU, kernel-cache-cpu.ts with stand-in
+// libraries): the child process, a fresh process that compiles SAXPY once, timed around the
+// constructor and compile() alone, printing one JSON line { ms, fromCache, cubin, nvrtcLoaded,
+// programMs[, loadMs] }; and the `built` tree, the objects layer as `npm run build` makes it.
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { SAXPY } from './gpu-common';
+
+const ROOT = join(__dirname, '..');
 
 export interface ChildOptions {
   /** Load libnvrtc before the timer (Program.version()), as a process that used NVRTC before would have. */
@@ -12,23 +17,77 @@ export interface ChildOptions {
   timeLoad: boolean;
 }
 
-/** The child's CommonJS source, requiring the objects layer from `entry`. */
+/**
+ * The child's CommonJS source, requiring the objects layer from `entry`. `Program` is read before the
+ * timer (programMs): in the built package the objects layer's entry loads program.js and what it
+ * imports on that first read, which is import, not compile(), and the other modes load at import.
+ */
 export function compileChildSource(entry: string, o: ChildOptions): string {
   return `
 const { readFileSync } = require('node:fs');
 const cuda = require(${JSON.stringify(entry)});
 cuda.Device.get(0).setCurrent();
 ${o.preload ? 'cuda.Program.version();' : ''}
+const t0 = performance.now();
+const { Program } = cuda;
+const programMs = performance.now() - t0;
 const t = performance.now();
-const p = new cuda.Program(${JSON.stringify(SAXPY)}, { name: 'saxpy.cu' }).compile();
+const p = new Program(${JSON.stringify(SAXPY)}, { name: 'saxpy.cu' }).compile();
 const ms = performance.now() - t;
 const cubin = p.cubin.byteLength;
 const fromCache = p.fromCache;
 p.close();
 const maps = readFileSync('/proc/self/maps', 'utf8');
 const nvrtcLoaded = ${o.nvrtcMapped};
-const result = { ms, fromCache, cubin, nvrtcLoaded };
-${o.timeLoad ? 'const t0 = performance.now();\ncuda.Program.version();\nresult.loadMs = performance.now() - t0;' : ''}
+const result = { ms, fromCache, cubin, nvrtcLoaded, programMs };
+${o.timeLoad ? 'const t1 = performance.now();\ncuda.Program.version();\nresult.loadMs = performance.now() - t1;' : ''}
 process.stdout.write(JSON.stringify(result));
 `;
+}
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** esbuild's CommonJS emit of src/, support/ and generated/ under `dir`, unbundled (this bench's former `built`); returns the entry. */
+export function transpileWithEsbuild(dir: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const files = ['src', 'support', 'generated'].flatMap((d) => tsFiles(join(ROOT, d)));
+  esbuild.buildSync({ entryPoints: files, outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
+  writeFileSync(join(dir, 'package.json'), '{"type":"commonjs"}');
+  return join(dir, 'src', 'index.js');
+}
+
+/**
+ * The objects layer as users run it (dist/: CommonJS, `npm run build`) under `dir`; returns its entry.
+ * src/ and support/ are TypeScript's own emit with tsconfig.build.json's options, file by file (the
+ * hit path's code as users get it: esbuild's emit differs, e.g. a getter per export, each one more
+ * function to compile on first use), then bundled with scripts/bundle.ts (one file and a private V8
+ * code cache per entry, kept in `codeCache`: point CUDA_TS_CODE_CACHE at it). generated/ (61 MB,
+ * ~40 s for TypeScript) is esbuild's emit and left unbundled: the hit runs none of it, and its
+ * import is not timed.
+ */
+export function buildLikeDist(dir: string): string {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const ts = require('typescript') as typeof import('typescript');
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const { bundleTree, distEntries } = require('../scripts/bundle') as typeof import('../scripts/bundle');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const compilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, removeComments: true, isolatedModules: true };
+  for (const file of ['src', 'support'].flatMap((d) => tsFiles(join(ROOT, d)))) {
+    const out = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions, fileName: file }).outputText);
+  }
+  esbuild.buildSync({ entryPoints: tsFiles(join(ROOT, 'generated')), outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
+  writeFileSync(join(dir, 'package.json'), '{"type":"commonjs"}');
+  bundleTree(dir, distEntries(dir).filter((s) => !s.entry.startsWith('generated/')));
+  return join(dir, 'src', 'index.js');
 }

@@ -2,22 +2,25 @@
 // against stand-in libcuda and libnvrtc built from bench/native/fake-cuda.c, so everything else is the
 // real code (koffi, the binder, the door, Program.compile, src/kernel-cache.ts). Each figure is the
 // median over ROUNDS fresh processes, timed inside the child around `new Program(SAXPY).compile()`
-// after `Device.get(0).setCurrent()`:
+// after `Device.get(0).setCurrent()` and the first read of `Program` (kernel-cache-child.ts):
 //   miss     empty cache: the fake NVRTC "compiles" (sleeps FAKE_NVRTC_COMPILE_MS, default 15)
 //   hit      the entry the miss left; nothing loaded beforehand: what a user's second process waits for
-//   hit, nvrtc preloaded   Program.version() first, outside the timer (what bench/kernel-cache.ts times)
+//   hit, nvrtc preloaded   Program.version() first, outside the timer
 //   off      CUDA_TS_CACHE=0
-// and whether libnvrtc was mapped into the hit process at all (/proc/self/maps). Modes: `built` (each
-// .ts transpiled to CommonJS by esbuild first, as the built package runs), `tsx` (scripts/run-ts.cjs,
-// as bench/kernel-cache.ts runs them: tsx transpiles on first require), both with the stand-ins named
-// by CUDA_TS_*_LIBRARY; `search`: built, libnvrtc found by the loader's search (LD_LIBRARY_PATH), as
-// on a machine where nothing names it. Needs gcc and Linux.
+// and whether libnvrtc was mapped into the hit process at all (/proc/self/maps). Modes: `built` (the
+// objects layer as `npm run build` makes it: TypeScript's emit, bundled, with the bundles' V8 code
+// cache, which the first process writes; see buildLikeDist; also the time of the first read of
+// `Program`, which loads program.js and what it imports), `tsx` (scripts/run-ts.cjs, as
+// bench/kernel-cache.ts's tsx row: tsx transpiles on first require), both with the stand-ins named by
+// CUDA_TS_*_LIBRARY; `search`: built, libnvrtc found by the loader's search (LD_LIBRARY_PATH), as on a
+// machine where nothing names it; `esbuild` (not run by default): esbuild's emit, unbundled, this
+// bench's `built` until 2026-12-01. Needs gcc and Linux.
 //   npx tsx bench/kernel-cache-cpu.ts       ROUNDS=9; MODES=built,tsx,search; OUT=dir writes kernel-cache-cpu.json
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { compileChildSource } from './kernel-cache-child';
+import { buildLikeDist, compileChildSource, transpileWithEsbuild } from './kernel-cache-child';
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
@@ -35,30 +38,10 @@ function buildFakes(dir: string): { driver: string; nvrtc: string } {
   return { driver, nvrtc };
 }
 
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
-
-/** Transpiles src/, support/ and generated/ to CommonJS under `dir` (as tsconfig.build.json emits); returns the entry. */
-function transpile(dir: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const esbuild = require('esbuild') as typeof import('esbuild');
-  const files = ['src', 'support', 'generated'].flatMap((d) => tsFiles(join(ROOT, d)));
-  esbuild.buildSync({ entryPoints: files, outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
-  writeFileSync(join(dir, 'package.json'), '{"type":"commonjs"}');
-  return join(dir, 'src', 'index.js');
-}
-
 const child = (entry: string, nvrtcPath: string, preload: boolean): string =>
   compileChildSource(entry, { preload, nvrtcMapped: `maps.includes(${JSON.stringify(nvrtcPath)})`, timeLoad: false });
 
-interface Run { ms: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean }
+interface Run { ms: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean; programMs: number }
 
 function runChild(file: string, viaTsx: boolean, env: Record<string, string>): Run {
   const args = viaTsx ? [join(ROOT, 'scripts', 'run-ts.cjs'), file] : [file];
@@ -77,10 +60,11 @@ function measure(work: string, entry: string, mode: string, libs: { driver: stri
   const preloaded = join(work, 'child-preload.cjs');
   writeFileSync(plain, child(entry, libs.nvrtc, false));
   writeFileSync(preloaded, child(entry, libs.nvrtc, true));
-  const base: Record<string, string> = { CUDA_TS_DRIVER_LIBRARY: libs.driver };
+  // the built tree's code cache: its own folder per mode, written by the first process
+  const base: Record<string, string> = { CUDA_TS_DRIVER_LIBRARY: libs.driver, CUDA_TS_CODE_CACHE: join(work, `v8-${mode}`) };
   if (mode === 'search') base.LD_LIBRARY_PATH = dirname(libs.nvrtc);
   else base.CUDA_TS_NVRTC_LIBRARY = libs.nvrtc;
-  const rows: Record<string, number[]> = { miss: [], hit: [], hitPreloaded: [], off: [] };
+  const rows: Record<string, number[]> = { miss: [], hit: [], hitPreloaded: [], off: [], program: [] };
   let hitLoadsNvrtc = false;
   for (let r = 0; r < ROUNDS; r++) {
     const env = { ...base, CUDA_TS_CACHE_DIR: join(work, `cache-${mode}-${r}`) };
@@ -90,10 +74,11 @@ function measure(work: string, entry: string, mode: string, libs: { driver: stri
     hitLoadsNvrtc ||= second.nvrtcLoaded;
     rows.miss.push(first.ms);
     rows.hit.push(second.ms);
+    rows.program.push(second.programMs);
     rows.hitPreloaded.push(runChild(preloaded, viaTsx, env).ms);
     rows.off.push(runChild(plain, viaTsx, { ...env, CUDA_TS_CACHE: '0' }).ms);
   }
-  return { missMs: median(rows.miss), hitMs: median(rows.hit), hitPreloadedMs: median(rows.hitPreloaded), offMs: median(rows.off), hitLoadsNvrtc };
+  return { missMs: median(rows.miss), hitMs: median(rows.hit), hitPreloadedMs: median(rows.hitPreloaded), offMs: median(rows.off), programMs: median(rows.program), hitLoadsNvrtc };
 }
 
 function main(): void {
@@ -103,16 +88,19 @@ function main(): void {
     const libs = buildFakes(work);
     let built: string | undefined;
     for (const mode of MODES) {
-      if (!['built', 'tsx', 'search'].includes(mode)) throw new RangeError(`MODES: 'built', 'tsx' or 'search', got '${mode}'`);
-      if (mode !== 'tsx') built ??= (mkdirSync(join(work, 'js')), transpile(join(work, 'js')));
-      results[mode] = measure(work, mode === 'tsx' ? join(ROOT, 'src', 'index.ts') : built!, mode, libs);
+      if (!['built', 'tsx', 'search', 'esbuild'].includes(mode)) throw new RangeError(`MODES: 'built', 'tsx', 'search' or 'esbuild', got '${mode}'`);
+      let entry = join(ROOT, 'src', 'index.ts');
+      if (mode === 'built' || mode === 'search') entry = built ??= (mkdirSync(join(work, 'js')), buildLikeDist(join(work, 'js')));
+      else if (mode === 'esbuild') entry = (mkdirSync(join(work, 'esbuild')), transpileWithEsbuild(join(work, 'esbuild')));
+      results[mode] = measure(work, entry, mode, libs);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   console.log(`kernel cache hit path, stand-in libcuda/libnvrtc, SAXPY, median of ${ROUNDS} fresh processes (node ${process.versions.node})`);
   for (const [mode, r] of Object.entries(results)) {
-    console.log(`  ${mode.padEnd(6)} miss ${(r.missMs as number).toFixed(2)} ms | hit ${(r.hitMs as number).toFixed(2)} ms (libnvrtc ${r.hitLoadsNvrtc ? 'loaded' : 'not loaded'}) | hit, nvrtc preloaded ${(r.hitPreloadedMs as number).toFixed(2)} ms | off ${(r.offMs as number).toFixed(2)} ms`);
+    const program = (r.programMs as number) >= 0.05 ? ` | first read of Program ${(r.programMs as number).toFixed(2)} ms (untimed above)` : '';
+    console.log(`  ${mode.padEnd(7)} miss ${(r.missMs as number).toFixed(2)} ms | hit ${(r.hitMs as number).toFixed(2)} ms (libnvrtc ${r.hitLoadsNvrtc ? 'loaded' : 'not loaded'}) | hit, nvrtc preloaded ${(r.hitPreloadedMs as number).toFixed(2)} ms | off ${(r.offMs as number).toFixed(2)} ms${program}`);
   }
   if (process.env.OUT) writeFileSync(join(process.env.OUT, 'kernel-cache-cpu.json'), JSON.stringify({ rounds: ROUNDS, results }, null, 1));
 }
