@@ -12,6 +12,14 @@
 // bundle) with a private V8 code cache (see stub()); `<entry>.plain.js` keeps the entry as compiled,
 // for module systems whose require.cache is not Node's (jest, bundlers).
 //
+// A file that a lazy re-export loads (lazyReexports: `Program` loads program.js) becomes a bundle
+// entry of its own, with the same boundary (bundleTree finds them): its first use then compiles
+// nothing the code cache holds either, while the objects entry's import stays as small as before.
+// Its bundle inlines the files of its eager graph that are neither entries nor inlined in the first
+// bundles (those load as themselves, from their own bundle or require.cache), so a helper that
+// several lazy files require may lie in each of their bundles: whichever loads it first registers
+// it, and the others find it in require.cache (one instance, as below).
+//
 // One instance per file, whatever loads first: each inlined file runs with a module object of its own,
 // registered in require.cache under the file's real path before its code runs, exactly as Node's
 // loader would. A later `require` of that path from anywhere (a chunk file, another bundle that
@@ -47,6 +55,24 @@ export interface BundleSpec {
 }
 
 const REQUIRE = /\brequire\((["'])([^"'\n]+)\1\)/g;
+/** A require that lazyReexports moved into getters. */
+const LAZY_REQUIRE = /\?\?= require\((["'])(\.[^"'\n]+)\1\)/g;
+
+/** What bundleEntry makes of one entry. */
+export interface Bundle {
+  /** The entry's new text: the loader (stub()). */
+  text: string;
+  /** The bundle's code, written to `bodyName` beside the entry. */
+  body: string;
+  bodyName: string;
+  /** The entry as compiled, written to `plainName` beside it. */
+  plain: string;
+  plainName: string;
+  /** The files inlined, as paths inside the entry's folder, the entry first. */
+  files: string[];
+  /** Files inside the boundary that lazy re-exports load and that are not inlined, relative to the root with '/'. */
+  lazy: string[];
+}
 
 /** The file a relative specifier names, as Node's CommonJS resolution finds it (x, x.js, x/index.js). */
 function resolveFile(fromDir: string, spec: string): string | undefined {
@@ -100,9 +126,10 @@ function specifier(fromDir: string, file: string): string {
 
 /**
  * The bundle of `spec` in the tree at `root`, as text: the entry's code with the files of its eager
- * graph inside the boundary inlined. Returns undefined when the entry is already a bundle.
+ * graph inside the boundary inlined, less those in `notInlined` (absolute paths) and the files only
+ * they require. Returns undefined when the entry is already a bundle.
  */
-export function bundleEntry(root: string, spec: BundleSpec): { text: string; body: string; bodyName: string; plain: string; plainName: string; files: string[] } | undefined {
+export function bundleEntry(root: string, spec: BundleSpec, notInlined?: ReadonlySet<string>): Bundle | undefined {
   const entry = join(root, spec.entry);
   const read = (file: string): string => (spec.lazyReexports ? lazyReexports(readFileSync(file, 'utf8')) : readFileSync(file, 'utf8'));
   const entryText = read(entry);
@@ -120,15 +147,14 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; bod
     for (const m of text.matchAll(REQUIRE)) {
       if (!m[2].startsWith('.') || !isTopLevel(text, m.index!)) continue;
       const dep = resolveFile(dirname(file), m[2]);
-      if (!dep || texts.has(dep) || !inside(dep, boundary, exclude)) continue;
+      if (!dep || texts.has(dep) || !inside(dep, boundary, exclude) || notInlined?.has(dep)) continue;
       texts.set(dep, read(dep));
       order.push(dep);
     }
   }
+  // an inlined file may lie above the entry's folder (a lazily loaded `graph/index.js` inlines
+  // `errors.js`): inside() kept it in the boundary, and the loader joins a `../` key with path.join
   const key = (file: string): string => relative(bundleDir, file).split(sep).join('/');
-  for (const file of order.slice(1)) {
-    if (key(file).startsWith('..')) throw new Error(`bundle ${spec.entry}: ${file} is outside the entry's folder`);
-  }
 
   // Every relative require: an inlined file → the bundle's loader; any other file → the real require,
   // with its specifier made relative to the bundle's folder (where the real require resolves from).
@@ -149,7 +175,19 @@ export function bundleEntry(root: string, spec: BundleSpec): { text: string; bod
   const bodyName = `${basename(entry, '.js')}${BODY_SUFFIX}`;
   const plainName = `${basename(entry, '.js')}${PLAIN_SUFFIX}`;
   const text = stub(bodyName, plainName, createHash('sha256').update(body).digest('hex').slice(0, 20), inlined.length + 1);
-  return { text, body, bodyName, plain: readFileSync(entry, 'utf8'), plainName, files: order.map(key) };
+  return { text, body, bodyName, plain: readFileSync(entry, 'utf8'), plainName, files: order.map(key), lazy: lazyFiles(root, texts, (f) => inside(f, boundary, exclude)) };
+}
+
+/** The files that lazy re-exports in `texts` load, inside the boundary and not inlined (see Bundle.lazy). */
+function lazyFiles(root: string, texts: Map<string, string>, inBoundary: (file: string) => boolean): string[] {
+  const out = new Set<string>();
+  for (const [file, text] of texts) {
+    for (const m of text.matchAll(LAZY_REQUIRE)) {
+      const dep = resolveFile(dirname(file), m[2]);
+      if (dep && !texts.has(dep) && inBoundary(dep)) out.add(relative(root, dep).split(sep).join('/'));
+    }
+  }
+  return [...out];
 }
 
 /** A bundle's code, as lines: the inlined files (by key: their path inside the entry's folder) with
@@ -331,12 +369,31 @@ export function distEntries(root: string): BundleSpec[] {
 }
 
 /**
- * Bundles `specs` in the tree at `root` in place. Every bundle is made from the files as they were
+ * Bundles `specs` in the tree at `root` in place, and each file their lazy re-exports load (Bundle.lazy)
+ * as an entry of its own, with the same boundary. Every bundle is made from the files as they were
  * (all are read before any is written), so bundles never contain bundles.
  * @returns the entries written and how many files each holds
  */
 export function bundleTree(root: string, specs: BundleSpec[] = distEntries(root)): { entry: string; files: number }[] {
   const made = specs.map((s) => ({ s, b: bundleEntry(root, s) }));
+  // the lazily loaded files, found through the lazy re-exports of every bundle's whole graph
+  const lazy: BundleSpec[] = [];
+  const queued = new Set(specs.map((s) => s.entry));
+  for (let i = 0; i < made.length + lazy.length; i++) {
+    const s = i < made.length ? made[i].s : lazy[i - made.length];
+    const b = i < made.length ? made[i].b : bundleEntry(root, s);
+    for (const entry of b?.lazy ?? []) {
+      if (!queued.has(entry)) lazy.push({ entry, boundary: s.boundary, exclude: s.exclude, lazyReexports: true });
+      queued.add(entry);
+    }
+  }
+  // each inlines what no entry and no first bundle holds
+  const held = new Set([...queued].map((e) => resolve(root, e)));
+  for (const { s, b } of made) b?.files.forEach((f) => held.add(resolve(root, dirname(s.entry), f)));
+  for (const s of lazy) {
+    const own = resolve(root, s.entry);
+    made.push({ s, b: bundleEntry(root, s, new Set([...held].filter((f) => f !== own))) });
+  }
   const out: { entry: string; files: number }[] = [];
   for (const { s, b } of made) {
     if (!b) continue;

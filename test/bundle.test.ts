@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { BUNDLE_BANNER, bundleEntry, bundleTree, distEntries, lazyReexports, loadFaster } from '../scripts/bundle';
 import { SUPPORT_DIR, supportSpecifier } from '../generator/support-path';
 
@@ -252,6 +253,67 @@ if (process.versions.bun) {
     expect(existsSync(join(root, 'cache'))).toBe(false);
   });
 }
+
+(v8 ? describe : describe.skip)('a file that a lazy re-export loads', () => {
+  // objs/index.js re-exports Prog and Other lazily and shared eagerly; prog and other both require
+  // helper (no entry of its own) and shared (inlined in the first bundle)
+  const reexport = (v: string, spec: string, name: string): string =>
+    `var ${v} = require("${spec}");\nObject.defineProperty(exports, "${name}", { enumerable: true, get: function () { return ${v}.${name}; } });\n`;
+  const load = (name: string): string => `"use strict";\nglobalThis.loads = (globalThis.loads || []).concat("${name}");\n`;
+  beforeEach(() => {
+    write('objs/index.js', `${load('index')}${reexport('p_1', './prog', 'Prog')}${reexport('o_1', './sub/other', 'Other')}exports.shared = require("./shared");\n`);
+    write('objs/shared.js', `${load('shared')}exports.id = {};\n`);
+    write('objs/helper.js', `${load('helper')}exports.id = {};\n`);
+    write('objs/prog.js', `${load('prog')}const h = require("./helper");\nconst s = require("./shared");\nexports.Prog = { h, s, file: __filename };\n`);
+    write('objs/sub/other.js', `${load('other')}const h = require("../helper");\nexports.Other = { h };\n`);
+  });
+  const code = [
+    "const m = require('./objs'); const before = globalThis.loads; const P = m.Prog; const O = m.Other;",
+    "console.log(JSON.stringify({ before, loads: globalThis.loads, sameHelper: P.h === O.h, sameShared: P.s === m.shared,",
+    "sameProg: require('./objs/prog').Prog === P, file: P.file, stub: require.cache[require.resolve('./objs/prog')].exports === require('./objs/prog') }))",
+  ].join(' ');
+
+  it('becomes a bundle entry of its own, inlining only what no other entry holds', () => {
+    const made = bundleTree(root, [{ entry: 'objs/index.js', boundary: 'objs', lazyReexports: true }]);
+    expect(made).toEqual([{ entry: 'objs/index.js', files: 2 }, { entry: 'objs/prog.js', files: 2 }, { entry: 'objs/sub/other.js', files: 2 }]);
+    expect(readFileSync(join(root, 'objs/prog.js'), 'utf8').startsWith(BUNDLE_BANNER)).toBe(true);
+    // helper in both lazy bundles (an inlined file above the entry's folder gets a '../' key); shared only in the first
+    const other = readFileSync(join(root, 'objs/sub/other.body.js'), 'utf8');
+    expect(other).toContain('"../helper.js": (function');
+    expect(readFileSync(join(root, 'objs/prog.body.js'), 'utf8')).toContain('"helper.js": (function');
+    expect(readFileSync(join(root, 'objs/prog.body.js'), 'utf8')).not.toContain('"shared.js"');
+    expect(readFileSync(join(root, 'objs/index.body.js'), 'utf8')).not.toContain('"prog.js"');
+  });
+
+  it('gets and uses its own code cache, with one instance per file whoever loads it', () => {
+    bundleTree(root, [{ entry: 'objs/index.js', boundary: 'objs', lazyReexports: true }]);
+    const expected = { before: ['index', 'shared'], loads: ['index', 'shared', 'prog', 'helper', 'other'], sameHelper: true, sameShared: true, sameProg: true, file: join(root, 'objs/prog.js'), stub: true };
+    expect(run(code)).toEqual(expected);
+    const hashOf = (body: string): string => createHash('sha256').update(readFileSync(join(root, body))).digest('hex').slice(0, 20);
+    const cacheOf = (body: string): string => join(root, 'cache', readdirSync(join(root, 'cache')).find((f) => f.startsWith(`${hashOf(body)}-`))!);
+    const files = ['objs/index.body.js', 'objs/prog.body.js', 'objs/sub/other.body.js'].map(cacheOf);
+    expect(readdirSync(join(root, 'cache'))).toHaveLength(3);
+    const mtimes = files.map((f) => statSync(f).mtimeMs);
+    // the next process reads each cache, and V8 accepts it: nothing is written again
+    const reads = `const fs = require('fs'); const read = fs.readFileSync; globalThis.cacheReads = []; fs.readFileSync = function (p, ...a) { if (String(p).endsWith('.v8')) globalThis.cacheReads.push(p); return read.call(this, p, ...a); };`;
+    const second = run(`${reads} ${code.replace('console.log(JSON.stringify({', 'console.log(JSON.stringify({ cacheReads: globalThis.cacheReads,')}`) as { cacheReads: string[] };
+    expect(second).toEqual({ ...expected, cacheReads: files });
+    expect(files.map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
+  });
+
+  it('loaded first, directly, is the same instance its re-export then gives', () => {
+    bundleTree(root, [{ entry: 'objs/index.js', boundary: 'objs', lazyReexports: true }]);
+    const first = `const P = require('./objs/prog').Prog; const m = require('./objs'); console.log(JSON.stringify({ same: m.Prog === P, sameShared: P.s === m.shared, loads: globalThis.loads }))`;
+    expect(run(first)).toEqual({ same: true, sameShared: true, loads: ['prog', 'helper', 'shared', 'index'] });
+  });
+
+  it('under another module system (this jest) loads as compiled, with one instance per file', () => {
+    bundleTree(root, [{ entry: 'objs/index.js', boundary: 'objs', lazyReexports: true }]);
+    const m = require(join(root, 'objs')) as { Prog: { h: unknown; s: unknown }; Other: { h: unknown }; shared: unknown };
+    expect(m.Prog.h).toBe(m.Other.h);
+    expect(m.Prog.s).toBe(m.shared);
+  });
+});
 
 describe('lazyReexports', () => {
   const compiled = [
