@@ -433,13 +433,13 @@ describe('when to stage', () => {
     const T = STAGING_DEFAULTS.upload.hostThreads;
     const U = STAGING_DEFAULTS.download.hostThreads;
     expect(stagingSettings()).toEqual({ upload: both(0, T), download: both(0, U), chunkBytes: 1000, maxChunks: 2, chunksPerCopy: 2 });
-    expect(stagingFromEnvironment({})).toEqual({ upload: { ...STAGING_DEFAULTS.upload }, download: { ...STAGING_DEFAULTS.download }, chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 });
+    expect(stagingFromEnvironment({})).toEqual({ upload: { ...STAGING_DEFAULTS.upload }, download: { ...STAGING_DEFAULTS.download }, chunkBytes: STAGING_DEFAULTS.chunkBytes, maxChunks: STAGING_DEFAULTS.maxChunks, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
     const off = stagingFromEnvironment({ CUDA_TS_STAGING: '0', CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '5' });
     expect([off.upload.minBytes, off.download.minBytes]).toEqual([Infinity, Infinity]);
     // the two-direction variables set both; the per-direction ones win over them
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ upload: both(65536, 3), download: both(65536, 3), chunkBytes: 4194304, maxChunks: 4, chunksPerCopy: 2 });
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_THREADS: '1', CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: 'off', CUDA_TS_STAGING_UPLOAD_THREADS: '6' })).toEqual({ upload: both(65536, 6), download: both(Infinity, 1), chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 });
-    expect(stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '1048576', CUDA_TS_STAGING_DOWNLOAD_THREADS: '0' })).toEqual({ upload: both(1 << 20, STAGING_DEFAULTS.upload.hostThreads), download: both(STAGING_DEFAULTS.download.minBytes, 0), chunkBytes: 8 << 20, maxChunks: 2, chunksPerCopy: 2 });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_CHUNK_BYTES: '4194304', CUDA_TS_STAGING_CHUNKS: '4', CUDA_TS_STAGING_THREADS: '3' })).toEqual({ upload: both(65536, 3), download: both(65536, 3), chunkBytes: 4194304, maxChunks: 4, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_MIN_BYTES: '65536', CUDA_TS_STAGING_THREADS: '1', CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: 'off', CUDA_TS_STAGING_UPLOAD_THREADS: '6' })).toEqual({ upload: both(65536, 6), download: both(Infinity, 1), chunkBytes: STAGING_DEFAULTS.chunkBytes, maxChunks: STAGING_DEFAULTS.maxChunks, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
+    expect(stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_MIN_BYTES: '1048576', CUDA_TS_STAGING_DOWNLOAD_THREADS: '0' })).toEqual({ upload: both(1 << 20, STAGING_DEFAULTS.upload.hostThreads), download: both(STAGING_DEFAULTS.download.minBytes, 0), chunkBytes: STAGING_DEFAULTS.chunkBytes, maxChunks: STAGING_DEFAULTS.maxChunks, chunksPerCopy: STAGING_DEFAULTS.chunksPerCopy });
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_UPLOAD_THREADS: 'off' })).toThrow(/CUDA_TS_STAGING_UPLOAD_THREADS must be a non-negative integer, got 'off'/);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES: '-1' })).toThrow(/CUDA_TS_STAGING_DOWNLOAD_MIN_BYTES must be a non-negative integer or 'off', got '-1'/);
     expect(() => stagingFromEnvironment({ CUDA_TS_STAGING_DOWNLOAD_THREADS: '9' })).toThrow(/download.hostThreads must be an integer from 0 to 8, got 9/);

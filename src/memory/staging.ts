@@ -55,20 +55,24 @@ export interface StagingSettings {
 
 /**
  * THE DEFAULTS, per direction: the table to edit from `npx tsx bench/staging.ts` on the GPU machine,
- * which prints the values it recommends in this shape. What they rest on (H200, 2026-12-01, one run,
- * 256 MiB): uploads direct 7.05 GB/s, staged 8.02 with the calling thread alone (crossover 128 MiB),
- * 14.2 with 3 helper threads (CuPy 9.35), so uploads are staged from 128 MiB with 3 helpers until the
- * crossover with helpers is measured; downloads direct 15.8, staged 8.55 alone and 12.2 with 3 helpers
- * (CuPy 17.7), so downloads go to the driver directly.
+ * which prints the values it recommends in this shape. What they rest on (H200, 16 cores, one NUMA
+ * node, THP madvise; `npm run bench`, 2026-12-01 23:1x UTC, medians of 5, 256 MiB unless said): uploads
+ * direct 6.65 GB/s, staged 7.64 / 11.53 / 12.98 / 14.73 with 0 / 2 / 4 / 8 helper threads (CuPy 7.89),
+ * ≥ 1.05× direct from 32 MiB; with 8 helpers 16 MiB chunks gave 21.4 and 4 chunks per copy 21.8 (8 MiB
+ * chunks, 2 per copy: 14.0). Downloads direct 12.74, staged 7.37 / 11.44 / 15.18 / 12.83 (CuPy 13.39),
+ * ≥ 1.05× direct from 16 MiB, 32 MiB chunks 16.9; into a fresh array (first-touch faults) direct 1.16
+ * against staged 4.46. Direct downloads move between processes (7.6–15.8 GB/s over three runs), the
+ * staged ones far less (12.2–15.2), so downloads are staged too. The pool is 4 × 16 MiB of pinned
+ * memory per context once a copy needs it (trimStaging or dropStaging give it back).
  */
 export const STAGING_DEFAULTS: Readonly<{ upload: Readonly<StagingDirection>; download: Readonly<StagingDirection>; chunkBytes: number; maxChunks: number; chunksPerCopy: number }> = {
-  upload: { minBytes: 128 << 20, hostThreads: 3 },
-  download: { minBytes: Infinity, hostThreads: 3 },
-  /** Large enough that the per-chunk driver calls (~µs) vanish beside its DMA (~150 µs at 55 GB/s). */
-  chunkBytes: 8 << 20,
-  /** One double-buffered pair. */
-  maxChunks: 2,
-  chunksPerCopy: 2,
+  upload: { minBytes: 32 << 20, hostThreads: 8 },
+  download: { minBytes: 16 << 20, hostThreads: 4 },
+  /** Large enough that the per-chunk driver calls (~µs) and the helpers' wake-ups vanish beside its DMA (~300 µs at 55 GB/s). */
+  chunkBytes: 16 << 20,
+  /** One ring of four: the DMA runs up to three chunks ahead of the host copies. */
+  maxChunks: 4,
+  chunksPerCopy: 4,
 };
 
 /**
