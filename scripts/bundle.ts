@@ -260,7 +260,8 @@ export const PLAIN_SUFFIX = '.plain.js';
  * version, the architecture, the node flags and the body's path; V8 rejects data made under other V8 flags, and a
  * rejected or missing cache is written again (to a temporary name, then renamed) when the process
  * exits, so that it holds every function the process compiled; the data of earlier builds of the
- * same file is removed then. Any failure only means compiling as Node would.
+ * same file is removed then. Any failure only means compiling as Node would. The code that does
+ * this (LOADER) is compiled once per process and shared by the bundles of the same build.
  */
 function stub(bodyName: string, plainName: string, hash: string, files: number): string {
   return `${BUNDLE_BANNER} the code of ${files} files is in ${bodyName}, compiled here with a private code cache. Generated; do not edit.
@@ -271,11 +272,22 @@ function stub(bodyName: string, plainName: string, hash: string, files: number):
 // reads that file's re-exports and puts an empty, unloaded module in require.cache for each.)
 // (\`module.constructor\` is Node's Module: requiring 'module' costs more than the check.)
 if (require.cache !== module.constructor._cache) module.exports = require(\`./${plainName}\`);
-else compile();
+else (process[Symbol.for('${LOADER_KEY}')] ?? loader())(module, require, __dirname, '${bodyName}', '${hash}');
 
-function compile() {
+// one loader for every bundle of this build in the process: the first defines it, the others only
+// parse it (each entry compiling a loader of its own made the first read of Program ~2 ms slower)
+function loader() {
+  const load = ${LOADER};
+  Object.defineProperty(process, Symbol.for('${LOADER_KEY}'), { value: load });
+  return load;
+}
+`;
+}
+
+/** What a bundle's entry runs to compile its body (stub()): the same text in every entry of a build. */
+const LOADER = `function (module, require, __dirname, bodyName, hash) {
   const fs = require('fs');
-  const file = __dirname + '/${bodyName}';
+  const file = __dirname + '/' + bodyName;
   const source = fs.readFileSync(file, 'latin1');
   const cache = (() => {
     const env = process.env.CUDA_TS_CODE_CACHE;
@@ -292,7 +304,7 @@ function compile() {
     let where = 0;
     for (const c of flags.join(' ') + ' ' + file) where = (where * 31 + c.charCodeAt(0)) >>> 0;
     const suffix = '-' + process.version + '-' + process.arch + '-' + where.toString(36) + '.v8';
-    return { dir, path: dir + '/${hash}' + suffix, suffix };
+    return { dir, path: dir + '/' + hash + suffix, suffix };
   })();
   const own = (path) => {
     const s = fs.statSync(path);
@@ -305,7 +317,7 @@ function compile() {
     } catch {}
   }
   const script = new (require('vm').Script)(source, { filename: file, cachedData });
-  script.runInThisContext().call(module.exports, module.exports, require, module, __filename, __dirname);
+  script.runInThisContext().call(module.exports, module.exports, require, module, module.filename, __dirname);
   if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     // at exit: the cache then holds every function this process compiled, not only the import's
     // (a later process that finds the cache compiles nothing it covers, and the cache is not
@@ -327,14 +339,14 @@ function compile() {
         // the data of earlier builds of this file (same location, flags and Node; another hash)
         // is never read again: removed, so the folder does not grow with every update
         for (const name of fs.readdirSync(cache.dir)) {
-          if (name.endsWith(cache.suffix) && /^[0-9a-f]{20}-/.test(name) && !name.startsWith('${hash}-')) fs.unlinkSync(cache.dir + '/' + name);
+          if (name.endsWith(cache.suffix) && /^[0-9a-f]{20}-/.test(name) && !name.startsWith(hash + '-')) fs.unlinkSync(cache.dir + '/' + name);
         }
       } catch {}
     });
   }
-}
-`;
-}
+}`;
+/** The loader's name on \`process\`: a build's loaders are shared, another text is another name. */
+const LOADER_KEY = `cuda-ts.bundleLoader.${createHash('sha256').update(LOADER).digest('hex').slice(0, 12)}`;
 
 /**
  * What V8 parses fastest, with the same meaning: (1) ASCII only — one character outside Latin-1 makes

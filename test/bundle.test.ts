@@ -187,6 +187,14 @@ const v8 = !process.versions.bun;
     expect(cacheFiles()).toHaveLength(2);
   });
 
+  it('compiles its body with one loader per process, shared by every bundle of the build', () => {
+    bundleTree(root, [{ entry: 'ext/x.js', boundary: 'ext' }]);
+    const loaders = `const loaders = () => Object.getOwnPropertySymbols(process).filter((s) => s.description.startsWith('cuda-ts.bundleLoader.')).map((s) => process[s]);`;
+    const both = `${loaders} require('./pkg'); const one = loaders(); require('./ext/x'); const two = loaders(); console.log(JSON.stringify({ one: one.length, two: two.length, same: one[0] === two[0] }))`;
+    expect(run(both)).toEqual({ one: 1, two: 1, same: true });
+    expect(cacheFiles()).toHaveLength(2);
+  });
+
   it('rejects damaged data and writes it again; the code runs the same', () => {
     run(code);
     const file = join(root, 'cache', cacheFiles()[0]);
