@@ -11,6 +11,7 @@ import { Scratch } from '../support/scratch';
 import { adapt, nodeFfiCallPlan, nodeFfiSignature } from '../support/nodeffi';
 import { readSlot, zeroSlot } from '../generator/emit/typed-elem';
 import { fakeContext, fakeDriver } from './helpers/fake-driver';
+import { BUN_BIN } from './helpers/runtimes';
 
 const A = drv.CUdevice_attribute;
 
@@ -145,9 +146,8 @@ describe('FFI adapter wrappers (node:ffi and Deno)', () => {
 // bun:ffi takes no JS strings: bunffi.ts wraps a function with `const char *` parameters to copy them.
 // Run under Bun (where .ci/run installs it) against the stand-in libnvrtc of bench/native/fake-cuda.c,
 // whose "CUBIN" is the program's source: its size proves the string arrived whole, as UTF-8.
-const BUN = '/tmp/bun/node_modules/bun/bin/bun.exe';
 const gcc = spawnSync('gcc', ['--version']).status === 0;
-(existsSync(BUN) && gcc ? describe : describe.skip)('bun:ffi string parameters (stand-in libnvrtc, under Bun)', () => {
+(existsSync(BUN_BIN) && gcc ? describe : describe.skip)('bun:ffi string parameters (stand-in libnvrtc, under Bun)', () => {
   test('typed and raw calls with JS strings and with bytes reach C as NUL-terminated UTF-8, through bun:ffi', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bun-strings-'));
     try {
@@ -163,7 +163,7 @@ console.log(JSON.stringify({ size: nv.nvrtcGetCUBINSize(prog), statuses, backend
 `);
       const env: NodeJS.ProcessEnv = { ...process.env, CUDA_TS_NVRTC_LIBRARY: lib };
       delete env.CUDA_TS_FFI;
-      const r = spawnSync(BUN, [join(__dirname, '..', 'scripts', 'run-ts.cjs'), join(dir, 'strings.ts')], { encoding: 'utf8', env, timeout: 120_000 });
+      const r = spawnSync(BUN_BIN, [join(__dirname, '..', 'scripts', 'run-ts.cjs'), join(dir, 'strings.ts')], { encoding: 'utf8', env, timeout: 120_000 });
       expect(r.stderr).toBe('');
       expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ size: new TextEncoder().encode(source).length, statuses: [0, 0], backend: { backend: 'bun' } });
     } finally {

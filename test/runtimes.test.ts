@@ -3,10 +3,11 @@
 // running this suite, and Bun/Deno where .ci/run installed them in /tmp), and the typed call goes
 // through that runtime's own FFI by default. Needs libcudart (cudaRuntimeGetVersion needs no GPU).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadLibrary } from '../support';
+import { runtimeCommands } from './helpers/runtimes';
 
 const ROOT = join(__dirname, '..');
 const cudart = (() => {
@@ -18,18 +19,6 @@ const cudart = (() => {
   }
 })();
 
-/** Runtimes to try: name → command prefix (Deno with the permissions docs/runtimes.md lists). */
-function runtimes(): [string, string[]][] {
-  const found: [string, string[]][] = [];
-  const self = process.versions.bun ? 'bun' : process.versions.deno ? 'deno' : 'node';
-  found.push([self, self === 'deno' ? [process.execPath, 'run', '--allow-all'] : [process.execPath]]);
-  if (self !== 'node') found.push(['node', ['node']]); // Node on PATH, as .ci/run sets it
-  const bun = '/tmp/bun/node_modules/bun/bin/bun.exe';
-  if (self !== 'bun' && existsSync(bun)) found.push(['bun', [bun]]);
-  const deno = '/tmp/deno/node_modules/@deno/linux-x64-glibc/deno';
-  if (self !== 'deno' && existsSync(deno)) found.push(['deno', [deno, 'run', '--allow-ffi', '--allow-read', '--allow-env', '--allow-sys', '--allow-write', '--allow-run']]);
-  return found;
-}
 
 const SCRIPT = `
 import * as rt from ${JSON.stringify(join(ROOT, 'generated', '13.0', 'runtime'))};
@@ -48,7 +37,7 @@ console.log(JSON.stringify({ version, raw: [status, s.i32[0]], backend: rt.binde
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const [name, cmd] of runtimes()) {
+  for (const [name, cmd] of runtimeCommands({ nodeOnPath: true })) {
     const env = { ...process.env };
     delete env.CUDA_TS_FFI;
     test(`${name}: scripts/run-ts.cjs runs a TypeScript file; the typed call goes through ${name === 'node' ? 'koffi' : `${name}'s own FFI`}`, () => {

@@ -3,12 +3,13 @@
 // the raw, typed and objects layers read the same attribute through that runtime's own FFI, refusing a
 // bad argument with a TypeError naming the function before any call.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as cu from '../../generated/13.0/driver';
 import { Device } from '../../src';
 import { describeGpu, TS_RUNNER } from './gpu-env';
+import { runtimeCommands } from '../helpers/runtimes';
 
 const ROOT = join(__dirname, '..', '..');
 const A = cu.CUdevice_attribute;
@@ -51,16 +52,6 @@ console.log(JSON.stringify({ raw: [status, rawValue], typed, objects: d.multipro
   backends: [raw.binder.backendOf('cuDeviceGetAttribute'), raw.binder.backendOf('cuCtxGetCurrent')] }));
 `;
 
-/** This runtime, and Bun and Deno where .ci/run installed them (as test/runtimes.test.ts finds them). */
-function runtimes(): [string, string[]][] {
-  const self = process.versions.bun ? 'bun' : process.versions.deno ? 'deno' : 'node';
-  const found: [string, string[]][] = [[self, self === 'deno' ? [process.execPath, 'run', '--allow-all'] : [process.execPath]]];
-  const bun = '/tmp/bun/node_modules/bun/bin/bun.exe';
-  if (self !== 'bun' && existsSync(bun)) found.push(['bun', [bun]]);
-  const deno = '/tmp/deno/node_modules/@deno/linux-x64-glibc/deno';
-  if (self !== 'deno' && existsSync(deno)) found.push(['deno', [deno, 'run', '--allow-ffi', '--allow-read', '--allow-env', '--allow-sys', '--allow-write', '--allow-run']]);
-  return found;
-}
 
 describeGpu('raw, typed and objects through each runtime\'s own FFI (real driver)', () => {
   let dir = '';
@@ -70,7 +61,7 @@ describeGpu('raw, typed and objects through each runtime\'s own FFI (real driver
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const [name, cmd] of runtimes()) {
+  for (const [name, cmd] of runtimeCommands()) {
     test(`${name}: the three layers agree, bad attributes are refused before C, both functions bound through ${name === 'node' ? 'koffi' : name}`, () => {
       const env = { ...process.env };
       delete env.CUDA_TS_FFI;
