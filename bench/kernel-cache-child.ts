@@ -1,7 +1,8 @@
 // What both kernel-cache benches share (kernel-cache.ts on the GPU, kernel-cache-cpu.ts with stand-in
 // libraries): the child process, a fresh process that compiles SAXPY once, timed around the
 // constructor and compile() alone, printing one JSON line { ms, fromCache, cubin, nvrtcLoaded,
-// programMs[, loadMs] }; and the `built` tree, the objects layer as `npm run build` makes it.
+// programMs[, loadMs] }, and how to run it; and the `built` tree, the objects layer as `npm run build` makes it.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { SAXPY } from './gpu-common';
@@ -43,6 +44,18 @@ const result = { ms, fromCache, cubin, nvrtcLoaded, programMs };
 ${o.timeLoad ? 'const t1 = performance.now();\ncuda.Program.version();\nresult.loadMs = performance.now() - t1;' : ''}
 process.stdout.write(JSON.stringify(result));
 `;
+}
+
+/** What a child printed (see compileChildSource). */
+export interface ChildRun { ms: number; loadMs?: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean; programMs: number }
+
+/** Runs the child `file` (through scripts/run-ts.cjs when `viaTsx`) in a fresh process with `env` added. */
+export function runCompileChild(file: string, viaTsx: boolean, env: Record<string, string>, timeoutMs: number): ChildRun {
+  const args = viaTsx ? [join(ROOT, 'scripts', 'run-ts.cjs'), file] : [file];
+  // NODE_PATH: the built tree lives outside the repository and requires koffi
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env }, encoding: 'utf8', timeout: timeoutMs });
+  if (r.status !== 0) throw new Error(`child exited ${r.status}: ${r.stderr.slice(-1500)}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
 function tsFiles(dir: string): string[] {

@@ -20,7 +20,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { buildLikeDist, compileChildSource, transpileWithEsbuild } from './kernel-cache-child';
+import { median } from './common';
+import { buildLikeDist, compileChildSource, runCompileChild, transpileWithEsbuild, type ChildRun } from './kernel-cache-child';
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
@@ -41,17 +42,7 @@ function buildFakes(dir: string): { driver: string; nvrtc: string } {
 const child = (entry: string, nvrtcPath: string, preload: boolean): string =>
   compileChildSource(entry, { preload, nvrtcMapped: `maps.includes(${JSON.stringify(nvrtcPath)})`, timeLoad: false });
 
-interface Run { ms: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean; programMs: number }
-
-function runChild(file: string, viaTsx: boolean, env: Record<string, string>): Run {
-  const args = viaTsx ? [join(ROOT, 'scripts', 'run-ts.cjs'), file] : [file];
-  // NODE_PATH: the transpiled tree lives outside the repository and requires koffi
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env }, encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0) throw new Error(`child exited ${r.status}: ${r.stderr.slice(-1500)}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const runChild = (file: string, viaTsx: boolean, env: Record<string, string>): ChildRun => runCompileChild(file, viaTsx, env, 60_000);
 
 /** ROUNDS of miss, hit, preloaded hit and off, each in a fresh process; medians in ms. */
 function measure(work: string, entry: string, mode: string, libs: { driver: string; nvrtc: string }): Record<string, number | boolean> {

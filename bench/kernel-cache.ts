@@ -13,28 +13,18 @@
 // TypeScript sources through scripts/run-ts.cjs (tsx transpiles each file on first require).
 // Needs a GPU (the default arch is the device's). Without one: bench/kernel-cache-cpu.ts.
 //   npx tsx bench/kernel-cache.ts          ROUNDS=5; MODES=built,tsx; OUT=dir writes kernel-cache.json there
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildLikeDist, compileChildSource } from './kernel-cache-child';
+import { median } from './common';
+import { buildLikeDist, compileChildSource, runCompileChild, type ChildRun } from './kernel-cache-child';
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const MODES = (process.env.MODES ?? 'built,tsx').split(',');
 
-interface Run { ms: number; loadMs: number; fromCache: boolean; cubin: number; nvrtcLoaded: boolean; programMs: number }
-
 /** One child process compiling SAXPY with `env`; its compile time and whether the cache answered. */
-function compileOnce(file: string, viaTsx: boolean, env: Record<string, string>): Run {
-  const args = viaTsx ? [join(ROOT, 'scripts', 'run-ts.cjs'), file] : [file];
-  // NODE_PATH: the built tree lives outside the repository and requires koffi
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), ...env }, encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`child exited ${r.status}: ${r.stderr.slice(-1500)}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const compileOnce = (file: string, viaTsx: boolean, env: Record<string, string>): ChildRun => runCompileChild(file, viaTsx, env, 120_000);
 
 /** ROUNDS of miss, hit and off in fresh processes of one mode; medians in ms. */
 function measure(dir: string, mode: string, entry: string): Record<string, number | boolean> {
@@ -51,7 +41,7 @@ function measure(dir: string, mode: string, entry: string): Record<string, numbe
     if (first.fromCache || !second.fromCache || first.cubin !== second.cubin) throw new Error(`${mode} round ${r}: expected a miss then a hit of the same CUBIN, got ${JSON.stringify([first, second])}`);
     rows.miss.push(first.ms);
     rows.hit.push(second.ms);
-    rows.load.push(second.loadMs);
+    rows.load.push(second.loadMs!); // the child times the load (timeLoad)
     rows.program.push(second.programMs);
     hitLoadsNvrtc ||= second.nvrtcLoaded;
     rows.off.push(compileOnce(file, mode === 'tsx', { ...env, CUDA_TS_CACHE: '0' }).ms);
