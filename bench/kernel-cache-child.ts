@@ -3,8 +3,8 @@
 // constructor and compile() alone, printing one JSON line { ms, fromCache, cubin, nvrtcLoaded,
 // programMs[, loadMs] }, and how to run it; and the `built` tree, the objects layer as `npm run build` makes it.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SAXPY } from './gpu-common';
 
 const ROOT = join(__dirname, '..');
@@ -89,18 +89,12 @@ export function transpileWithEsbuild(dir: string): string {
  */
 export function buildLikeDist(dir: string): string {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const ts = require('typescript') as typeof import('typescript');
   const esbuild = require('esbuild') as typeof import('esbuild');
+  const { buildCjsTree } = require('../scripts/cjs-tree') as typeof import('../scripts/cjs-tree');
   const { bundleTree, distEntries } = require('../scripts/bundle') as typeof import('../scripts/bundle');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const compilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, removeComments: true, isolatedModules: true };
-  for (const file of ['src', 'support'].flatMap((d) => tsFiles(join(ROOT, d)))) {
-    const out = join(dir, relative(ROOT, file)).replace(/\.ts$/, '.js');
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions, fileName: file }).outputText);
-  }
+  buildCjsTree(dir, ['src', 'support'], { removeComments: true });
   esbuild.buildSync({ entryPoints: tsFiles(join(ROOT, 'generated')), outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
-  writeFileSync(join(dir, 'package.json'), '{"type":"commonjs"}');
   bundleTree(dir, distEntries(dir).filter((s) => !s.entry.startsWith('generated/')));
   return join(dir, 'src', 'index.js');
 }

@@ -25,11 +25,14 @@ function* tsFiles(dir: string): Generator<string> {
   }
 }
 
-/** Writes the CommonJS copy of `roots` (folders or .ts files of the repository) under `outDir`; returns outDir. */
-export function buildCjsTree(outDir: string, roots: readonly string[] = DEFAULT_ROOTS): string {
+/**
+ * Writes the CommonJS copy of `roots` (folders or .ts files of the repository) under `outDir`; returns
+ * outDir. `removeComments`: as the published build emits (function sources as V8 compiles them there).
+ */
+export function buildCjsTree(outDir: string, roots: readonly string[] = DEFAULT_ROOTS, { removeComments = false } = {}): string {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const options: ts.CompilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, isolatedModules: true };
+  const options: ts.CompilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, isolatedModules: true, removeComments };
   for (const root of roots) {
     for (const file of tsFiles(join(REPO, root))) {
       const js = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file }).outputText;
