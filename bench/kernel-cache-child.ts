@@ -3,7 +3,7 @@
 // constructor and compile() alone, printing one JSON line { ms, fromCache, cubin, nvrtcLoaded,
 // programMs[, loadMs] }, and how to run it; and the `built` tree, the objects layer as `npm run build` makes it.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SAXPY } from './gpu-common';
 
@@ -58,14 +58,10 @@ export function runCompileChild(file: string, viaTsx: boolean, env: Record<strin
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
 
+/** The .ts files under `dir` (scripts/cjs-tree's walk; required here, as it loads TypeScript). */
 function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return [...(require('../scripts/cjs-tree') as typeof import('../scripts/cjs-tree')).tsFiles(dir)];
 }
 
 /** esbuild's CommonJS emit of src/, support/ and generated/ under `dir`, unbundled (this bench's former `built`); returns the entry. */

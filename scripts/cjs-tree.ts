@@ -13,7 +13,8 @@ import ts from 'typescript';
 const REPO = resolve(__dirname, '..');
 export const DEFAULT_ROOTS = ['support', 'src', 'generated/13.0'];
 
-function* tsFiles(dir: string): Generator<string> {
+/** The .ts files (not .d.ts) of `dir`, recursively, or `dir` itself when it is one. */
+export function* tsFiles(dir: string): Generator<string> {
   if (!statSync(dir).isDirectory()) {
     if (dir.endsWith('.ts') && !dir.endsWith('.d.ts')) yield dir;
     return;
