@@ -10,7 +10,8 @@
 //
 // Env: BENCH_CHILD_OUT (where the JSON goes; else stdout), BENCH_PTX, BENCH_NATIVE_LIB (libbench.so),
 //      BENCH_SCALE, BENCH_REPS, BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS),
-//      BENCH_PIN, BENCH_FLOOR_WARMUP (bench/c-floor-pin.ts).
+//      BENCH_PIN, BENCH_FLOOR_WARMUP (bench/c-floor-pin.ts), BENCH_CHILD_BARE=1 (also the runtime's own FFI
+//      with no cuda-ts code: implementation `ffi-bare`, bench/ffi-bare.ts).
 // Output: one ChildResult (below). A failure before the rows (no driver, no GPU) is `skipped` with its
 // reason and exit code 0; the parent reports it as the runtime's skipped columns.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { fresh, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, objectsPasses } from './gpu-objects';
 import { CHILD_ROWS } from './runtimes-report';
 import { RowPinner, floorSettings, floorWarm } from './c-floor-pin';
+import { barePasses } from './ffi-bare';
 
 /** What a child prints: rows by implementation, or why none were measured. */
 export interface ChildResult {
@@ -111,6 +113,14 @@ function implementations(cu: Driver, S: State, rows: string[], meta: Record<stri
   const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {};
   attempt('native-c-inproc', () => nativePasses(rows, meta, pins));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (process.env.BENCH_CHILD_BARE === '1') {
+    attempt('ffi-bare', () => {
+      const bare = barePasses(S);
+      if (typeof bare === 'string') return bare;
+      meta.ffi_bare = bare.how;
+      return bare.passes;
+    });
+  }
   attempt('cuda-ts-raw', () => fresh(rawPasses)(require('../generated/13.0/driver/raw') as RawApi, S));
   attempt('cuda-ts-typed', () => fresh(typedPasses)(cu, S));
   attempt('cuda-ts-objects', () => {

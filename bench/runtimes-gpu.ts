@@ -20,7 +20,7 @@ export type Spawn = (cmd: string, args: string[], timeoutS: number, env: NodeJS.
 /** The folders and bench files the child needs, in the CommonJS copy. */
 const TREE_ROOTS = [
   'support', 'src', ...['driver', 'nvrtc', 'nvjitlink', 'nccl', 'nvml'].map((m) => `generated/13.0/${m}`),
-  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'startup', 'c-floor-pin'].map((f) => `bench/${f}.ts`),
+  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'startup', 'c-floor-pin', 'ffi-bare'].map((f) => `bench/${f}.ts`),
 ];
 
 /** Seconds a child may run (at BENCH_SCALE=1 it takes well under a minute on the H200). */
@@ -28,7 +28,7 @@ const CHILD_TIMEOUT_S = 180;
 
 let tree: string | undefined;
 /** The CommonJS copy, built on first use (a few seconds), removed at exit. */
-function childTree(): string {
+export function childTree(): string {
   if (tree && existsSync(join(tree, 'bench', 'runtime-child.js'))) return tree;
   const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bench-cjs-'));
   buildCjsTree(dir, TREE_ROOTS);

@@ -1,0 +1,112 @@
+// The floor of a runtime's own FFI under cuda-ts (issue 26 §2): the driver's functions declared straight
+// to bun:ffi or Deno.dlopen, called with precomputed handles and addresses, no adapter, no checks: what a
+// call costs before cuda-ts adds anything. bench/runtime-child.ts runs these passes beside C and cuda-ts's
+// layers when BENCH_CHILD_BARE=1 (implementation `ffi-bare`), so the gap between C and the raw layer
+// splits into the FFI's own part and cuda-ts's part. Rows: the trivial calls and the launches.
+// Self-contained: no cuda-ts code (that is the point).
+import type { Passes, State } from './gpu-common';
+
+type Fn = (...a: unknown[]) => number;
+interface Globals {
+  Bun?: unknown;
+  Deno?: {
+    dlopen(path: string, symbols: Record<string, { parameters: string[]; result: string }>): { symbols: Record<string, Fn> };
+    UnsafePointer: { of(b: ArrayBufferView): unknown; value(p: unknown): bigint | number };
+  };
+}
+
+/** The driver's functions the rows call, through this runtime's FFI, and how a pointer is passed to them. */
+interface Bare {
+  fns: Record<'ctx' | 'attr' | 'launch' | 'sync', Fn>;
+  /** A handle or address as the FFI takes it fastest (Deno: a bigint; Bun: a number). */
+  word: (v: number | bigint) => unknown;
+  /** The address of memory. */
+  addressOf: (b: ArrayBufferView) => number | bigint;
+  how: string;
+}
+
+const LAUNCH = ['cuLaunchKernel', 11] as const;
+
+function denoBare(): Bare | string {
+  const d = (globalThis as Globals).Deno!;
+  const w = 'u64';
+  const s = d.dlopen('libcuda.so.1', {
+    cuCtxGetCurrent: { parameters: [w], result: 'i32' },
+    cuDeviceGetAttribute: { parameters: [w, 'i32', 'i32'], result: 'i32' },
+    [LAUNCH[0]]: { parameters: [w, 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', w, w, w], result: 'i32' },
+    cuStreamSynchronize: { parameters: [w], result: 'i32' },
+  }).symbols;
+  return {
+    fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s[LAUNCH[0]], sync: s.cuStreamSynchronize },
+    word: (v) => BigInt(v),
+    addressOf: (b) => BigInt(d.UnsafePointer.value(d.UnsafePointer.of(b))),
+    how: 'Deno.dlopen, u64 parameters given bigints',
+  };
+}
+
+function bunBare(): Bare | string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ffi = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, Fn> }; ptr(b: ArrayBufferView): number };
+  const s = ffi.dlopen('libcuda.so.1', {
+    cuCtxGetCurrent: { args: ['ptr'], returns: 'i32' },
+    cuDeviceGetAttribute: { args: ['ptr', 'i32', 'i32'], returns: 'i32' },
+    [LAUNCH[0]]: { args: ['ptr', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'ptr', 'ptr', 'ptr'], returns: 'i32' },
+    cuStreamSynchronize: { args: ['ptr'], returns: 'i32' },
+  }).symbols;
+  return {
+    fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s[LAUNCH[0]], sync: s.cuStreamSynchronize },
+    word: (v) => Number(v),
+    addressOf: (b) => ffi.ptr(b),
+    how: 'bun:ffi, ptr parameters given numbers',
+  };
+}
+
+/** The bare passes under Bun or Deno, or why there are none (Node: bench/launch-breakdown.ts has koffi's and node:ffi's). */
+export function barePasses(S: State): { passes: Passes; how: string } | string {
+  const g = globalThis as Globals;
+  const bare = g.Deno ? denoBare() : g.Bun ? bunBare() : 'Node: see bench/launch-breakdown.ts for koffi\'s and node:ffi\'s own calls';
+  if (typeof bare === 'string') return bare;
+  const { ctx, attr, launch, sync } = bare.fns;
+  const out64 = new BigUint64Array(1);
+  const out32 = new Int32Array(1);
+  const pOut64 = bare.word(bare.addressOf(out64));
+  const pOut32 = bare.word(bare.addressOf(out32));
+  const stream = bare.word(S.stream);
+  const zero = bare.word(0);
+  const BATCH = S.BATCH;
+  const fail = (what: string, st: number): never => {
+    throw new Error(`${what} failed: CUresult ${st}`);
+  };
+  const launches = (fn: number, params: BigUint64Array | null) => {
+    const f = bare.word(fn);
+    const p = params ? bare.word(bare.addressOf(params)) : zero;
+    return (ops: number) => {
+      for (let i = 0; i < ops; i++) {
+        const st = launch(f, 1, 1, 1, 1, 1, 1, 0, stream, p, zero);
+        if (st !== 0) fail('cuLaunchKernel', st);
+        if ((i + 1) % BATCH === 0 && sync(stream) !== 0) fail('cuStreamSynchronize', -1);
+      }
+      if (ops % BATCH && sync(stream) !== 0) fail('cuStreamSynchronize', -1);
+    };
+  };
+  const passes: Passes = {
+    cuCtxGetCurrent: (ops) => {
+      for (let i = 0; i < ops; i++) {
+        const st = ctx(pOut64);
+        if (st !== 0) fail('cuCtxGetCurrent', st);
+      }
+    },
+    cuDeviceGetAttribute: (ops) => {
+      const a = S.attrSm;
+      const dev = S.dev;
+      for (let i = 0; i < ops; i++) {
+        const st = attr(pOut32, a, dev);
+        if (st !== 0) fail('cuDeviceGetAttribute', st);
+      }
+    },
+    launch_0args: launches(S.fEmpty, null),
+    launch_4args: launches(S.fArgs4, S.params4),
+    launch_16args: launches(S.fArgs16, S.params16),
+  };
+  return { passes, how: bare.how };
+}
