@@ -225,9 +225,12 @@ function forkWorker(cfg: WorkerConfig): Forked {
       else if (m.type === 'progress') progress.barriers = m.barriers;
       else resolve({ failures: m.failures, stats: m.stats });
     });
-    child.on('exit', (code) => {
+    // 'close', not 'exit': a worker sends its report and disconnects at once, and under Bun the parent
+    // can see the exit before that last message (a whole CI run failed so); 'close' comes after the
+    // IPC channel has closed, every message delivered.
+    child.on('close', (code, signal) => {
       connected(NaN); // a worker that died before connecting must not leave the run waiting
-      resolve({ failures: [`${cfg.role} worker exited with ${code} before reporting`], stats: {} });
+      resolve({ failures: [`${cfg.role} worker exited with ${code ?? signal} before reporting`], stats: {} });
     });
   });
   return { child, connected: connectedP, progress, done };
