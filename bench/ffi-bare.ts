@@ -20,12 +20,23 @@ interface Bare {
   fns: Record<'ctx' | 'attr' | 'launch' | 'sync', Fn>;
   /** A handle or address as the FFI takes it fastest (Deno: a bigint; Bun: a number). */
   word: (v: number | bigint) => unknown;
-  /** The address of memory. */
+  /** The address of memory (see offHeap). */
   addressOf: (b: ArrayBufferView) => number | bigint;
   how: string;
 }
 
 const LAUNCH = ['cuLaunchKernel', 11] as const;
+
+/**
+ * `b`, its bytes moved off the JS heap for good: V8 keeps a small typed array's bytes on its heap, where
+ * a collection moves them, so an address taken before would go stale and C would write into whatever
+ * lies there (a first version of this file crashed Deno with heap corruption so). Reading `.buffer`
+ * gives the array an ArrayBuffer of its own, off the heap; cuda-ts's adapter does the same.
+ */
+function offHeap<T extends ArrayBufferView>(b: T): T {
+  void b.buffer;
+  return b;
+}
 
 function denoBare(): Bare | string {
   const d = (globalThis as Globals).Deno!;
@@ -39,7 +50,7 @@ function denoBare(): Bare | string {
   return {
     fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s[LAUNCH[0]], sync: s.cuStreamSynchronize },
     word: (v) => BigInt(v),
-    addressOf: (b) => BigInt(d.UnsafePointer.value(d.UnsafePointer.of(b))),
+    addressOf: (b) => BigInt(d.UnsafePointer.value(d.UnsafePointer.of(offHeap(b)))),
     how: 'Deno.dlopen, u64 parameters given bigints',
   };
 }
@@ -56,7 +67,7 @@ function bunBare(): Bare | string {
   return {
     fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s[LAUNCH[0]], sync: s.cuStreamSynchronize },
     word: (v) => Number(v),
-    addressOf: (b) => ffi.ptr(b),
+    addressOf: (b) => ffi.ptr(offHeap(b)),
     how: 'bun:ffi, ptr parameters given numbers',
   };
 }
@@ -67,8 +78,8 @@ export function barePasses(S: State): { passes: Passes; how: string } | string {
   const bare = g.Deno ? denoBare() : g.Bun ? bunBare() : 'Node: see bench/launch-breakdown.ts for koffi\'s and node:ffi\'s own calls';
   if (typeof bare === 'string') return bare;
   const { ctx, attr, launch, sync } = bare.fns;
-  const out64 = new BigUint64Array(1);
-  const out32 = new Int32Array(1);
+  const out64 = new BigUint64Array(new ArrayBuffer(8));
+  const out32 = new Int32Array(new ArrayBuffer(8));
   const pOut64 = bare.word(bare.addressOf(out64));
   const pOut32 = bare.word(bare.addressOf(out32));
   const stream = bare.word(S.stream);

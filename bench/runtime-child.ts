@@ -11,7 +11,8 @@
 // Env: BENCH_CHILD_OUT (where the JSON goes; else stdout), BENCH_PTX, BENCH_NATIVE_LIB (libbench.so),
 //      BENCH_SCALE, BENCH_REPS, BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS),
 //      BENCH_PIN, BENCH_FLOOR_WARMUP (bench/c-floor-pin.ts), BENCH_CHILD_BARE=1 (also the runtime's own FFI
-//      with no cuda-ts code: implementation `ffi-bare`, bench/ffi-bare.ts).
+//      with no cuda-ts code: implementation `ffi-bare`, bench/ffi-bare.ts), BENCH_CHILD_IMPLS (comma list: only
+//      those implementations, e.g. to see whether one column's figure depends on the others beside it).
 // Output: one ChildResult (below). A failure before the rows (no driver, no GPU) is `skipped` with its
 // reason and exit code 0; the parent reports it as the runtime's skipped columns.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -108,7 +109,8 @@ export function nativePasses(rows: string[], meta: Record<string, unknown>, pins
 
 /** Every implementation's passes (a failure becomes a note), and the closers of what they opened. */
 function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[]; pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> } {
-  const { impls, notes, attempt } = passCollector();
+  const only = process.env.BENCH_CHILD_IMPLS?.split(',').map((s) => s.trim()).filter(Boolean);
+  const { impls, notes, attempt } = passCollector((name) => !only?.length || only.includes(name));
   const closers: (() => void)[] = [];
   const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {};
   attempt('native-c-inproc', () => nativePasses(rows, meta, pins));
