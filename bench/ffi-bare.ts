@@ -78,6 +78,9 @@ export function barePasses(S: State): { passes: Passes; how: string } | string {
   const bare = g.Deno ? denoBare() : g.Bun ? bunBare() : 'Node: see bench/launch-breakdown.ts for koffi\'s and node:ffi\'s own calls';
   if (typeof bare === 'string') return bare;
   const { ctx, attr, launch, sync } = bare.fns;
+  // Every pass reads its out-array (and a launch its argument table) after its loop: an FFI given an
+  // address does not keep the memory alive, and an array only its address outlived was collected and
+  // written after free (valgrind, Deno: the first version of this file corrupted the heap so).
   const out64 = new BigUint64Array(new ArrayBuffer(8));
   const out32 = new Int32Array(new ArrayBuffer(8));
   const pOut64 = bare.word(bare.addressOf(out64));
@@ -98,6 +101,7 @@ export function barePasses(S: State): { passes: Passes; how: string } | string {
         if ((i + 1) % BATCH === 0 && sync(stream) !== 0) fail('cuStreamSynchronize', -1);
       }
       if (ops % BATCH && sync(stream) !== 0) fail('cuStreamSynchronize', -1);
+      if (params && params.length === 0) fail('kernel parameters', -1);
     };
   };
   const passes: Passes = {
@@ -106,6 +110,7 @@ export function barePasses(S: State): { passes: Passes; how: string } | string {
         const st = ctx(pOut64);
         if (st !== 0) fail('cuCtxGetCurrent', st);
       }
+      if (out64[0] === 0n) fail('cuCtxGetCurrent: no context', 0);
     },
     cuDeviceGetAttribute: (ops) => {
       const a = S.attrSm;
@@ -114,6 +119,7 @@ export function barePasses(S: State): { passes: Passes; how: string } | string {
         const st = attr(pOut32, a, dev);
         if (st !== 0) fail('cuDeviceGetAttribute', st);
       }
+      if (out32[0] <= 0) fail('cuDeviceGetAttribute: no SMs', 0);
     },
     launch_0args: launches(S.fEmpty, null),
     launch_4args: launches(S.fArgs4, S.params4),

@@ -1,11 +1,14 @@
 // bench/runtimes-report.ts and bench/runtimes-gpu.ts (issue 26 §2, §3): the Node / Bun / Deno table, its
 // verdicts against C of the same process, and the chart's per-runtime base, on fabricated results (no GPU).
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ImplResult, MeasuredRow } from '../bench/common';
 import { findRuntimeBinary } from '../bench/runtimes';
 import { chartRowsFrom } from '../bench/chart';
 import { CHILD_IMPLS, anyRuntime, runtimeImpl, runtimeTable, runtimeVerdicts } from '../bench/runtimes-report';
-import { type Spawn, childCommand, childImpls, runtimeGpu, skippedImpls } from '../bench/runtimes-gpu';
+import { type Spawn, childCommand, childImpls, childTree, runtimeGpu, skippedImpls } from '../bench/runtimes-gpu';
 
 /** An interleaved row whose repetitions are `reps` (ns). */
 const row = (...reps: number[]): MeasuredRow => ({ median: [...reps].sort((a, b) => a - b)[reps.length >> 1], unit: 'ns', n: 1000, reps, interleaved: true });
@@ -123,5 +126,45 @@ describe('the Bun and Deno children, without a driver', () => {
     (found ? test : test.skip)(`${rt}: the child loads the tree and reports driver setup's failure as the reason, no crash`, async () => {
       await expect(runtimeGpu(rt, spawn, undefined)).rejects.toThrow(new RegExp(`^${rt} [0-9.]+: driver setup failed: .*CUDA_TS_DRIVER_LIBRARY=/nonexistent/libcuda.so.1 names no file`));
     }, 120_000);
+  }
+});
+
+describe('the bare-FFI column (bench/ffi-bare.ts) under Bun and Deno, on a stand-in driver', () => {
+  // bench/native/fake-cuda-launch.c as libcuda.so.1: the child's whole path runs (set-up, the runtime's own
+  // FFI, the objects layer beside it) with nothing of a GPU. A first version of ffi-bare.ts let an
+  // out-array be collected while C still wrote through its address: Deno died of heap corruption in 3
+  // runs of 4 of exactly this set (its objects pass allocates enough to collect), so the exit status
+  // below is the check that matters.
+  const gcc = spawnSync('gcc', ['--version']).status === 0;
+  for (const rt of ['bun', 'deno'] as const) {
+    const bin = findRuntimeBinary(rt);
+    (gcc && 'path' in bin ? test : test.skip)(`${rt}: bare rows beside the objects layer's, and a clean exit`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bare-'));
+      try {
+        const built = spawnSync('gcc', ['-O2', '-shared', '-fPIC', '-Wl,-soname,libcuda.so.1', '-o', join(dir, 'libcuda.so.1'), join(__dirname, '..', 'bench', 'native', 'fake-cuda-launch.c')], { encoding: 'utf8' });
+        expect(built.stderr).toBe('');
+        const out = join(dir, 'result.json');
+        const tree = childTree();
+        const [cmd, ...args] = childCommand(rt, (bin as { path: string }).path, join(tree, 'bench', 'runtime-child.js'));
+        const env: NodeJS.ProcessEnv = {
+          ...process.env, LD_LIBRARY_PATH: dir, BENCH_SCALE: '0.02', BENCH_REPS: '3', BENCH_CHILD_BARE: '1', BENCH_CHILD_OUT: out,
+          BENCH_CHILD_IMPLS: 'ffi-bare,cuda-ts-objects', BENCH_CHILD_ROWS: 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_4args',
+          BENCH_PTX: join(__dirname, '..', 'bench', 'native', 'kernels.ptx'),
+          // frequent collections under Deno (V8), so memory an address outlived is freed while in use
+          DENO_V8_FLAGS: '--gc-interval=20000',
+        };
+        for (const k of ['CUDA_TS_FFI', 'CUDA_TS_DRIVER_LIBRARY', 'BENCH_NATIVE_LIB']) delete env[k];
+        const r = spawnSync(cmd, args, { cwd: tree, env, encoding: 'utf8', timeout: 120_000 });
+        expect({ status: r.status, signal: r.signal, stderr: r.stderr.split('\n').slice(-5).join('\n') }).toEqual({ status: 0, signal: null, stderr: expect.any(String) });
+        const res = JSON.parse(readFileSync(out, 'utf8')) as { rows: Record<string, Record<string, { median?: number }>>; meta: Record<string, unknown>; skipped?: string };
+        expect(res.skipped).toBeUndefined();
+        expect(res.meta.ffi_bare).toMatch(rt === 'deno' ? /^Deno\.dlopen/ : /^bun:ffi/);
+        expect(Object.keys(res.rows['ffi-bare']).sort()).toEqual(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_4args']);
+        for (const m of Object.values(res.rows['ffi-bare'])) expect(m.median).toBeGreaterThan(0);
+        expect(Object.keys(res.rows['cuda-ts-objects']).sort()).toEqual(['cuDeviceGetAttribute', 'launch_4args']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 180_000);
   }
 });
