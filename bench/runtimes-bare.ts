@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { BENCH_DIR } from './common';
 import type { ChildResult } from './runtime-child';
 import { childCommand, childTree } from './runtimes-gpu';
-import { findRuntimeBinary } from './runtimes';
+import { findRuntimeBinary } from './runtime-binaries';
 
 const COLUMNS = ['native-c-inproc', 'ffi-bare', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects'];
 const ROWS = 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_0args,launch_4args';

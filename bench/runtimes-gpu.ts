@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCjsTree } from '../scripts/cjs-tree';
 import { BENCH_DIR, type ImplResult } from './common';
-import { findRuntimeBinary } from './runtimes';
+import { findRuntimeBinary } from './runtime-binaries';
 import { CHILD_IMPLS, type ChildRuntime, runtimeImpl } from './runtimes-report';
 import type { ChildResult } from './runtime-child';
 

@@ -9,10 +9,11 @@
 //   npx tsx bench/runtimes.ts            BUN=/path/to/bun DENO=/path/to/deno (else on PATH, else /tmp/bun/bun, /tmp/deno/deno)
 //   OUT=dir writes runtimes.json there
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCjsTree } from '../scripts/cjs-tree';
+import { findRuntimeBinary } from './runtime-binaries';
 
 const N = Number(process.env.BENCH_N ?? 500_000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 7);
@@ -74,16 +75,6 @@ if (cu) {
 process.stdout.write(JSON.stringify(rows));
 `;
 
-/** Where Bun's or Deno's binary is: $BUN / $DENO, else on PATH, else /tmp/bun/bun, /tmp/deno/deno; or why none is. */
-export function findRuntimeBinary(name: 'bun' | 'deno'): { path: string } | { missing: string } {
-  const envName = name.toUpperCase();
-  const env = process.env[envName];
-  const fallback = `/tmp/${name}/${name}`;
-  if (env) return existsSync(env) ? { path: env } : { missing: `${envName}=${env} does not exist` };
-  const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-  if (r.status === 0 && r.stdout.trim()) return { path: r.stdout.trim() };
-  return existsSync(fallback) ? { path: fallback } : { missing: `${name} not found (set ${envName}, put it on PATH or at ${fallback})` };
-}
 
 /** The runtimes found: name → command prefix. */
 function runtimes(): Record<string, string[]> {

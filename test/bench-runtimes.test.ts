@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ImplResult, MeasuredRow } from '../bench/common';
-import { findRuntimeBinary } from '../bench/runtimes';
+import { findRuntimeBinary } from '../bench/runtime-binaries';
 import { chartRowsFrom } from '../bench/chart';
 import { CHILD_IMPLS, anyRuntime, runtimeImpl, runtimeTable, runtimeVerdicts } from '../bench/runtimes-report';
 import { type Spawn, childCommand, childImpls, childTree, runtimeGpu, skippedImpls } from '../bench/runtimes-gpu';

@@ -1,11 +1,12 @@
 // The JavaScript runtimes a test can start children under: the one running the tests, and Bun and Deno
 // where .ci/run installed them (npm's `bun` and `deno` packages, under /tmp/bun and /tmp/deno).
 import { existsSync } from 'node:fs';
+import { CI_RUNTIME_BINARIES } from '../../bench/runtime-binaries';
 
 /** Bun's binary as .ci/run installs it. */
-export const BUN_BIN = '/tmp/bun/node_modules/bun/bin/bun.exe';
+export const BUN_BIN = CI_RUNTIME_BINARIES.bun;
 /** Deno's binary as .ci/run installs it. */
-export const DENO_BIN = '/tmp/deno/node_modules/@deno/linux-x64-glibc/deno';
+export const DENO_BIN = CI_RUNTIME_BINARIES.deno;
 
 /**
  * name → command prefix: this runtime first (Deno with --allow-all), then Node on PATH when this is
