@@ -48,6 +48,12 @@ export interface StressReport {
   /** Wrong-token attempts that got as far as the challenge (the rest were closed at once, shut out). */
   wrongChallenged: number;
   authFailures: number;
+  /**
+   * The server's time listening until authFailures was read: the window its failure budget (10 a
+   * minute per address, starting full) refilled over. Longer than `seconds`, which ends when the ranks
+   * are done: the attackers wind down after that, still knocking.
+   */
+  serverSeconds: number;
   refused: number;
   serverKeysAtEnd: number;
   memory: { baselineMiB: number; peakMiB: number; growthMiB: number; peakRssMiB: number };
@@ -265,6 +271,7 @@ function sum(results: { stats: Record<string, number> }[], key: string): number 
 export async function runStress(o: StressOptions, say?: (line: string) => void): Promise<StressReport> {
   const token = randomBytes(32).toString('hex');
   const server = await StoreServer.listen({ port: 0, host: '127.0.0.1', token, log: () => undefined });
+  const listening = performance.now();
   const memory = memorySampler();
   const t0 = performance.now();
   const base = { port: server.port, token, options: o };
@@ -284,7 +291,7 @@ export async function runStress(o: StressOptions, say?: (line: string) => void):
   for (const a of attackers) a.child.send('stop');
   const [idle, wrong] = await Promise.all(attackers.map((a) => a.done));
   const mem = memory.stop();
-  const report = buildReport(o, server, { rankResults, idle, wrong, seconds, connectSeconds, mem });
+  const report = buildReport(o, server, { rankResults, idle, wrong, seconds, connectSeconds, mem, listening });
   await server.close();
   return report;
 }
@@ -296,6 +303,8 @@ interface Measured {
   seconds: number;
   connectSeconds: number;
   mem: { baseline: number; peak: number; peakRss: number };
+  /** performance.now() when the server started listening. */
+  listening: number;
 }
 
 function buildReport(o: StressOptions, server: StoreServer, m: Measured): StressReport {
@@ -319,6 +328,7 @@ function buildReport(o: StressOptions, server: StoreServer, m: Measured): Stress
     wrongAttempts: m.wrong.stats.attempts ?? 0,
     wrongChallenged: m.wrong.stats.evaluated ?? 0,
     authFailures: server.authFailures,
+    serverSeconds: Number(((performance.now() - m.listening) / 1000).toFixed(1)),
     refused: server.refused,
     serverKeysAtEnd: server.size,
     memory: { baselineMiB: Number((m.mem.baseline / MiB).toFixed(1)), peakMiB: Number((m.mem.peak / MiB).toFixed(1)), growthMiB: Number(growth.toFixed(1)), peakRssMiB: Number((m.mem.peakRss / MiB).toFixed(1)) },
