@@ -25,47 +25,48 @@ interface Bare {
   how: string;
 }
 
-const LAUNCH = ['cuLaunchKernel', 11] as const;
+/** The driver library cuda-ts binds: CUDA_TS_DRIVER_LIBRARY where set, else the loader's libcuda.so.1. */
+const LIBCUDA = process.env.CUDA_TS_DRIVER_LIBRARY || 'libcuda.so.1';
 
 /**
  * `b`, its bytes moved off the JS heap for good: V8 keeps a small typed array's bytes on its heap, where
  * a collection moves them, so an address taken before would go stale and C would write into whatever
- * lies there (a first version of this file crashed Deno with heap corruption so). Reading `.buffer`
- * gives the array an ArrayBuffer of its own, off the heap; cuda-ts's adapter does the same.
+ * lies there. Reading `.buffer` gives the array an ArrayBuffer of its own, off the heap; cuda-ts's
+ * adapter does the same.
  */
 function offHeap<T extends ArrayBufferView>(b: T): T {
   void b.buffer;
   return b;
 }
 
-function denoBare(): Bare | string {
+function denoBare(): Bare {
   const d = (globalThis as Globals).Deno!;
   const w = 'u64';
-  const s = d.dlopen('libcuda.so.1', {
+  const s = d.dlopen(LIBCUDA, {
     cuCtxGetCurrent: { parameters: [w], result: 'i32' },
     cuDeviceGetAttribute: { parameters: [w, 'i32', 'i32'], result: 'i32' },
-    [LAUNCH[0]]: { parameters: [w, 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', w, w, w], result: 'i32' },
+    cuLaunchKernel: { parameters: [w, 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', w, w, w], result: 'i32' },
     cuStreamSynchronize: { parameters: [w], result: 'i32' },
   }).symbols;
   return {
-    fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s[LAUNCH[0]], sync: s.cuStreamSynchronize },
+    fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s.cuLaunchKernel, sync: s.cuStreamSynchronize },
     word: (v) => BigInt(v),
     addressOf: (b) => BigInt(d.UnsafePointer.value(d.UnsafePointer.of(offHeap(b)))),
     how: 'Deno.dlopen, u64 parameters given bigints',
   };
 }
 
-function bunBare(): Bare | string {
+function bunBare(): Bare {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ffi = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, Fn> }; ptr(b: ArrayBufferView): number };
-  const s = ffi.dlopen('libcuda.so.1', {
+  const s = ffi.dlopen(LIBCUDA, {
     cuCtxGetCurrent: { args: ['ptr'], returns: 'i32' },
     cuDeviceGetAttribute: { args: ['ptr', 'i32', 'i32'], returns: 'i32' },
-    [LAUNCH[0]]: { args: ['ptr', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'ptr', 'ptr', 'ptr'], returns: 'i32' },
+    cuLaunchKernel: { args: ['ptr', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'u32', 'ptr', 'ptr', 'ptr'], returns: 'i32' },
     cuStreamSynchronize: { args: ['ptr'], returns: 'i32' },
   }).symbols;
   return {
-    fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s[LAUNCH[0]], sync: s.cuStreamSynchronize },
+    fns: { ctx: s.cuCtxGetCurrent, attr: s.cuDeviceGetAttribute, launch: s.cuLaunchKernel, sync: s.cuStreamSynchronize },
     word: (v) => Number(v),
     addressOf: (b) => ffi.ptr(offHeap(b)),
     how: 'bun:ffi, ptr parameters given numbers',
