@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildNative } from './c-floor';
 import { BENCH_DIR } from './common';
 import type { ChildResult } from './runtime-child';
 import { childCommand, childTree } from './runtimes-gpu';
@@ -16,22 +17,12 @@ import { findRuntimeBinary } from './runtime-binaries';
 const COLUMNS = ['native-c-inproc', 'ffi-bare', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects'];
 const ROWS = 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_0args,launch_4args';
 
-/** libbench.so, built once into a temporary folder by bench/native/build.sh. */
-function libbench(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-bench-bare-'));
-  const b = spawnSync('bash', [join(BENCH_DIR, 'native', 'build.sh'), dir], { encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build.sh failed: ${b.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  const lib = join(dir, 'libbench.so');
-  if (!existsSync(lib)) throw new Error(`build.sh made no ${lib}`);
-  return lib;
-}
-
 function median(row: unknown): number | undefined {
   return row && typeof row === 'object' && 'median' in row ? (row as { median: number }).median : undefined;
 }
 
 function main(): void {
-  const lib = libbench();
+  const lib = buildNative(mkdtempSync(join(tmpdir(), 'cuda-ts-bench-bare-'))).lib; // bench.c's libbench.so, as c-floor builds it
   const dir = childTree();
   for (const rt of (process.env.RUNTIMES ?? 'bun,deno').split(',') as ('bun' | 'deno')[]) {
     const bin = findRuntimeBinary(rt);
