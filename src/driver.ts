@@ -16,6 +16,7 @@
 import { DriverError, driverBinder as binder, CUresult, DRIVER_RELEASE } from './releases';
 import { CudaError, type NativeFunction } from '../support';
 import { ClosedObjectError } from './errors';
+import { invalidate } from './validity';
 
 // The driver's types, enums and constants at the bound release (src/releases.ts re-exports the
 // generated driver types module; the rest it names is for the door and for the other libraries' users).
@@ -95,6 +96,12 @@ export function native(name: string): NativeFunction {
 export function provideNative(name: string, fn: NativeFunction | undefined): void {
   if (fn === undefined) functions.delete(name);
   else functions.set(name, fn);
+  for (const forget of holders) forget();
+}
+const holders: (() => void)[] = [];
+/** Test seam: `forget` runs whenever provideNative changes a function (for modules that hold what native() resolved). @internal */
+export function onProvideNative(forget: () => void): void {
+  holders.push(forget);
 }
 
 /** Out-parameter slots shared by every call (read them right after the call that fills them). */
@@ -144,7 +151,10 @@ export function kindOfHandle(handle: number): string | undefined {
 export function mark<E>(ctx: Bindable | undefined, e: E): E {
   if (e instanceof CudaError && STICKY_ERRORS.has(e.code)) {
     const target = ctx ?? currentBindable();
-    if (target !== undefined && target.unusable === undefined) target.unusable = e;
+    if (target !== undefined && target.unusable === undefined) {
+      target.unusable = e;
+      invalidate();
+    }
   }
   return e;
 }

@@ -1,7 +1,7 @@
 // Kernel launch: the hot path. A launch validates, writes the arguments into the kernel's ArgPack
 // (kernel-args.ts) and calls cuLaunchKernelEx with the CUlaunchConfig its LaunchConfig encoded once
-// (launch-config.ts; cuLaunchKernel on a driver without it): no allocation besides the rest-args array
-// (use `launchArgs` with a reused array to avoid even that).
+// (launch-config.ts; cuLaunchKernel on a driver without it): no allocation for up to four arguments
+// (use `launchArgs` with a reused array beyond that).
 import { CudaSymbolError, koffi, type NativeFunction } from '../support';
 import * as drv from './driver';
 import { describe } from './describe';
@@ -10,45 +10,93 @@ import { PinnedHostBuffer } from './memory/pinned-host-buffer';
 import { Stream, toStream, type StreamLike } from './stream';
 import type { Kernel } from './module';
 import { anyCapture, captureOf } from './graph/capture';
+import { validity } from './validity';
 import { ArgPack, KERNEL, TypedArgValue, packForTypedArgs, writeU64 } from './kernel-args';
 import { LaunchConfig, configOf, type LaunchConfigInit } from './launch-config';
+
+// What every launch uses from other modules, held in module constants: an imported name is read off
+// its module object at each use (a getter call in tsx's and esbuild's CommonJS), which costs this
+// path several nanoseconds a name (measured under Bun, Deno and Node).
+const LaunchConfigClass = LaunchConfig;
+const kernelBrand: typeof KERNEL = KERNEL;
+const counts = validity;
+const capturing = anyCapture;
+const bindHinted = drv.bindHinted;
 
 /**
  * Launches `kernel` on `stream` with `args` (the hot path: validates, writes, one FFI call). `stream`
  * is a Stream or a stream-protocol object; undefined launches on the legacy default stream.
  */
 export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, args: ArrayLike<unknown>, from = 0): void {
+  const s = launchStream(stream, kernel);
+  const cfg = config instanceof LaunchConfigClass ? config : configOf(config, kernel.launchLabel);
+  const pack = kernel.argPack ?? packForUntyped(kernel, args, from, kernel.launchLabel);
+  pack.write(args, from, kernel.launchLabel);
+  if (capturing()) noteLaunch(kernel, s, args, from, args.length);
+  submit(cfg, kernel, s, pack);
+}
+
+/**
+ * {@link launchArgs} for `n` (at most four) arguments given one by one, with no array: what launch()
+ * and Kernel.launch() call. @internal
+ */
+export function launchFew(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, n: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown): void {
+  const s = launchStream(stream, kernel);
+  const cfg = config instanceof LaunchConfigClass ? config : configOf(config, kernel.launchLabel);
+  let pack = kernel.argPack;
+  if (pack === undefined) {
+    const args = [a0, a1, a2, a3].slice(0, n);
+    pack = packForUntyped(kernel, args, 0, kernel.launchLabel);
+  }
+  pack.writeFew(n, a0, a1, a2, a3, kernel.launchLabel);
+  if (capturing()) noteLaunch(kernel, s, [a0, a1, a2, a3], 0, n);
+  submit(cfg, kernel, s, pack);
+}
+
+/**
+ * The stream a launch of `kernel` goes to, checked: the kernel is a Kernel; it, its module, the stream
+ * and their context are open and usable; the stream belongs to the kernel's context. The full check
+ * runs once per kernel, stream and validity count (./validity): a loop of launches then compares two
+ * fields.
+ */
+function launchStream(stream: StreamLike | undefined, kernel: Kernel): Stream | undefined {
   // The Kernel brand on Kernel.prototype (module.ts): as strict as instanceof, one property load, and no
   // run-time import of module.ts (which imports this module for Kernel.launch).
-  if ((kernel as { [KERNEL]?: true } | null | undefined)?.[KERNEL] !== true) throw new TypeError(`launch: kernel must be a Kernel, got ${describe(kernel)}`);
-  const cfg = config instanceof LaunchConfig ? config : configOf(config, kernel.launchLabel);
+  if ((kernel as { [KERNEL]?: true } | null | undefined)?.[kernelBrand] !== true) throw new TypeError(`launch: kernel must be a Kernel, got ${describe(kernel)}`);
+  if (kernel.checkedEpoch === counts.epoch && kernel.checkedStream === stream) return stream as Stream | undefined;
   const ctx = kernel.check();
   const s = stream instanceof Stream ? stream : toStream(stream, `${kernel.launchLabel}: stream`);
-  let h = 0;
   if (s !== undefined) {
     s.check('launch');
     if (s.context !== ctx) throw new TypeError(`${kernel.launchLabel}: the stream belongs to ${String(s.context)}, the kernel to ${String(ctx)}`);
-    h = s.handle;
   }
-  const what = kernel.launchLabel;
-  const pack = kernel.argPack ?? packForUntyped(kernel, args, from, what);
-  pack.write(args, from, what);
-  if (anyCapture()) noteLaunch(ctx, h, kernel, s, args, from);
+  // a protocol object's Stream is looked up again each time (its handle may change); a Stream is kept
+  if (stream === undefined || stream === s) {
+    kernel.checkedStream = stream;
+    kernel.checkedEpoch = counts.epoch;
+  }
+  return s;
+}
+
+/** Enqueues the launch whose arguments `pack` holds (the kernel and stream checked, the arguments written). */
+function submit(cfg: LaunchConfig, kernel: Kernel, s: Stream | undefined, pack: ArgPack): void {
+  const ctx = kernel.module.context;
+  const h = s === undefined ? 0 : s.handle;
   // A launch of a function of another context fails and enqueues nothing, so the cached binding is
   // enough here (the door binds for real and launches again when it was stale).
-  drv.bindHinted(ctx);
+  bindHinted(ctx);
   let status = enqueue(cfg, kernel, h, pack);
   if (status !== 0 && drv.rebindIfStale(ctx, status)) status = enqueue(cfg, kernel, h, pack);
   if (status !== 0) throw drv.fail(ctx, launchEx || cfg.ex.attributes > 0 ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status);
 }
 
 /** Registers what a launch uses with the capture its stream takes part in (the graph keeps it alive). */
-function noteLaunch(ctx: drv.Bindable, h: number, kernel: Kernel, s: Stream | undefined, args: ArrayLike<unknown>, from: number): void {
-  const holder = captureOf(ctx, h);
+function noteLaunch(kernel: Kernel, s: Stream | undefined, args: ArrayLike<unknown>, from: number, to: number): void {
+  const holder = captureOf(kernel.module.context, s === undefined ? 0 : s.handle);
   if (holder === undefined) return;
   holder.core.hold(kernel.core);
   if (s !== undefined) holder.core.hold(s.core);
-  for (let i = from; i < args.length; i++) {
+  for (let i = from; i < to; i++) {
     let v = args[i];
     if (v instanceof TypedArgValue) v = v.value;
     if (v instanceof DeviceBuffer) holder.core.hold(ownerOf(v).core);
@@ -75,6 +123,9 @@ let cuLaunchKernelEx: NativeFunction | undefined;
  * no cuLaunchKernelEx (before CUDA 12.0).
  */
 let launchEx: boolean | undefined;
+drv.onProvideNative(() => {
+  cuLaunchKernel = cuLaunchKernelEx = launchEx = undefined;
+});
 function hasLaunchEx(): boolean {
   try {
     cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx');
@@ -103,8 +154,14 @@ function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): n
  * For a kernel declared with a literal signature (`module.kernel('saxpy', ['ptr', 'f32', 'u32'])`) the
  * arguments are also checked by the compiler: a string where a pointer goes does not type-check.
  */
-export function launch<A extends readonly unknown[]>(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel<A>, ...args: NoInfer<A>): void {
-  launchArgs(stream, config, kernel as unknown as Kernel, args as unknown as unknown[], 0);
+export function launch<A extends readonly unknown[]>(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel<A>, ...args: NoInfer<A>): void;
+// Up to four arguments arrive as parameters, counted by `arguments.length`: a rest parameter would be
+// an array made per launch (JavaScriptCore does not elide it: ~15 ns a launch under Bun).
+export function launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown): void {
+  const n = arguments.length - 3;
+  // eslint-disable-next-line prefer-rest-params
+  if (n > 4) launchArgs(stream, config, kernel, Array.prototype.slice.call(arguments, 3), 0);
+  else launchFew(stream, config, kernel, n, a0, a1, a2, a3);
 }
 
 /** @internal: encodes kernel node params (CUDA_KERNEL_NODE_PARAMS_v2, 72 bytes) for graphs. */

@@ -10,6 +10,7 @@
 // and thrown by the next call into the objects layer (`throwDeferred`), never lost.
 import { CudaError, hostCallbacks, onCallbacksDrained } from '../support';
 import { CHECK_HELPERS, ClosedObjectError, OBJECTS_ERROR, ObjectsError, callerName } from './errors';
+import { invalidate } from './validity';
 
 /** Errors from frees nobody could catch; thrown at the next call. */
 const deferred: unknown[] = [];
@@ -33,6 +34,7 @@ export class DeferredFreeError extends ObjectsError {
 
 export function deferError(e: unknown): void {
   deferred.push(e);
+  invalidate();
 }
 
 /** Throws queued free errors, once. Cheap when there are none (one length check). */
@@ -139,6 +141,7 @@ export class Core {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    invalidate();
     this.maybeDestroy();
   }
 

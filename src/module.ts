@@ -9,7 +9,7 @@ import { describe } from './describe';
 import { Resource, whenNoHostFuncs } from './lifecycle';
 import { ArgPack, KERNEL, SIZES, describeType, type ArgType, type KernelArgs } from './kernel-args';
 import { LaunchConfig, type LaunchConfigInit } from './launch-config';
-import { launchArgs } from './launch';
+import { launchArgs, launchFew } from './launch';
 import type { StreamLike } from './stream';
 
 const FA = drv.CUfunction_attribute;
@@ -201,6 +201,7 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   static {
     // launch.ts checks this brand instead of instanceof (see KERNEL in kernel-args.ts).
     Object.defineProperty(this.prototype, KERNEL, { value: true });
+    Object.defineProperty(this.prototype, 'launch', { value: kernelLaunch, writable: true, configurable: true });
   }
 
   /** The driver handle (CUfunction). */
@@ -215,6 +216,10 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   readonly argPack: ArgPack | undefined;
   /** @internal `launch <name>`, made once: error messages of the launch hot path */
   readonly launchLabel: string;
+  /** @internal the stream launch.ts last checked this kernel with, and the validity count then (-1: none) */
+  checkedStream: StreamLike | undefined = undefined;
+  /** @internal */
+  checkedEpoch = -1;
 
   /** @internal use Module.kernel */
   constructor(module: Module, handle: drv.CUfunction, name: string, signature?: readonly ArgType[]) {
@@ -355,11 +360,23 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
     drv.call(ctx, 'cuOccupancyMaxActiveClusters', drv.out32, this.handle, cfg.ex.bytes);
     return drv.out32[0];
   }
+}
 
+// Kernel.launch's type, merged into the class: its implementation (kernelLaunch, put on the prototype by
+// the class's static block) takes up to four arguments as parameters, which a method of this type cannot
+// declare (a rest parameter would be an array made per launch; see launch() in launch.ts).
+export interface Kernel<A extends readonly unknown[] = unknown[]> {
   /** `kernel.launch(stream, config, ...args)` — same as `launch(stream, config, kernel, ...args)`. */
-  launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, ...args: A): void {
-    launchArgs(stream, config, this as unknown as Kernel, args, 0);
-  }
+  launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, ...args: A): void;
+}
+// held in a module constant: an imported name is read off its module object at each use (a getter call
+// in tsx's and esbuild's CommonJS)
+const launchFewArgs = launchFew;
+function kernelLaunch(this: Kernel, stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown): void {
+  const n = arguments.length - 2;
+  // eslint-disable-next-line prefer-rest-params
+  if (n > 4) launchArgs(stream, config, this, Array.prototype.slice.call(arguments, 2), 0);
+  else launchFewArgs(stream, config, this, n, a0, a1, a2, a3);
 }
 
 function positive(where: string, v: unknown, min: number): void {

@@ -16,6 +16,7 @@ import { checkKeys, describe } from './describe';
 import { OBJECTS_ERROR, ObjectsError } from './errors';
 import { callbackSettled } from '../support';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
+import { invalidate } from './validity';
 import { releaseStreamBlocks } from './memory/allocator';
 import { beginTracking, endTracking, type CaptureHolder } from './graph/capture';
 import { Event } from './event';
@@ -160,6 +161,7 @@ function hostTrampoline(): bigint {
       call.fn();
     } catch (e) {
       call.stream.hostError ??= e;
+      invalidate();
     } finally {
       call.stream.pendingHostFuncs--;
       // Deferred frees must not run inside the callback (CUDA is waiting on it): the drain runs next turn.

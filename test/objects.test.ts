@@ -4,19 +4,20 @@ import { stringArrayArg, textFrom } from '../support';
 import { Device } from '../src/device';
 import { Event } from '../src/event';
 import { Graph } from '../src/graph';
-import { ArgPack, arg } from '../src/kernel-args';
+import { ArgPack, arg, type ArgType } from '../src/kernel-args';
 import { LaunchConfig } from '../src/launch-config';
 import { launch, launchArgs } from '../src/launch';
 import {
   Core, DeferredFreeError, HostCallbackPendingError, Resource, assertMayBlock, deferError, drainAfterHostFuncs, hostFuncs, throwDeferred, whenNoHostFuncs,
 } from '../src/lifecycle';
 import { DeviceBuffer } from '../src/memory';
-import { Kernel } from '../src/module';
+import { Kernel, Module } from '../src/module';
+import { invalidate } from '../src/validity';
 import { Program } from '../src/program';
 import { Stream, cudaStream, streamHandle } from '../src/stream';
 import { poll } from '../src/poll';
 import * as drv from '../src/driver';
-import { driverlessContext } from './helpers/fake-driver';
+import { driverlessContext, fakeDriver } from './helpers/fake-driver';
 
 class Thing extends Resource {
   constructor(destroy: () => void, parents: Resource[] = []) {
@@ -277,6 +278,127 @@ describe('kernel arguments', () => {
     expect(() => big.write([0, 1.5], 0, 'k')).toThrow(TypeError);
   });
 
+  test('each signature\'s compiled writers agree with the general path, and stand in where new Function is forbidden (randomized)', () => {
+    // the general path (writeSlot for every argument) is what an ArgPack made while the host forbids
+    // compiling its writers uses; both must leave the same bytes and throw the same errors
+    const compiled = (types: ArgType[]) => new ArgPack(types);
+    const general = (types: ArgType[]) => {
+      const original = globalThis.Function;
+      globalThis.Function = function () {
+        throw new EvalError('code generation from strings disallowed');
+      } as unknown as FunctionConstructor;
+      try {
+        return new ArgPack(types);
+      } finally {
+        globalThis.Function = original;
+      }
+    };
+    const kinds: ArgType[] = ['ptr', 'f32', 'f64', 'i32', 'u32', 'i8', 'u16', 'i64', 'u64', { struct: 12, align: 4 }];
+    const buffer = new FakeBuffer(64);
+    const values = [0, -0, 1, -1, 7, 1.5, -2.75, 2 ** 31, -(2 ** 31), 2 ** 32 - 1, 2 ** 32, 2 ** 53, NaN, Infinity, 1e39, 5n, -1n, 2n ** 64n, '3', null, undefined, {}, buffer, arg.f32(0.25), arg.u32(9), arg.ptr(buffer), new Uint8Array(12), new Uint8Array(3)];
+    let seed = 12345; // xorshift32: the same cases every run
+    const rand = (n: number) => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    const outcome = (p: ArgPack, run: () => void) => {
+      p.bytes.fill(0xa5);
+      try {
+        run();
+        return Array.from(p.bytes).join(',');
+      } catch (e) {
+        return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+      }
+    };
+    let writes = 0;
+    let failures = 0;
+    for (let round = 0; round < 300; round++) {
+      const n = rand(7);
+      const types = Array.from({ length: n }, () => kinds[rand(kinds.length)]);
+      const [a, b] = [compiled(types), general(types)];
+      expect(a.offsets).toEqual(b.offsets);
+      for (let t = 0; t < 8; t++) {
+        // mostly values of the declared type, some of any other (and sometimes one argument too few or many)
+        const count = rand(10) === 0 ? Math.max(0, n + rand(3) - 1) : n;
+        const args = Array.from({ length: count }, () => values[rand(values.length)]);
+        const viaArray = outcome(a, () => a.write(['skipped', ...args], 1, 'launch k'));
+        expect(viaArray).toBe(outcome(b, () => b.write(args, 0, 'launch k')));
+        if (count <= 4) {
+          const few = args.concat([undefined, undefined, undefined, undefined]);
+          expect(outcome(a, () => a.writeFew(count, few[0], few[1], few[2], few[3], 'launch k'))).toBe(viaArray);
+          expect(outcome(b, () => b.writeFew(count, few[0], few[1], few[2], few[3], 'launch k'))).toBe(viaArray);
+        }
+        writes++;
+        if (/Error/.test(viaArray)) failures++;
+      }
+    }
+    // both outcomes occur often: the model compares writes, not only errors
+    expect(failures).toBeGreaterThan(writes / 5);
+    expect(writes - failures).toBeGreaterThan(writes / 10);
+  });
+
+  test('a loop of launches checks its kernel and stream once, and again after anything closes or fails', () => {
+    const ctx = driverlessContext();
+    let launched = 0;
+    let paramInfo = [8, 4];
+    const fake = fakeDriver(ctx, {
+      cuLaunchKernelEx: () => (launched++, 0),
+      cuFuncGetParamInfo: (_f: unknown, i: number, offset: BigUint64Array, bytes: BigUint64Array) => (i < paramInfo.length ? ((offset[0] = 0n), (bytes[0] = BigInt(paramInfo[i])), 0) : 1),
+      cuLaunchHostFunc: () => 0,
+      cuStreamDestroy_v2: () => 0,
+      cuStreamDestroy: () => 0,
+    });
+    try {
+      const module = Object.assign(Object.create(Module.prototype) as Module, { core: new Core('Module', undefined), context: ctx, handle: 0x2000 });
+      const kernel = new Kernel(module, 0x4000 as never, 'k', ['ptr', 'u32']);
+      const newStream = (handle: number) => Object.assign(Object.create(Stream.prototype) as Stream, { core: new Core('Stream', undefined), context: ctx, handle, owned: false, pendingHostFuncs: 0, hostError: undefined });
+      const stream = newStream(0x3000);
+      const buffer = new FakeBuffer(16, ctx);
+      const cfg = new LaunchConfig({ grid: 1, block: 32 });
+      const go = (s: Stream | undefined = stream) => launch(s, cfg, kernel, buffer, 3);
+      for (let i = 0; i < 3; i++) go();
+      kernel.launch(undefined, cfg, buffer, 4);
+      expect(launched).toBe(4);
+      // a host function's error, parked on its stream by the real trampoline, is the next launch's error
+      stream.launchHostFunc(() => {
+        throw new Error('host function failed');
+      });
+      const [, hostArgs] = fake.calls.filter(([n]) => n === 'cuLaunchHostFunc').pop()!;
+      (koffi.decode(hostArgs[1] as bigint, koffi.proto('void', ['void *'])) as unknown as (p: bigint) => void)(hostArgs[2] as bigint);
+      expect(() => go()).toThrow(/host function failed/);
+      go(); // reported once
+      // a free that failed unseen is the next launch's error
+      deferError(new Error('late free failed'));
+      expect(() => go()).toThrow(DeferredFreeError);
+      go();
+      // a closed stream, kernel, module or context is refused before the driver, even right after a launch on it
+      const other = newStream(0x3100);
+      go(other);
+      other.close();
+      expect(() => go(other)).toThrow(/closed/i);
+      expect(launched).toBe(7);
+      // a sticky error makes the context unusable
+      drv.fail(ctx, 'cuStreamSynchronize', drv.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS);
+      expect(() => go()).toThrow(/unusable after a sticky device error/);
+      (ctx as unknown as { unusable: unknown }).unusable = undefined;
+      invalidate();
+      go();
+      const second = new Kernel(module, 0x4001 as never, 'k2', ['ptr', 'u32']);
+      launch(stream, cfg, second, buffer, 1);
+      kernel.close();
+      expect(() => go()).toThrow(/closed/i);
+      launch(stream, cfg, second, buffer, 2);
+      module.close();
+      expect(() => launch(stream, cfg, second, buffer, 3)).toThrow(/closed/i);
+      expect(launched).toBe(10);
+      paramInfo = [];
+    } finally {
+      fake.restore();
+    }
+  });
+
   test('launch validates before calling the driver', () => {
     let bound = 0;
     const ctx = driverlessContext();
@@ -318,7 +440,7 @@ describe('kernel arguments', () => {
     }) as never);
     try {
       const k = Object.create(Kernel.prototype) as Kernel;
-      Object.assign(k, { name: 'k', launchLabel: 'launch k', handle: 0x4000, argPack: new ArgPack(['u32']), check: () => ctx, checkLayout: () => undefined });
+      Object.assign(k, { name: 'k', launchLabel: 'launch k', handle: 0x4000, module: { context: ctx }, argPack: new ArgPack(['u32']), check: () => ctx, checkLayout: () => undefined });
       const stream = Object.create(Stream.prototype) as Stream;
       Object.assign(stream, { core: new Core('Stream', undefined), context: ctx, handle: 0x3000, hostError: undefined });
       const cfg = new LaunchConfig({ grid: [2, 3, 4], block: [64, 2], sharedMemBytes: 128 });

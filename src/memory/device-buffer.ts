@@ -10,6 +10,7 @@ import { ClosedObjectError } from '../errors';
 import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from '../lifecycle';
 import { Stream, toStream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
+import { invalidate } from '../validity';
 import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
 import { addressArg, checkedSize, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
 import { memoryPoolBrand, pinnedHostBufferBrand } from './brands';
@@ -436,6 +437,7 @@ export class DeviceBuffer extends Resource {
     if (this.parent) {
       // A view owns nothing: closing it only makes it unusable.
       this.core.closed = true;
+      invalidate();
       return;
     }
     super.close();
