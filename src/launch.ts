@@ -19,6 +19,7 @@ import { LaunchConfig, configOf, type LaunchConfigInit } from './launch-config';
 // path several nanoseconds a name (measured under Bun, Deno and Node).
 const LaunchConfigClass = LaunchConfig;
 const kernelBrand: typeof KERNEL = KERNEL;
+const StreamClass = Stream;
 const counts = validity;
 const capturing = anyCapture;
 const bindHinted = drv.bindHinted;
@@ -57,26 +58,30 @@ export function launchFew(stream: StreamLike | undefined, config: LaunchConfig |
  * The stream a launch of `kernel` goes to, checked: the kernel is a Kernel; it, its module, the stream
  * and their context are open and usable; the stream belongs to the kernel's context. The full check
  * runs once per kernel, stream and validity count (./validity): a loop of launches then compares two
- * fields.
+ * fields. The kernel remembers the stream by its Core, which does not keep the Stream object alive (a
+ * stream left to the finalizer is not held back by the kernels launched on it).
  */
 function launchStream(stream: StreamLike | undefined, kernel: Kernel): Stream | undefined {
   // The Kernel brand on Kernel.prototype (module.ts): as strict as instanceof, one property load, and no
   // run-time import of module.ts (which imports this module for Kernel.launch).
   if ((kernel as { [KERNEL]?: true } | null | undefined)?.[kernelBrand] !== true) throw new TypeError(`launch: kernel must be a Kernel, got ${describe(kernel)}`);
-  if (kernel.checkedEpoch === counts.epoch && kernel.checkedStream === stream) return stream as Stream | undefined;
+  const key = stream === undefined ? DEFAULT_STREAM : stream instanceof StreamClass ? stream.core : undefined;
+  if (kernel.checkedEpoch === counts.epoch && kernel.checkedStream === key && key !== undefined) return stream as Stream | undefined;
   const ctx = kernel.check();
-  const s = stream instanceof Stream ? stream : toStream(stream, `${kernel.launchLabel}: stream`);
+  const s = stream instanceof StreamClass ? stream : toStream(stream, `${kernel.launchLabel}: stream`);
   if (s !== undefined) {
     s.check('launch');
     if (s.context !== ctx) throw new TypeError(`${kernel.launchLabel}: the stream belongs to ${String(s.context)}, the kernel to ${String(ctx)}`);
   }
-  // a protocol object's Stream is looked up again each time (its handle may change); a Stream is kept
-  if (stream === undefined || stream === s) {
-    kernel.checkedStream = stream;
+  // a protocol object's Stream is looked up again each time (its handle may change)
+  if (key !== undefined) {
+    kernel.checkedStream = key;
     kernel.checkedEpoch = counts.epoch;
   }
   return s;
 }
+/** What a kernel remembers for launches on the legacy default stream (no Stream). */
+const DEFAULT_STREAM = {};
 
 /** Enqueues the launch whose arguments `pack` holds (the kernel and stream checked, the arguments written). */
 function submit(cfg: LaunchConfig, kernel: Kernel, s: Stream | undefined, pack: ArgPack): void {

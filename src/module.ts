@@ -216,8 +216,8 @@ export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   readonly argPack: ArgPack | undefined;
   /** @internal `launch <name>`, made once: error messages of the launch hot path */
   readonly launchLabel: string;
-  /** @internal the stream launch.ts last checked this kernel with, and the validity count then (-1: none) */
-  checkedStream: StreamLike | undefined = undefined;
+  /** @internal what launch.ts last checked this kernel with (its stream's Core), and the validity count then (-1: none) */
+  checkedStream: object | undefined = undefined;
   /** @internal */
   checkedEpoch = -1;
 
