@@ -62,12 +62,15 @@ export interface StagingSettings {
  * chunks, 2 per copy: 14.0). Downloads direct 12.74, staged 7.37 / 11.44 / 15.18 / 12.83 (CuPy 13.39),
  * ≥ 1.05× direct from 16 MiB, 32 MiB chunks 16.9; into a fresh array (first-touch faults) direct 1.16
  * against staged 4.46. Direct downloads move between processes (7.6–15.8 GB/s over three runs), the
- * staged ones far less (12.2–15.2), so downloads are staged too. The pool is 4 × 16 MiB of pinned
- * memory per context once a copy needs it (trimStaging or dropStaging give it back).
+ * staged ones far less (12.2–15.2), so downloads are staged too. Two later runs (2026-12-02 02:15 and
+ * 05:10 UTC) gave downloads staged with 4 / 8 helpers 15.6 / 18.6 and 13.8 / 18.0 GB/s (direct 13.7 and
+ * 10.2, CuPy 14.1 and 14.8), and the step recommended 8 both times: downloads use 8 helpers since. The
+ * pool is 4 × 16 MiB of pinned memory per context once a copy needs it (trimStaging or dropStaging give
+ * it back).
  */
 export const STAGING_DEFAULTS: Readonly<{ upload: Readonly<StagingDirection>; download: Readonly<StagingDirection>; chunkBytes: number; maxChunks: number; chunksPerCopy: number }> = {
   upload: { minBytes: 32 << 20, hostThreads: 8 },
-  download: { minBytes: 16 << 20, hostThreads: 4 },
+  download: { minBytes: 16 << 20, hostThreads: 8 },
   /** Large enough that the per-chunk driver calls (~µs) and the helpers' wake-ups vanish beside its DMA (~300 µs at 55 GB/s). */
   chunkBytes: 16 << 20,
   /** One ring of four: the DMA runs up to three chunks ahead of the host copies. */
