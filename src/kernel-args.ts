@@ -180,12 +180,12 @@ export class ArgPack {
   /** Size of the storage in bytes (a multiple of 8, at least 8). */
   readonly byteLength: number;
   /** Validates and writes `args[from..]`; throws TypeError/RangeError before any native call. */
-  readonly write: ArrayWriter;
+  readonly write: (args: ArrayLike<unknown>, from: number, what: string) => void;
   /**
    * {@link write} for `n` (at most four) arguments given one by one: what launch() passes, so that a
    * launch of up to four arguments allocates no array.
    */
-  readonly writeFew: FewWriter;
+  readonly writeFew: (n: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown, what: string) => void;
 
   /**
    * Lays out `types` (scalars at their natural alignment, structs at their `align`) and fills the
