@@ -2,8 +2,11 @@
 // by a no-op (drv.provideNative), minus a direct call of that no-op with cuLaunchKernelEx's arguments. What is
 // left is the JavaScript the objects layer adds per launch (validation, argument packing, binding
 // check), which the GPU rows of bench/run.ts add on top of koffi's call and the driver's own work.
-// Under Node 26 it also launches into a C no-op bound through node:ffi (built here with cc). Run it
-// compiled (tsx's transform makes these paths several times slower), e.g.
+// Under Node 26 it also launches into a C no-op bound through node:ffi (built here with cc). Through tsx
+// (`node|bun|deno scripts/run-ts.cjs bench/launch-js.ts`, as the bench's children run the objects layer)
+// each imported name is read through a getter: the launch path holds the names it uses in module
+// constants, so the figures come within ~20 ns of the compiled ones (before it did, 3-6x above them).
+// Compiled, e.g.
 //   npx tsc --outDir /tmp/lj --rootDir . --module commonjs --target ES2022 --esModuleInterop \
 //     --skipLibCheck --types node bench/launch-js.ts && ln -s $PWD/node_modules /tmp/lj/ && node /tmp/lj/bench/launch-js.js
 import { execFileSync } from 'node:child_process';
