@@ -42,13 +42,15 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
  * and Kernel.launch() call. @internal
  */
 export function launchFew(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, n: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown): void {
+  // a kernel without a declared signature (or a value that is no kernel: launchArgs says so) takes the
+  // array path, which lays its arguments out from their types
+  const pack = (kernel as Kernel | undefined)?.argPack;
+  if (pack === undefined) {
+    launchArgs(stream, config, kernel, [a0, a1, a2, a3].slice(0, n), 0);
+    return;
+  }
   const s = launchStream(stream, kernel);
   const cfg = config instanceof LaunchConfigClass ? config : configOf(config, kernel.launchLabel);
-  let pack = kernel.argPack;
-  if (pack === undefined) {
-    const args = [a0, a1, a2, a3].slice(0, n);
-    pack = packForUntyped(kernel, args, 0, kernel.launchLabel);
-  }
   pack.writeFew(n, a0, a1, a2, a3, kernel.launchLabel);
   if (capturing()) noteLaunch(kernel, s, [a0, a1, a2, a3], 0, n);
   submit(cfg, kernel, s, pack);
