@@ -3,7 +3,9 @@
 // directly on the objects' kernel and stream handles (with NULL params, then with the objects'
 // empty argument table), node:ffi's own cuLaunchKernelEx where the running Node has node:ffi (the
 // floor of the node:ffi backend, as koffi's own call is koffi's), and launch(). Each pass: 20,000 launches of the empty kernel, a
-// synchronize every 1,000 (bench.c's launch_0args). Prints ns per launch and ratios to C.
+// synchronize every 1,000 (bench.c's launch_0args); then bench.c's launch_4args beside the objects launch of
+// the same kernel with (ptr, ptr, f32, u32). With bench/before-tree.ts's build present, an earlier commit's
+// objects launch runs in both groups. Prints ns per launch and ratios to C. Runs under Bun too (`bun bench/launch-breakdown.ts`).
 //   npx tsx bench/launch-breakdown.ts        (BENCH_LOADER=js by default: compiled JS, as bench/run.ts)
 //   CUDA_TS_FFI=node npx tsx bench/launch-breakdown.ts   (launch() through node:ffi; the koffi rows stay koffi's)
 import { spawnSync } from 'node:child_process';
@@ -11,6 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import koffi from 'koffi';
+import { jsRuntime, jsRuntimeVersion } from '../support/jsruntime';
 import { BATCH, REPO_ROOT, median } from './common';
 import { measureInterleaved, type Pass } from './interleave';
 import { loadModule } from './startup';
@@ -115,8 +118,12 @@ function launchPasses(pass: (row: string, ops: number) => number, o: ObjectsSetu
   };
 }
 
-/** The objects layer of an earlier commit (bench/before-tree.ts), in the same process and clock, where it is built. */
-function addBeforeTreePass(passes: Record<string, Pass>, dev: Any, ptxPath: string): void {
+/**
+ * The objects layer of an earlier commit (bench/before-tree.ts), in the same process and clock, where it
+ * is built: its launch of the empty kernel goes beside today's (`zero`), its four-argument launch beside
+ * today's four-argument one (`four`).
+ */
+function addBeforeTreePasses(zero: Record<string, Pass>, four: Record<string, Pass>, dev: Any, ptxPath: string): void {
   const beforeDir = join(REPO_ROOT, 'bench', '.build', 'js-before');
   if (!existsSync(join(beforeDir, 'src', 'index.js'))) return;
   const commit = readFileSync(join(beforeDir, 'COMMIT'), 'utf8').trim();
@@ -125,18 +132,33 @@ function addBeforeTreePass(passes: Record<string, Pass>, dev: Any, ptxPath: stri
     const B = require(join(beforeDir, 'src', 'index.js'));
     B.Device.get(0).setCurrent();
     const bs = B.Stream.create({ nonBlocking: true });
-    const bk = B.Module.fromPTX(readFileSync(ptxPath, 'utf8')).kernel('empty', []);
+    const mod = B.Module.fromPTX(readFileSync(ptxPath, 'utf8'));
+    const bk = mod.kernel('empty', []);
+    const bk4 = mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
+    const [bA, bB] = [B.DeviceBuffer.alloc(4096), B.DeviceBuffer.alloc(4096)];
     const bcfg = new B.LaunchConfig({ grid: 1, block: 1 });
-    passes[`objects launch() at ${commit} + its synchronize()`] = loop(() => B.launch(bs, bcfg, bk), () => bs.synchronize());
+    zero[`objects launch() at ${commit} + its synchronize()`] = loop(() => B.launch(bs, bcfg, bk), () => bs.synchronize());
+    four[`objects launch() at ${commit} + its synchronize()`] = loop(() => B.launch(bs, bcfg, bk4, bA, bB, 1.5, 1024), () => bs.synchronize());
   } catch (e) {
     console.log(`objects at ${commit}: not run (${(e as Error).message})`);
   }
   dev.setCurrent();
 }
 
-function printBreakdown(got: Record<string, Any>, reps: number): void {
+/** bench.c's launch_4args beside today's objects launch of the same kernel with (ptr, ptr, f32, u32). */
+function fourArgPasses(pass: (row: string, ops: number) => number, O: Any, o: ObjectsSetup, ptxPath: string): Record<string, Pass> {
+  const k4 = O.Module.fromPTX(readFileSync(ptxPath, 'utf8')).kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
+  const [dA, dB] = [O.DeviceBuffer.alloc(4096), O.DeviceBuffer.alloc(4096)];
+  const { stream, cfg, launch } = o;
+  return {
+    'c (bench.c in process)': (ops) => void pass('launch_4args', ops),
+    'objects launch() + Stream.synchronize()': loop(() => launch(stream, cfg, k4, dA, dB, 1.5, 1024), () => stream.synchronize()),
+  };
+}
+
+function printBreakdown(row: string, got: Record<string, Any>, reps: number, backend: string): void {
   const c = got['c (bench.c in process)'] as Any;
-  console.log(`launch_0args breakdown (${reps} interleaved repetitions × 20,000 launches; node ${process.version}; ffi ${process.env.CUDA_TS_FFI ?? 'koffi'}):`);
+  console.log(`${row} breakdown (${reps} interleaved repetitions × 20,000 launches; ${jsRuntime()} ${jsRuntimeVersion()}; objects launch through ${backend}):`);
   for (const [name, r] of Object.entries(got) as [string, Any][]) {
     if (!('median' in r)) {
       console.log(`  ${name.padEnd(42)} skipped: ${r.skipped}`);
@@ -154,10 +176,15 @@ function main(): void {
   const pass = inProcessC(ptxPath);
   const o = objectsSetup(O, drv, ptxPath);
   const passes = launchPasses(pass, o, nodeFfiLaunchEx(o.f, o.exCfg));
-  addBeforeTreePass(passes, o.dev, ptxPath);
+  const four = fourArgPasses(pass, O, o, ptxPath);
+  addBeforeTreePasses(passes, four, o.dev, ptxPath);
   const reps = Number(process.env.BENCH_REPS ?? 9);
-  const got = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);
-  printBreakdown(got, reps);
+  const got0 = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);
+  const got4 = measureInterleaved({ name: 'launch_4args', ops: 20_000, warm: 2000, unit: 'ns', passes: four }, reps);
+  // asked after the launches: the binder binds a function on its first call
+  const backend = JSON.stringify(loadModule<Any>('src/releases').driverBinder.backendOf('cuLaunchKernelEx'));
+  printBreakdown('launch_0args', got0, reps, backend);
+  printBreakdown('launch_4args', got4, reps, backend);
   o.stream.close();
 }
 
