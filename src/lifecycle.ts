@@ -140,9 +140,17 @@ export class Core {
   /** Marks the object closed and destroys it now if nothing depends on it. Throws what the destroy threw. */
   close(): void {
     if (this.closed) return;
+    this.markClosed();
+    this.maybeDestroy();
+  }
+
+  /**
+   * Marks the object closed without destroying anything (close() and a view's close): every check that
+   * launch.ts cached runs again (./validity).
+   */
+  markClosed(): void {
     this.closed = true;
     invalidate();
-    this.maybeDestroy();
   }
 
   private maybeDestroy(): void {

@@ -10,7 +10,6 @@ import { ClosedObjectError } from '../errors';
 import { Core, Resource, assertMayBlock, deferredPending, whenNoHostFuncs } from '../lifecycle';
 import { Stream, toStream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
-import { invalidate } from '../validity';
 import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
 import { addressArg, checkedSize, elementType, hostBytes, optionsObject, rangeCheck, type CopyOptions, type HostData, type MemsetOptions, type TypedArrayConstructor } from './arguments';
 import { memoryPoolBrand, pinnedHostBufferBrand } from './brands';
@@ -436,8 +435,7 @@ export class DeviceBuffer extends Resource {
   override close(): void {
     if (this.parent) {
       // A view owns nothing: closing it only makes it unusable.
-      this.core.closed = true;
-      invalidate();
+      this.core.markClosed();
       return;
     }
     super.close();
