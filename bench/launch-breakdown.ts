@@ -56,7 +56,7 @@ function objectsSetup(O: Any, drv: Any, ptxPath: string) {
   exView.setBigUint64(32, BigInt(h), true);
   const launchExK: (...a: Any[]) => number = drv.native('cuLaunchKernelEx');
   const launch = O.launch;
-  return { dev, stream, k, cfg, launchK, syncK, f, h, emptyTable, exCfg, launchExK, launch };
+  return { dev, stream, mod, k, cfg, launchK, syncK, f, h, emptyTable, exCfg, launchExK, launch };
 }
 type ObjectsSetup = ReturnType<typeof objectsSetup>;
 
@@ -146,8 +146,8 @@ function addBeforeTreePasses(zero: Record<string, Pass>, four: Record<string, Pa
 }
 
 /** bench.c's launch_4args beside today's objects launch of the same kernel with (ptr, ptr, f32, u32). */
-function fourArgPasses(pass: (row: string, ops: number) => number, O: Any, o: ObjectsSetup, ptxPath: string): Record<string, Pass> {
-  const k4 = O.Module.fromPTX(readFileSync(ptxPath, 'utf8')).kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
+function fourArgPasses(pass: (row: string, ops: number) => number, O: Any, o: ObjectsSetup): Record<string, Pass> {
+  const k4 = o.mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
   const [dA, dB] = [O.DeviceBuffer.alloc(4096), O.DeviceBuffer.alloc(4096)];
   const { stream, cfg, launch } = o;
   return {
@@ -176,7 +176,7 @@ function main(): void {
   const pass = inProcessC(ptxPath);
   const o = objectsSetup(O, drv, ptxPath);
   const passes = launchPasses(pass, o, nodeFfiLaunchEx(o.f, o.exCfg));
-  const four = fourArgPasses(pass, O, o, ptxPath);
+  const four = fourArgPasses(pass, O, o);
   addBeforeTreePasses(passes, four, o.dev, ptxPath);
   const reps = Number(process.env.BENCH_REPS ?? 9);
   const got0 = measureInterleaved({ name: 'launch_0args', ops: 20_000, warm: 2000, unit: 'ns', passes }, reps);

@@ -342,7 +342,7 @@ describe('kernel arguments', () => {
   test('a loop of launches checks its kernel and stream once, and again after anything closes or fails', () => {
     const ctx = driverlessContext();
     let launched = 0;
-    let paramInfo = [8, 4];
+    const paramInfo = [8, 4];
     const fake = fakeDriver(ctx, {
       cuLaunchKernelEx: () => (launched++, 0),
       cuFuncGetParamInfo: (_f: unknown, i: number, offset: BigUint64Array, bytes: BigUint64Array) => (i < paramInfo.length ? ((offset[0] = 0n), (bytes[0] = BigInt(paramInfo[i])), 0) : 1),
@@ -396,7 +396,6 @@ describe('kernel arguments', () => {
       module.close();
       expect(() => launch(stream, cfg, second, buffer, 3)).toThrow(/closed/i);
       expect(launched).toBe(11);
-      paramInfo = [];
     } finally {
       fake.restore();
     }
