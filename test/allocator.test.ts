@@ -37,7 +37,7 @@ const fakes: Record<string, (...a: never[]) => number> = {
   cuDeviceGet: (out: Int32Array, ordinal: number) => ((out[0] = ordinal), 0),
   cuDeviceGetMemPool: (out: BigUint64Array) => ((out[0] = 0xd00n), 0),
   cuMemPoolTrimTo: (pool: number, keep: number) => (calls.push(['cuMemPoolTrimTo', pool, keep]), 0),
-  cuMemGetInfo: (free: BigUint64Array, total: BigUint64Array) => ((free[0] = 3n << 20n), (total[0] = 1n << 30n), 0),
+  cuMemGetInfo: (free: BigUint64Array, total: BigUint64Array) => ((free[0] = BigInt(freeBytes)), (total[0] = 1n << 30n), 0),
   // the other allocation paths: out of memory while `failOthers` > 0
   ...Object.fromEntries(
     ['cuMemAlloc', 'cuMemAllocManaged', 'cuMemHostAlloc', 'cuMemAllocFromPoolAsync'].map((name) => [
@@ -63,6 +63,7 @@ const fakes: Record<string, (...a: never[]) => number> = {
   cuDeviceGetDefaultMemPool: (out: BigUint64Array) => ((out[0] = 0xd00n), 0),
 };
 let failOthers = 0;
+let freeBytes = 3 << 20;
 
 const names = (list: Call[]) => list.map((c) => c[0]);
 
@@ -76,6 +77,7 @@ beforeEach(() => {
   calls.length = 0;
   failAllocs = 0;
   failOthers = 0;
+  freeBytes = 3 << 20;
 });
 
 describe('size classes', () => {
@@ -186,7 +188,7 @@ describe('caching allocator (fake driver)', () => {
 
   test.each([
     ['DeviceBuffer.alloc without a stream', 'cuMemAlloc', (ctx: Context) => DeviceBuffer.alloc(4 << 20, { context: ctx })],
-    ['ManagedBuffer.alloc', 'cuMemAllocManaged', (ctx: Context) => ManagedBuffer.alloc(4 << 20, { context: ctx })],
+    ['ManagedBuffer.alloc (the device has room)', 'cuMemAllocManaged', (ctx: Context) => ((freeBytes = 1 << 29), ManagedBuffer.alloc(4 << 20, { context: ctx }))],
     ['PinnedHostBuffer.alloc', 'cuMemHostAlloc', (ctx: Context) => PinnedHostBuffer.alloc(4 << 20, { context: ctx })],
     ['an uncached stream-ordered allocation', 'cuMemAllocAsync', (ctx: Context, s: Stream) => DeviceBuffer.alloc(4 << 20, { stream: s, cache: false })],
     ['a MemoryPool allocation', 'cuMemAllocFromPoolAsync', (ctx: Context, s: Stream) => MemoryPool.create({ context: ctx }).alloc(4 << 20, s)],
@@ -209,6 +211,30 @@ describe('caching allocator (fake driver)', () => {
     else failOthers = 1;
     expect(() => alloc(ctx, s)).toThrow(new RegExp(`${func}.*CUDA_ERROR_OUT_OF_MEMORY`));
     expect(names(calls)).toEqual([func]);
+    s.close();
+  });
+
+  test.each([
+    ['ManagedBuffer.alloc', 'cuMemAllocManaged', (ctx: Context) => ManagedBuffer.alloc(4 << 20, { context: ctx })],
+    ['a managed MemoryPool allocation', 'cuMemAllocFromPoolAsync', (ctx: Context, s: Stream) => MemoryPool.managed({ context: ctx }).alloc(4 << 20, s)],
+  ] as const)('%s gives the cached blocks back first when the device is short of free memory (its pages come at first touch, where out of memory is fatal)', (_, func, alloc) => {
+    const ctx = fakeContext(0xcb);
+    const s = Stream.create({ context: ctx });
+    DeviceBuffer.alloc(2 << 20, { stream: s }).close();
+    calls.length = 0;
+    freeBytes = 64 << 20; // 4 MiB plus the paging headroom does not fit
+    const b = alloc(ctx, s);
+    expect(names(calls).filter((n) => n !== 'cuMemFree')).toEqual(['cuMemFreeAsync', 'cuCtxSynchronize', 'cuMemPoolTrimTo', func]);
+    expect(CachingAllocator.stats(ctx).cached).toBe(0);
+    b.close();
+    // enough free memory: the cache keeps its blocks
+    DeviceBuffer.alloc(2 << 20, { stream: s }).close();
+    calls.length = 0;
+    freeBytes = 1 << 29;
+    alloc(ctx, s).close();
+    expect(names(calls).filter((n) => !/Free|Pool(Create|Destroy)/.test(n))).toEqual([func]);
+    expect(CachingAllocator.stats(ctx).cached).toBe(2 << 20);
+    CachingAllocator.trim(ctx);
     s.close();
   });
 

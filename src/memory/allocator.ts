@@ -295,6 +295,21 @@ export function releaseCachedOnDevice(device: number): boolean {
   return release((c) => c.ctx.device === device);
 }
 
+/** What unified-memory paging needs free on the device beyond the pages themselves (its own tables). */
+const MANAGED_HEADROOM = 64 * 2 ** 20;
+
+/**
+ * Managed memory gets its device pages when the device first touches them, where running out of
+ * memory is a fatal fault (CUDA_ERROR_ILLEGAL_ADDRESS, sticky), not a status an allocator can retry.
+ * So before a managed allocation of `bytes` in `ctx`, the blocks the cache holds on its device go back
+ * (as on out of memory) when the device's free memory is short of `bytes`. @internal
+ */
+export function makeRoomForManaged(ctx: drv.Bindable, bytes: number): void {
+  if (cachedOnDevice(ctx.device) === 0) return;
+  drv.call(ctx, 'cuMemGetInfo', drv.out64, drv.out64b);
+  if (drv.outNumber(0) < bytes + MANAGED_HEADROOM) releaseCachedOnDevice(ctx.device);
+}
+
 /** Bytes the caching allocator holds (freed, kept for reuse) for the contexts of `device`. @internal */
 export function cachedOnDevice(device: number): number {
   let n = 0;

@@ -6,6 +6,7 @@ import { checkKeys, describe } from '../describe';
 import { Core, whenNoHostFuncs } from '../lifecycle';
 import { toStream, type Stream, type StreamLike } from '../stream';
 import { noteUse } from '../graph/capture';
+import { makeRoomForManaged } from './allocator';
 import { checkedSize, optionsObject, rangeCheck } from './arguments';
 import { DeviceBuffer } from './device-buffer';
 import { encodeLocation, type MemoryLocation } from './location';
@@ -40,6 +41,7 @@ export class ManagedBuffer extends DeviceBuffer {
     const flags = o.hostOnlyAttach ? drv.CUmemAttach_flags.CU_MEM_ATTACH_HOST : drv.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL;
     let ptr = 0;
     if (byteLength > 0) {
+      makeRoomForManaged(ctx, byteLength);
       drv.allocate(ctx, 'cuMemAllocManaged', drv.out64, byteLength, flags);
       ptr = drv.outNumber();
     }

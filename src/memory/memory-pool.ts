@@ -6,7 +6,7 @@ import { Context, contextOf } from '../context';
 import { checkKeys, describe } from '../describe';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import type { Stream, StreamLike } from '../stream';
-import { cachedOnDevice, currentPoolHandle, releaseCachedOnDevice } from './allocator';
+import { cachedOnDevice, currentPoolHandle, makeRoomForManaged, releaseCachedOnDevice } from './allocator';
 import { checkedSize, optionsObject } from './arguments';
 import { memoryPoolBrand } from './brands';
 import { DeviceBuffer, StreamFreeCore } from './device-buffer';
@@ -285,6 +285,7 @@ export class MemoryPool extends Resource {
    * DeviceBuffer.alloc): a ManagedBuffer for a managed pool, else a DeviceBuffer, freed on `h`. @internal
    */
   allocOnStream(byteLength: number, ctx: Context, stream: Stream, h: number): DeviceBuffer {
+    if (this.memoryType === 'managed') makeRoomForManaged(ctx, byteLength);
     drv.allocate(ctx, 'cuMemAllocFromPoolAsync', drv.out64, byteLength, this.handle, h);
     const ptr = drv.outNumber();
     if (this.memoryType === 'managed') return ManagedBuffer.adopt(ptr, byteLength, ctx, new StreamFreeCore('ManagedBuffer', ctx, ptr, h), stream, this);

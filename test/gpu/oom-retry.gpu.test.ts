@@ -1,6 +1,6 @@
 // Out of memory while the caching allocator holds the memory (issue 25 §3), on the real device: every
-// allocation path gets the cached blocks back and retries once; MemoryPool.trim of the default pool
-// releases them too; memoryInfo() shows them. Fills the whole device, so it runs alone (--runInBand).
+// allocation path gets the cached blocks back and retries once (managed memory before it allocates: its
+// pages come at first touch); MemoryPool.trim of the default pool releases them too; memoryInfo() shows them. Fills the whole device, so it runs alone (--runInBand).
 import { CachingAllocator, Context, Device, DeviceBuffer, ManagedBuffer, MemoryPool, Stream } from '../../src';
 import { describeGpu } from './gpu-env';
 
@@ -73,9 +73,10 @@ describeGpu('out of memory with a full cache (device 0)', () => {
     checkContents(m);
   });
 
-  test('every other path retries too: managed and an explicit pool after a refill', () => {
+  test('managed memory after a refill: the cache gives back first (first touch cannot retry); an explicit pool retries', () => {
     fillAndRelease(stream);
     using m = ManagedBuffer.alloc(GiB);
+    expect(ctx.memoryInfo().cached).toBe(0);
     checkContents(m);
     fillAndRelease(stream);
     using pool = MemoryPool.create();
