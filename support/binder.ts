@@ -8,6 +8,7 @@ import { CudaSymbolError } from './errors';
 import { checkLibrarySpec, libraryOrigin, loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
 import { readBindingEntry } from './tables/binding';
 import { FFI_BACKENDS, defaultFfi, type FfiBackend } from './ffi-choice';
+import { fixedCall } from './fixed-call';
 import { requirement, versionString } from './versions';
 
 /** A koffi type: a type name (`int`, `void *`) or a type object (structs by value). */
@@ -237,6 +238,15 @@ export class Binder {
     if (!entry) throw new CudaSymbolError(this.spec.module, name, 'it is not in the bindings of this module');
     const type = (t: string): FfiType => (t.startsWith('@') ? this.record(t.slice(1)) : t);
     return this.bind(name, entry.symbol, entry.ptdsSymbol, type(entry.result), entry.params.map(type), entry.since, entry.proc);
+  }
+
+  /**
+   * Binds `name` as {@link native} does, with every argument fixed to `args`: memory that the returned
+   * function keeps alive (the typed layer's out-parameter slots). node:ffi and Deno convert them once
+   * here instead of on every call (./fixed-call).
+   */
+  nativeFixed(name: string, args: readonly unknown[]): () => unknown {
+    return fixedCall(this.native(name), args);
   }
 
   private resolveProcAddress(name: string, version: number, ptds: boolean): number {

@@ -24,6 +24,7 @@
 // the argument, as the rest of cuda-ts does.
 import { types } from 'node:util';
 import type { NativeFunction } from './binder';
+import { FIX_ARGUMENTS } from './fixed-call';
 import { libraryCandidates, type LibrarySpec } from './library';
 
 /** The part of `node:ffi` cuda-ts uses. */
@@ -365,10 +366,31 @@ function cString(s: string): Uint8Array {
 /**
  * Wraps an FFI function with the adapters its signature needs, as straight-line code (one
  * compiled function per C function: its call sites stay monomorphic, and no per-argument loop or
- * array is on the call path).
+ * array is on the call path). The wrapper also offers, through {@link FIX_ARGUMENTS}, a form with
+ * all its arguments converted once (see ./fixed-call).
  * @internal
  */
 export function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options?: AdaptOptions): NativeFunction {
+  const wrapper = adaptedSource(plan, call, options, false, name)(fn, ...adaptHelpers(name, params, options)) as NativeFunction;
+  Object.defineProperty(wrapper, FIX_ARGUMENTS, {
+    value: (args: readonly unknown[]) => {
+      if (args.length !== plan.args.length) throw new TypeError(`${name}: expected ${plan.args.length} argument${plan.args.length === 1 ? '' : 's'}, got ${args.length}`);
+      return adaptedSource(plan, call, options, true, name)(fn, ...adaptHelpers(name, params, options), args);
+    },
+  });
+  return wrapper;
+}
+
+/** What the adapters' code refers to (see adaptedSource's parameters). */
+function adaptHelpers(name: string, params: readonly unknown[], options?: AdaptOptions): unknown[] {
+  return [toU64, toI64, bigint64, bigint32, argError, options?.pointer ?? objectPointer, NEVER, SMALL, fromWide, renameError, cString, name, params];
+}
+
+/**
+ * The maker of an adapter: per call (`a0, a1, …` converted, then the call), or `fixed` (the arguments
+ * F converted once here, a call of no arguments after). One conversion code serves both.
+ */
+function adaptedSource(plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options: AdaptOptions | undefined, fixed: boolean, name: string): (...a: unknown[]) => unknown {
   const n = plan.args.length;
   const names = plan.args.map((_, i) => `a${i}`);
   const locals = plan.args.map((_, i) => `p${i}`).concat('x');
@@ -376,23 +398,37 @@ export function adapt(fn: NativeFunction, name: string, params: readonly unknown
   const state = plan.args.flatMap((a, i) => (a.conv === 'ptr' ? [`l${i}`, `c${i}`, `k${i} = K`, `q${i}`] : [`l${i}`, `c${i}`]));
   const body = plan.args.map((a, i) => convert(a, i, call.direct, options?.encodeStrings, options?.narrowNumbers)).join('\n    ');
   const args = plan.args.map((_, i) => `p${i}`).concat(call.padded ? ['0n'] : []).join(', ');
-  const argsCheck = `if (arguments.length !== ${n}) throw new TypeError(name + ': expected ${n} argument${n === 1 ? '' : 's'}, got ' + arguments.length);`;
+  const invoke = plan.result[1] ? `W(f(${args}))` : `f(${args})`;
+  const ident = name.replace(/[^A-Za-z0-9_$]/g, '_');
+  const declared = state.length ? `let ${state.join(', ')};` : '';
   // A serial number makes every wrapper's source unique: V8 caches `new Function` by source, and
   // wrappers of one source (the raw, typed and objects layers each bind a function) then share one
   // call site `f(…)` over their different FFI functions, which loses the fast call (Deno: ~8 -> ~180 ns).
-  const source = `${state.length ? `let ${state.join(', ')};` : ''}
-return function ${name.replace(/[^A-Za-z0-9_$]/g, '_')}(${names.join(', ')}) {
+  const source = fixed
+    ? `${declared}
+let ${locals.join(', ')};
+try {
+  (function () {
+    const [${names.join(', ')}] = F; // F is captured: it lives in the context the wrapper keeps
+    ${body}
+  })();
+} catch (e) { throw R(name, params, e); }
+return function ${ident}() {
+  // wrapper ${++adaptedCount}, its arguments converted once (F keeps their memory alive)
+  return ${invoke};
+};`
+    : `${declared}
+return function ${ident}(${names.join(', ')}) {
   // wrapper ${++adaptedCount}
-  ${argsCheck}
+  if (arguments.length !== ${n}) throw new TypeError(name + ': expected ${n} argument${n === 1 ? '' : 's'}, got ' + arguments.length);
   let ${locals.join(', ')};
   try {
     ${body}
-    return ${plan.result[1] ? `W(f(${args}))` : `f(${args})`};
+    return ${invoke};
   } catch (e) { throw R(name, params, e); }
 };`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const make = new Function('f', 'U', 'I', 'B', 'N', 'E', 'O', 'K', 'T', 'W', 'R', 'S', 'name', 'params', source) as (...a: unknown[]) => NativeFunction;
-  return make(fn, toU64, toI64, bigint64, bigint32, argError, options?.pointer ?? objectPointer, NEVER, SMALL, fromWide, renameError, cString, name, params);
+  return new Function('f', 'U', 'I', 'B', 'N', 'E', 'O', 'K', 'T', 'W', 'R', 'S', 'name', 'params', 'F', source) as (...a: unknown[]) => unknown;
 }
 
 // ---- libraries ----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { Binder, type FfiBackend, Scratch, defaultFfi, jsRuntime, koffi, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../support';
 import { bunFfiSignature, bunFfiUnavailableReason } from '../support/bunffi';
+import { FIX_ARGUMENTS, fixedCall } from '../support/fixed-call';
 import { denoCallPlan, denoFfiUnavailableReason } from '../support/denoffi';
 
 function hasCudart(): boolean {
@@ -124,6 +125,34 @@ for (const [backend, skip] of backends) {
       }
       expect(f(null)).not.toBe(0); // NULL: the library refuses it
       expected('cudaRuntimeGetVersion');
+    });
+    test('fixed arguments (Binder.nativeFixed, the typed layer\'s out-slot-only calls): the same slot every call, converted once where the FFI converts', () => {
+      const f = b.bind('cudaRuntimeGetVersion', 'cudaRuntimeGetVersion', undefined, 'int32_t', ['void *']);
+      const s = new Scratch(2);
+      const call = fixedCall(f, [s.slot(1)]);
+      expect(call.length).toBe(0);
+      for (let i = 0; i < 3; i++) {
+        s.i32[2] = 0;
+        expect(call()).toBe(0);
+        expect(s.i32[2]).toBe(13000); // its own slot (offset 8), not the buffer's start
+        expect(s.i32[0]).toBe(0);
+      }
+      // node:ffi and Deno offer the converted form; koffi and bun:ffi take the memory as it is
+      expect(FIX_ARGUMENTS in f).toBe(backend === 'node' || backend === 'deno');
+      const g = b.bind('cudaDestroyTextureObject', 'cudaDestroyTextureObject', undefined, 'int32_t', ['uint64_t']);
+      expect(fixedCall(g, [0])()).toBe(g(0));
+      if (backend === 'node' || backend === 'deno') {
+        // a bad argument is refused when fixed, naming the function, never at each call
+        expect(() => fixedCall(g, [1.5])).toThrow(/^cudaDestroyTextureObject: Argument 0/);
+        expect(() => fixedCall(g, [])).toThrow(/^cudaDestroyTextureObject: expected 1 argument, got 0/);
+      }
+      // through a Binder, as the generated typed layer calls it (the entry as the runtime module's table has it)
+      const withTable = new Binder(runtimeSpec, 'cudaRuntimeGetVersion|cudaRuntimeGetVersion||int32_t|void *||\n');
+      withTable.configure({ ffi: backend });
+      const version = withTable.nativeFixed('cudaRuntimeGetVersion', [s.slot(0)]);
+      s.i32[0] = 0;
+      expect(version()).toBe(0);
+      expect(s.i32[0]).toBe(13000);
     });
     (hasDriver ? test.skip : test)('a status without a driver: cudaGetDeviceCount answers cudaErrorInsufficientDriver (35)', () => {
       const f = b.bind('cudaGetDeviceCount', 'cudaGetDeviceCount', undefined, 'int32_t', ['void *']);

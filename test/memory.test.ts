@@ -54,6 +54,7 @@ const fakes: Record<string, Fn> = {
   },
   cuMemFree: () => 0,
   cuMemAllocManaged: (o, bytes: number) => out(o, hostAlloc(bytes)),
+  cuMemGetInfo: (free, total) => (out(free, 2 ** 34), out(total, 2 ** 35)), // room for any managed allocation here
   cuMemHostAlloc: (o, bytes: number) => out(o, hostAlloc(bytes)),
   cuMemHostGetDevicePointer: (o, host: number) => out(o, host),
   cuMemFreeHost: (a: number) => {

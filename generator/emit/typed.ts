@@ -133,6 +133,11 @@ function writeBody(w: Writer, fn: FunctionDecl, plan: FunctionPlan, opts: Functi
   for (const line of plan.pre) w.line(line);
   for (const line of plan.late) w.line(line);
   let native = `(${F}$c ??= binder.native('${F}'))`;
+  if (!plan.capacity && !plan.register.length && plan.callArgs.length > 0 && plan.callArgs.every(isSlotArgument)) {
+    // only out-slots, the same memory every call: bound with them fixed (converted once for the FFI)
+    native = `(${F}$c ??= binder.nativeFixed('${F}', [${plan.callArgs.join(', ')}]))`;
+    plan.callArgs = [];
+  }
   if (plan.register.length) {
     // bind before registering: a missing library or symbol must not leave a callback counted as pending
     w.line(`const native = ${native};`);
@@ -147,6 +152,11 @@ function writeBody(w: Writer, fn: FunctionDecl, plan: FunctionPlan, opts: Functi
   } else w.line(`const result = ${callExpr(site, plan.callArgs)};`);
   for (const line of plan.post) w.line(line);
   writeReturn(w, plan, opts);
+}
+
+/** Whether a call argument is memory of the function's own Scratch (the whole buffer or one slot). */
+function isSlotArgument(arg: string): boolean {
+  return arg === 's.bytes' || /^s\.slot\(\d+\)$/.test(arg);
 }
 
 function writeReturn(w: Writer, plan: FunctionPlan, opts: FunctionOptions): void {

@@ -15,7 +15,7 @@ let cublasLtCreate$c: NativeFunction | undefined;
 export function cublasLtCreate(): T.cublasLtHandle_t {
   const s = (cublasLtCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasLtCreate$c ??= binder.native('cublasLtCreate'))(s.bytes);
+  const status = (cublasLtCreate$c ??= binder.nativeFixed('cublasLtCreate', [s.bytes]))();
   if (status !== 0) throw fail('cublasLtCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtHandle_t;
 }
@@ -79,7 +79,7 @@ let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(s.bytes);
+  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.nativeFixed('cublasLtHeuristicsCacheGetCapacity', [s.bytes]))();
   if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
   return (s.u32[1] * 4294967296 + s.u32[0]);
 }
@@ -420,7 +420,7 @@ let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(s.bytes);
+  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]))();
   if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulPreference_t;
 }

@@ -106,7 +106,7 @@ let cusolverSpCreate$c: NativeFunction | undefined;
 export function cusolverSpCreate(): T.cusolverSpHandle_t {
   const s = (cusolverSpCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverSpCreate$c ??= binder.native('cusolverSpCreate'))(s.bytes);
+  const status = (cusolverSpCreate$c ??= binder.nativeFixed('cusolverSpCreate', [s.bytes]))();
   if (status !== 0) throw fail('cusolverSpCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverSpHandle_t;
 }
@@ -117,7 +117,7 @@ let cusolverSpCreateCsrqrInfo$c: NativeFunction | undefined;
 export function cusolverSpCreateCsrqrInfo(): T.csrqrInfo_t {
   const s = (cusolverSpCreateCsrqrInfo$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverSpCreateCsrqrInfo$c ??= binder.native('cusolverSpCreateCsrqrInfo'))(s.bytes);
+  const status = (cusolverSpCreateCsrqrInfo$c ??= binder.nativeFixed('cusolverSpCreateCsrqrInfo', [s.bytes]))();
   if (status !== 0) throw fail('cusolverSpCreateCsrqrInfo', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrqrInfo_t;
 }

@@ -16,7 +16,7 @@ let cuDriverGetVersion$c: NativeFunction | undefined;
 export function cuDriverGetVersion(): number {
   const s = (cuDriverGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuDriverGetVersion$c ??= binder.native('cuDriverGetVersion'))(s.bytes);
+  const status = (cuDriverGetVersion$c ??= binder.nativeFixed('cuDriverGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('cuDriverGetVersion', status);
   return s.i32[0];
 }

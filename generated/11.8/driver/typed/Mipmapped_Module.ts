@@ -118,7 +118,7 @@ let cuModuleGetLoadingMode$c: NativeFunction | undefined;
 export function cuModuleGetLoadingMode(): T.CUmoduleLoadingMode {
   const s = (cuModuleGetLoadingMode$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuModuleGetLoadingMode$c ??= binder.native('cuModuleGetLoadingMode'))(s.bytes);
+  const status = (cuModuleGetLoadingMode$c ??= binder.nativeFixed('cuModuleGetLoadingMode', [s.bytes]))();
   if (status !== 0) throw fail('cuModuleGetLoadingMode', status);
   return s.i32[0] as T.CUmoduleLoadingMode;
 }

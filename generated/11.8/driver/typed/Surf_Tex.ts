@@ -146,7 +146,7 @@ let cuTexRefCreate$c: NativeFunction | undefined;
 export function cuTexRefCreate(): T.CUtexref {
   const s = (cuTexRefCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuTexRefCreate$c ??= binder.native('cuTexRefCreate'))(s.bytes);
+  const status = (cuTexRefCreate$c ??= binder.nativeFixed('cuTexRefCreate', [s.bytes]))();
   if (status !== 0) throw fail('cuTexRefCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUtexref;
 }

@@ -48,7 +48,7 @@ let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
 export function nvmlSystemGetCudaDriverVersion(): number {
   const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.native('nvmlSystemGetCudaDriverVersion'))(s.bytes);
+  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.nativeFixed('nvmlSystemGetCudaDriverVersion', [s.bytes]))();
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion', status);
   return s.i32[0];
 }
@@ -60,7 +60,7 @@ let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(s.bytes);
+  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.nativeFixed('nvmlSystemGetCudaDriverVersion_v2', [s.bytes]))();
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion_v2', status);
   return s.i32[0];
 }

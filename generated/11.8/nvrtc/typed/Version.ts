@@ -17,7 +17,7 @@ export function nvrtcVersion(): { major: number; minor: number } {
   const s = (nvrtcVersion$ ??= new Scratch(2));
   s.f64[0] = 0;
   s.f64[1] = 0;
-  const status = (nvrtcVersion$c ??= binder.native('nvrtcVersion'))(s.slot(0), s.slot(1));
+  const status = (nvrtcVersion$c ??= binder.nativeFixed('nvrtcVersion', [s.slot(0), s.slot(1)]))();
   if (status !== 0) throw fail('nvrtcVersion', status);
   return { major: s.i32[0], minor: s.i32[2] };
 }

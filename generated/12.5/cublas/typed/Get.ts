@@ -35,7 +35,7 @@ let cublasGetLoggerCallback$c: NativeFunction | undefined;
 export function cublasGetLoggerCallback(): number {
   const s = (cublasGetLoggerCallback$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasGetLoggerCallback$c ??= binder.native('cublasGetLoggerCallback'))(s.bytes);
+  const status = (cublasGetLoggerCallback$c ??= binder.nativeFixed('cublasGetLoggerCallback', [s.bytes]))();
   if (status !== 0) throw fail('cublasGetLoggerCallback', status);
   return (s.u32[1] * 4294967296 + s.u32[0]);
 }

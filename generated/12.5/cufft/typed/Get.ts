@@ -179,7 +179,7 @@ let cufftGetVersion$c: NativeFunction | undefined;
 export function cufftGetVersion(): number {
   const s = (cufftGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cufftGetVersion$c ??= binder.native('cufftGetVersion'))(s.bytes);
+  const status = (cufftGetVersion$c ??= binder.nativeFixed('cufftGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('cufftGetVersion', status);
   return s.i32[0];
 }

@@ -150,7 +150,7 @@ let cuFileGetVersion$c: NativeFunction | undefined;
 export function cuFileGetVersion(): number {
   const s = (cuFileGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = ((cuFileGetVersion$c ??= binder.native('cuFileGetVersion'))(s.bytes) as { err: number }).err;
+  const status = ((cuFileGetVersion$c ??= binder.nativeFixed('cuFileGetVersion', [s.bytes]))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetVersion', status);
   return s.i32[0];
 }

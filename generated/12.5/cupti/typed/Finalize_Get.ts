@@ -160,7 +160,7 @@ let cuptiGetNumEventDomains$c: NativeFunction | undefined;
 export function cuptiGetNumEventDomains(): number {
   const s = (cuptiGetNumEventDomains$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuptiGetNumEventDomains$c ??= binder.native('cuptiGetNumEventDomains'))(s.bytes);
+  const status = (cuptiGetNumEventDomains$c ??= binder.nativeFixed('cuptiGetNumEventDomains', [s.bytes]))();
   if (status !== 0) throw fail('cuptiGetNumEventDomains', status);
   return s.u32[0];
 }
@@ -172,7 +172,7 @@ let cuptiGetNumMetrics$c: NativeFunction | undefined;
 export function cuptiGetNumMetrics(): number {
   const s = (cuptiGetNumMetrics$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuptiGetNumMetrics$c ??= binder.native('cuptiGetNumMetrics'))(s.bytes);
+  const status = (cuptiGetNumMetrics$c ??= binder.nativeFixed('cuptiGetNumMetrics', [s.bytes]))();
   if (status !== 0) throw fail('cuptiGetNumMetrics', status);
   return s.u32[0];
 }
@@ -232,7 +232,7 @@ let cuptiGetThreadIdType$c: NativeFunction | undefined;
 export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
   const s = (cuptiGetThreadIdType$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuptiGetThreadIdType$c ??= binder.native('cuptiGetThreadIdType'))(s.bytes);
+  const status = (cuptiGetThreadIdType$c ??= binder.nativeFixed('cuptiGetThreadIdType', [s.bytes]))();
   if (status !== 0) throw fail('cuptiGetThreadIdType', status);
   return s.i32[0] as T.CUpti_ActivityThreadIdType;
 }
@@ -244,7 +244,7 @@ let cuptiGetTimestamp$c: NativeFunction | undefined;
 export function cuptiGetTimestamp(): bigint {
   const s = (cuptiGetTimestamp$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuptiGetTimestamp$c ??= binder.native('cuptiGetTimestamp'))(s.bytes);
+  const status = (cuptiGetTimestamp$c ??= binder.nativeFixed('cuptiGetTimestamp', [s.bytes]))();
   if (status !== 0) throw fail('cuptiGetTimestamp', status);
   return s.u64[0];
 }
@@ -256,7 +256,7 @@ let cuptiGetVersion$c: NativeFunction | undefined;
 export function cuptiGetVersion(): number {
   const s = (cuptiGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuptiGetVersion$c ??= binder.native('cuptiGetVersion'))(s.bytes);
+  const status = (cuptiGetVersion$c ??= binder.nativeFixed('cuptiGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('cuptiGetVersion', status);
   return s.u32[0];
 }

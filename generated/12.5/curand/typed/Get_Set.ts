@@ -64,7 +64,7 @@ let curandGetVersion$c: NativeFunction | undefined;
 export function curandGetVersion(): number {
   const s = (curandGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (curandGetVersion$c ??= binder.native('curandGetVersion'))(s.bytes);
+  const status = (curandGetVersion$c ??= binder.nativeFixed('curandGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('curandGetVersion', status);
   return s.i32[0];
 }

@@ -107,7 +107,7 @@ let cusolverDnIRSInfosCreate$c: NativeFunction | undefined;
 export function cusolverDnIRSInfosCreate(): T.cusolverDnIRSInfos_t {
   const s = (cusolverDnIRSInfosCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverDnIRSInfosCreate$c ??= binder.native('cusolverDnIRSInfosCreate'))(s.bytes);
+  const status = (cusolverDnIRSInfosCreate$c ??= binder.nativeFixed('cusolverDnIRSInfosCreate', [s.bytes]))();
   if (status !== 0) throw fail('cusolverDnIRSInfosCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnIRSInfos_t;
 }
@@ -186,7 +186,7 @@ let cusolverDnIRSParamsCreate$c: NativeFunction | undefined;
 export function cusolverDnIRSParamsCreate(): T.cusolverDnIRSParams_t {
   const s = (cusolverDnIRSParamsCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverDnIRSParamsCreate$c ??= binder.native('cusolverDnIRSParamsCreate'))(s.bytes);
+  const status = (cusolverDnIRSParamsCreate$c ??= binder.nativeFixed('cusolverDnIRSParamsCreate', [s.bytes]))();
   if (status !== 0) throw fail('cusolverDnIRSParamsCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnIRSParams_t;
 }

@@ -127,7 +127,7 @@ let cusparseSpGEMM_createDescr$c: NativeFunction | undefined;
 export function cusparseSpGEMM_createDescr(): T.cusparseSpGEMMDescr_t {
   const s = (cusparseSpGEMM_createDescr$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseSpGEMM_createDescr$c ??= binder.native('cusparseSpGEMM_createDescr'))(s.bytes);
+  const status = (cusparseSpGEMM_createDescr$c ??= binder.nativeFixed('cusparseSpGEMM_createDescr', [s.bytes]))();
   if (status !== 0) throw fail('cusparseSpGEMM_createDescr', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpGEMMDescr_t;
 }
@@ -760,7 +760,7 @@ let cusparseSpSM_createDescr$c: NativeFunction | undefined;
 export function cusparseSpSM_createDescr(): T.cusparseSpSMDescr_t {
   const s = (cusparseSpSM_createDescr$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseSpSM_createDescr$c ??= binder.native('cusparseSpSM_createDescr'))(s.bytes);
+  const status = (cusparseSpSM_createDescr$c ??= binder.nativeFixed('cusparseSpSM_createDescr', [s.bytes]))();
   if (status !== 0) throw fail('cusparseSpSM_createDescr', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpSMDescr_t;
 }
@@ -875,7 +875,7 @@ let cusparseSpSV_createDescr$c: NativeFunction | undefined;
 export function cusparseSpSV_createDescr(): T.cusparseSpSVDescr_t {
   const s = (cusparseSpSV_createDescr$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseSpSV_createDescr$c ??= binder.native('cusparseSpSV_createDescr'))(s.bytes);
+  const status = (cusparseSpSV_createDescr$c ??= binder.nativeFixed('cusparseSpSV_createDescr', [s.bytes]))();
   if (status !== 0) throw fail('cusparseSpSV_createDescr', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpSVDescr_t;
 }

@@ -224,7 +224,7 @@ let cuCtxGetCacheConfig$c: NativeFunction | undefined;
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   const s = (cuCtxGetCacheConfig$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.bytes);
+  const status = (cuCtxGetCacheConfig$c ??= binder.nativeFixed('cuCtxGetCacheConfig', [s.bytes]))();
   if (status !== 0) throw fail('cuCtxGetCacheConfig', status);
   return s.i32[0] as T.CUfunc_cache;
 }
@@ -236,7 +236,7 @@ let cuCtxGetCurrent$c: NativeFunction | undefined;
 export function cuCtxGetCurrent(): T.CUcontext {
   const s = (cuCtxGetCurrent$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.bytes);
+  const status = (cuCtxGetCurrent$c ??= binder.nativeFixed('cuCtxGetCurrent', [s.bytes]))();
   if (status !== 0) throw fail('cuCtxGetCurrent', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }
@@ -262,7 +262,7 @@ let cuCtxGetDevice$c: NativeFunction | undefined;
 export function cuCtxGetDevice(): number {
   const s = (cuCtxGetDevice$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.bytes);
+  const status = (cuCtxGetDevice$c ??= binder.nativeFixed('cuCtxGetDevice', [s.bytes]))();
   if (status !== 0) throw fail('cuCtxGetDevice', status);
   return s.i32[0];
 }
@@ -287,7 +287,7 @@ let cuCtxGetFlags$c: NativeFunction | undefined;
 export function cuCtxGetFlags(): number {
   const s = (cuCtxGetFlags$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.bytes);
+  const status = (cuCtxGetFlags$c ??= binder.nativeFixed('cuCtxGetFlags', [s.bytes]))();
   if (status !== 0) throw fail('cuCtxGetFlags', status);
   return s.u32[0];
 }
@@ -328,7 +328,7 @@ let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   const s = (cuCtxGetSharedMemConfig$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.bytes);
+  const status = (cuCtxGetSharedMemConfig$c ??= binder.nativeFixed('cuCtxGetSharedMemConfig', [s.bytes]))();
   if (status !== 0) throw fail('cuCtxGetSharedMemConfig', status);
   return s.i32[0] as T.CUsharedconfig;
 }
@@ -342,7 +342,7 @@ export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatest
   const s = (cuCtxGetStreamPriorityRange$ ??= new Scratch(2));
   s.f64[0] = 0;
   s.f64[1] = 0;
-  const status = (cuCtxGetStreamPriorityRange$c ??= binder.native('cuCtxGetStreamPriorityRange'))(s.slot(0), s.slot(1));
+  const status = (cuCtxGetStreamPriorityRange$c ??= binder.nativeFixed('cuCtxGetStreamPriorityRange', [s.slot(0), s.slot(1)]))();
   if (status !== 0) throw fail('cuCtxGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
 }
@@ -354,7 +354,7 @@ let cuCtxPopCurrent$c: NativeFunction | undefined;
 export function cuCtxPopCurrent(): T.CUcontext {
   const s = (cuCtxPopCurrent$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.bytes);
+  const status = (cuCtxPopCurrent$c ??= binder.nativeFixed('cuCtxPopCurrent', [s.bytes]))();
   if (status !== 0) throw fail('cuCtxPopCurrent', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
 }

@@ -116,7 +116,7 @@ let nvmlDeviceGetCount$c: NativeFunction | undefined;
 export function nvmlDeviceGetCount(): number {
   const s = (nvmlDeviceGetCount$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlDeviceGetCount$c ??= binder.native('nvmlDeviceGetCount'))(s.bytes);
+  const status = (nvmlDeviceGetCount$c ??= binder.nativeFixed('nvmlDeviceGetCount', [s.bytes]))();
   if (status !== 0) throw fail('nvmlDeviceGetCount', status);
   return s.u32[0];
 }

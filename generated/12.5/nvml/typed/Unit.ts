@@ -16,7 +16,7 @@ let nvmlUnitGetCount$c: NativeFunction | undefined;
 export function nvmlUnitGetCount(): number {
   const s = (nvmlUnitGetCount$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlUnitGetCount$c ??= binder.native('nvmlUnitGetCount'))(s.bytes);
+  const status = (nvmlUnitGetCount$c ??= binder.nativeFixed('nvmlUnitGetCount', [s.bytes]))();
   if (status !== 0) throw fail('nvmlUnitGetCount', status);
   return s.u32[0];
 }

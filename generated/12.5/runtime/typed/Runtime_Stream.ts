@@ -16,7 +16,7 @@ let cudaRuntimeGetVersion$c: NativeFunction | undefined;
 export function cudaRuntimeGetVersion(): number {
   const s = (cudaRuntimeGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaRuntimeGetVersion$c ??= binder.native('cudaRuntimeGetVersion'))(s.bytes);
+  const status = (cudaRuntimeGetVersion$c ??= binder.nativeFixed('cudaRuntimeGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
   return s.i32[0];
 }
@@ -47,7 +47,7 @@ let cudaSetDoubleForDevice$c: NativeFunction | undefined;
 export function cudaSetDoubleForDevice(): number {
   const s = (cudaSetDoubleForDevice$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaSetDoubleForDevice$c ??= binder.native('cudaSetDoubleForDevice'))(s.bytes);
+  const status = (cudaSetDoubleForDevice$c ??= binder.nativeFixed('cudaSetDoubleForDevice', [s.bytes]))();
   if (status !== 0) throw fail('cudaSetDoubleForDevice', status);
   return s.f64[0];
 }
@@ -60,7 +60,7 @@ let cudaSetDoubleForHost$c: NativeFunction | undefined;
 export function cudaSetDoubleForHost(): number {
   const s = (cudaSetDoubleForHost$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaSetDoubleForHost$c ??= binder.native('cudaSetDoubleForHost'))(s.bytes);
+  const status = (cudaSetDoubleForHost$c ??= binder.nativeFixed('cudaSetDoubleForHost', [s.bytes]))();
   if (status !== 0) throw fail('cudaSetDoubleForHost', status);
   return s.f64[0];
 }
@@ -171,7 +171,7 @@ let cudaStreamCreate$c: NativeFunction | undefined;
 export function cudaStreamCreate(): T.cudaStream_t {
   const s = (cudaStreamCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaStreamCreate$c ??= binder.native('cudaStreamCreate'))(s.bytes);
+  const status = (cudaStreamCreate$c ??= binder.nativeFixed('cudaStreamCreate', [s.bytes]))();
   if (status !== 0) throw fail('cudaStreamCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }

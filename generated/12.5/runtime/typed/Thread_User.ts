@@ -18,7 +18,7 @@ export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMod
   const s = (cudaThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
   if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
   s.f64[0] = 0; s.u32[0] = mode;
-  const status = (cudaThreadExchangeStreamCaptureMode$c ??= binder.native('cudaThreadExchangeStreamCaptureMode'))(s.bytes);
+  const status = (cudaThreadExchangeStreamCaptureMode$c ??= binder.nativeFixed('cudaThreadExchangeStreamCaptureMode', [s.bytes]))();
   if (status !== 0) throw fail('cudaThreadExchangeStreamCaptureMode', status);
   return s.u32[0] as T.cudaStreamCaptureMode;
 }
@@ -39,7 +39,7 @@ let cudaThreadGetCacheConfig$c: NativeFunction | undefined;
 export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaThreadGetCacheConfig$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaThreadGetCacheConfig$c ??= binder.native('cudaThreadGetCacheConfig'))(s.bytes);
+  const status = (cudaThreadGetCacheConfig$c ??= binder.nativeFixed('cudaThreadGetCacheConfig', [s.bytes]))();
   if (status !== 0) throw fail('cudaThreadGetCacheConfig', status);
   return s.i32[0] as T.cudaFuncCache;
 }

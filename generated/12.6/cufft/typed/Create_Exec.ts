@@ -15,7 +15,7 @@ let cufftCreate$c: NativeFunction | undefined;
 export function cufftCreate(): number {
   const s = (cufftCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cufftCreate$c ??= binder.native('cufftCreate'))(s.bytes);
+  const status = (cufftCreate$c ??= binder.nativeFixed('cufftCreate', [s.bytes]))();
   if (status !== 0) throw fail('cufftCreate', status);
   return s.i32[0];
 }

@@ -171,7 +171,7 @@ let cusolverDnCreate$c: NativeFunction | undefined;
 export function cusolverDnCreate(): T.cusolverDnHandle_t {
   const s = (cusolverDnCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverDnCreate$c ??= binder.native('cusolverDnCreate'))(s.bytes);
+  const status = (cusolverDnCreate$c ??= binder.nativeFixed('cusolverDnCreate', [s.bytes]))();
   if (status !== 0) throw fail('cusolverDnCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnHandle_t;
 }
@@ -182,7 +182,7 @@ let cusolverDnCreateGesvdjInfo$c: NativeFunction | undefined;
 export function cusolverDnCreateGesvdjInfo(): T.gesvdjInfo_t {
   const s = (cusolverDnCreateGesvdjInfo$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverDnCreateGesvdjInfo$c ??= binder.native('cusolverDnCreateGesvdjInfo'))(s.bytes);
+  const status = (cusolverDnCreateGesvdjInfo$c ??= binder.nativeFixed('cusolverDnCreateGesvdjInfo', [s.bytes]))();
   if (status !== 0) throw fail('cusolverDnCreateGesvdjInfo', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.gesvdjInfo_t;
 }
@@ -193,7 +193,7 @@ let cusolverDnCreateParams$c: NativeFunction | undefined;
 export function cusolverDnCreateParams(): T.cusolverDnParams_t {
   const s = (cusolverDnCreateParams$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverDnCreateParams$c ??= binder.native('cusolverDnCreateParams'))(s.bytes);
+  const status = (cusolverDnCreateParams$c ??= binder.nativeFixed('cusolverDnCreateParams', [s.bytes]))();
   if (status !== 0) throw fail('cusolverDnCreateParams', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnParams_t;
 }
@@ -204,7 +204,7 @@ let cusolverDnCreateSyevjInfo$c: NativeFunction | undefined;
 export function cusolverDnCreateSyevjInfo(): T.syevjInfo_t {
   const s = (cusolverDnCreateSyevjInfo$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverDnCreateSyevjInfo$c ??= binder.native('cusolverDnCreateSyevjInfo'))(s.bytes);
+  const status = (cusolverDnCreateSyevjInfo$c ??= binder.nativeFixed('cusolverDnCreateSyevjInfo', [s.bytes]))();
   if (status !== 0) throw fail('cusolverDnCreateSyevjInfo', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.syevjInfo_t;
 }

@@ -162,7 +162,7 @@ let cusolverGetVersion$c: NativeFunction | undefined;
 export function cusolverGetVersion(): number {
   const s = (cusolverGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverGetVersion$c ??= binder.native('cusolverGetVersion'))(s.bytes);
+  const status = (cusolverGetVersion$c ??= binder.nativeFixed('cusolverGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('cusolverGetVersion', status);
   return s.i32[0];
 }
@@ -309,7 +309,7 @@ let cusolverRfCreate$c: NativeFunction | undefined;
 export function cusolverRfCreate(): T.cusolverRfHandle_t {
   const s = (cusolverRfCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusolverRfCreate$c ??= binder.native('cusolverRfCreate'))(s.bytes);
+  const status = (cusolverRfCreate$c ??= binder.nativeFixed('cusolverRfCreate', [s.bytes]))();
   if (status !== 0) throw fail('cusolverRfCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverRfHandle_t;
 }

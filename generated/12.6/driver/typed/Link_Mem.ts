@@ -404,7 +404,7 @@ export function cuMemGetInfo(): { free: number; total: number } {
   const s = (cuMemGetInfo$ ??= new Scratch(2));
   s.f64[0] = 0;
   s.f64[1] = 0;
-  const status = (cuMemGetInfo$c ??= binder.native('cuMemGetInfo'))(s.slot(0), s.slot(1));
+  const status = (cuMemGetInfo$c ??= binder.nativeFixed('cuMemGetInfo', [s.slot(0), s.slot(1)]))();
   if (status !== 0) throw fail('cuMemGetInfo', status);
   return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

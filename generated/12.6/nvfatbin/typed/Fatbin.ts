@@ -121,7 +121,7 @@ export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle | null): T.nvF
   const s = (nvFatbinDestroy$ ??= new Scratch(1));
   if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
   s.u64[0] = BigInt(handle_indirect as number | bigint);
-  const status = (nvFatbinDestroy$c ??= binder.native('nvFatbinDestroy'))(s.bytes);
+  const status = (nvFatbinDestroy$c ??= binder.nativeFixed('nvFatbinDestroy', [s.bytes]))();
   if (status !== 0) throw fail('nvFatbinDestroy', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvFatbinHandle;
 }
@@ -169,7 +169,7 @@ export function nvFatbinVersion(): { major: number; minor: number } {
   const s = (nvFatbinVersion$ ??= new Scratch(2));
   s.f64[0] = 0;
   s.f64[1] = 0;
-  const status = (nvFatbinVersion$c ??= binder.native('nvFatbinVersion'))(s.slot(0), s.slot(1));
+  const status = (nvFatbinVersion$c ??= binder.nativeFixed('nvFatbinVersion', [s.slot(0), s.slot(1)]))();
   if (status !== 0) throw fail('nvFatbinVersion', status);
   return { major: s.u32[0], minor: s.u32[2] };
 }

@@ -70,7 +70,7 @@ let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlGpmSampleAlloc$c ??= binder.native('nvmlGpmSampleAlloc'))(s.bytes);
+  const status = (nvmlGpmSampleAlloc$c ??= binder.nativeFixed('nvmlGpmSampleAlloc', [s.bytes]))();
   if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpmSample_t;
 }

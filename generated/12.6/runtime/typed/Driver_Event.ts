@@ -16,7 +16,7 @@ let cudaDriverGetVersion$c: NativeFunction | undefined;
 export function cudaDriverGetVersion(): number {
   const s = (cudaDriverGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaDriverGetVersion$c ??= binder.native('cudaDriverGetVersion'))(s.bytes);
+  const status = (cudaDriverGetVersion$c ??= binder.nativeFixed('cudaDriverGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('cudaDriverGetVersion', status);
   return s.i32[0];
 }
@@ -28,7 +28,7 @@ let cudaEventCreate$c: NativeFunction | undefined;
 export function cudaEventCreate(): T.cudaEvent_t {
   const s = (cudaEventCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaEventCreate$c ??= binder.native('cudaEventCreate'))(s.bytes);
+  const status = (cudaEventCreate$c ??= binder.nativeFixed('cudaEventCreate', [s.bytes]))();
   if (status !== 0) throw fail('cudaEventCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
 }

@@ -28,7 +28,7 @@ let cudaGetDevice$c: NativeFunction | undefined;
 export function cudaGetDevice(): number {
   const s = (cudaGetDevice$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaGetDevice$c ??= binder.native('cudaGetDevice'))(s.bytes);
+  const status = (cudaGetDevice$c ??= binder.nativeFixed('cudaGetDevice', [s.bytes]))();
   if (status !== 0) throw fail('cudaGetDevice', status);
   return s.i32[0];
 }
@@ -40,7 +40,7 @@ let cudaGetDeviceCount$c: NativeFunction | undefined;
 export function cudaGetDeviceCount(): number {
   const s = (cudaGetDeviceCount$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaGetDeviceCount$c ??= binder.native('cudaGetDeviceCount'))(s.bytes);
+  const status = (cudaGetDeviceCount$c ??= binder.nativeFixed('cudaGetDeviceCount', [s.bytes]))();
   if (status !== 0) throw fail('cudaGetDeviceCount', status);
   return s.i32[0];
 }
@@ -52,7 +52,7 @@ let cudaGetDeviceFlags$c: NativeFunction | undefined;
 export function cudaGetDeviceFlags(): number {
   const s = (cudaGetDeviceFlags$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaGetDeviceFlags$c ??= binder.native('cudaGetDeviceFlags'))(s.bytes);
+  const status = (cudaGetDeviceFlags$c ??= binder.nativeFixed('cudaGetDeviceFlags', [s.bytes]))();
   if (status !== 0) throw fail('cudaGetDeviceFlags', status);
   return s.u32[0];
 }

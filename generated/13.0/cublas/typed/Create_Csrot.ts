@@ -15,7 +15,7 @@ let cublasCreate$c: NativeFunction | undefined;
 export function cublasCreate(): T.cublasHandle_t {
   const s = (cublasCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasCreate$c ??= binder.native('cublasCreate'))(s.bytes);
+  const status = (cublasCreate$c ??= binder.nativeFixed('cublasCreate', [s.bytes]))();
   if (status !== 0) throw fail('cublasCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasHandle_t;
 }

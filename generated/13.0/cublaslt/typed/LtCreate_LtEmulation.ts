@@ -15,7 +15,7 @@ let cublasLtCreate$c: NativeFunction | undefined;
 export function cublasLtCreate(): T.cublasLtHandle_t {
   const s = (cublasLtCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasLtCreate$c ??= binder.native('cublasLtCreate'))(s.bytes);
+  const status = (cublasLtCreate$c ??= binder.nativeFixed('cublasLtCreate', [s.bytes]))();
   if (status !== 0) throw fail('cublasLtCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtHandle_t;
 }
@@ -45,7 +45,7 @@ let cublasLtEmulationDescCreate$c: NativeFunction | undefined;
 export function cublasLtEmulationDescCreate(): T.cublasLtEmulationDesc_t {
   const s = (cublasLtEmulationDescCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasLtEmulationDescCreate$c ??= binder.native('cublasLtEmulationDescCreate'))(s.bytes);
+  const status = (cublasLtEmulationDescCreate$c ??= binder.nativeFixed('cublasLtEmulationDescCreate', [s.bytes]))();
   if (status !== 0) throw fail('cublasLtEmulationDescCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtEmulationDesc_t;
 }

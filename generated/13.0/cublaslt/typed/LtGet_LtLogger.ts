@@ -60,7 +60,7 @@ let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(s.bytes);
+  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.nativeFixed('cublasLtHeuristicsCacheGetCapacity', [s.bytes]))();
   if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
   return (s.u32[1] * 4294967296 + s.u32[0]);
 }

@@ -291,7 +291,7 @@ let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
   const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(s.bytes);
+  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]))();
   if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulPreference_t;
 }

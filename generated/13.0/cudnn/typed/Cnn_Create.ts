@@ -179,7 +179,7 @@ let cudnnCreate$c: NativeFunction | undefined;
 export function cudnnCreate(): T.cudnnHandle_t {
   const s = (cudnnCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreate$c ??= binder.native('cudnnCreate'))(s.bytes);
+  const status = (cudnnCreate$c ??= binder.nativeFixed('cudnnCreate', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnHandle_t;
 }
@@ -190,7 +190,7 @@ let cudnnCreateActivationDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateActivationDescriptor(): T.cudnnActivationDescriptor_t {
   const s = (cudnnCreateActivationDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateActivationDescriptor$c ??= binder.native('cudnnCreateActivationDescriptor'))(s.bytes);
+  const status = (cudnnCreateActivationDescriptor$c ??= binder.nativeFixed('cudnnCreateActivationDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateActivationDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnActivationDescriptor_t;
 }
@@ -201,7 +201,7 @@ let cudnnCreateAttnDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateAttnDescriptor(): T.cudnnAttnDescriptor_t {
   const s = (cudnnCreateAttnDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateAttnDescriptor$c ??= binder.native('cudnnCreateAttnDescriptor'))(s.bytes);
+  const status = (cudnnCreateAttnDescriptor$c ??= binder.nativeFixed('cudnnCreateAttnDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateAttnDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnAttnDescriptor_t;
 }
@@ -212,7 +212,7 @@ let cudnnCreateCTCLossDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateCTCLossDescriptor(): T.cudnnCTCLossDescriptor_t {
   const s = (cudnnCreateCTCLossDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateCTCLossDescriptor$c ??= binder.native('cudnnCreateCTCLossDescriptor'))(s.bytes);
+  const status = (cudnnCreateCTCLossDescriptor$c ??= binder.nativeFixed('cudnnCreateCTCLossDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateCTCLossDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnCTCLossDescriptor_t;
 }
@@ -223,7 +223,7 @@ let cudnnCreateConvolutionDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateConvolutionDescriptor(): T.cudnnConvolutionDescriptor_t {
   const s = (cudnnCreateConvolutionDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateConvolutionDescriptor$c ??= binder.native('cudnnCreateConvolutionDescriptor'))(s.bytes);
+  const status = (cudnnCreateConvolutionDescriptor$c ??= binder.nativeFixed('cudnnCreateConvolutionDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateConvolutionDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnConvolutionDescriptor_t;
 }
@@ -234,7 +234,7 @@ let cudnnCreateDropoutDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateDropoutDescriptor(): T.cudnnDropoutDescriptor_t {
   const s = (cudnnCreateDropoutDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateDropoutDescriptor$c ??= binder.native('cudnnCreateDropoutDescriptor'))(s.bytes);
+  const status = (cudnnCreateDropoutDescriptor$c ??= binder.nativeFixed('cudnnCreateDropoutDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateDropoutDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnDropoutDescriptor_t;
 }
@@ -245,7 +245,7 @@ let cudnnCreateFilterDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateFilterDescriptor(): T.cudnnFilterDescriptor_t {
   const s = (cudnnCreateFilterDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateFilterDescriptor$c ??= binder.native('cudnnCreateFilterDescriptor'))(s.bytes);
+  const status = (cudnnCreateFilterDescriptor$c ??= binder.nativeFixed('cudnnCreateFilterDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateFilterDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFilterDescriptor_t;
 }
@@ -295,7 +295,7 @@ let cudnnCreateLRNDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateLRNDescriptor(): T.cudnnLRNDescriptor_t {
   const s = (cudnnCreateLRNDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateLRNDescriptor$c ??= binder.native('cudnnCreateLRNDescriptor'))(s.bytes);
+  const status = (cudnnCreateLRNDescriptor$c ??= binder.nativeFixed('cudnnCreateLRNDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateLRNDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnLRNDescriptor_t;
 }
@@ -306,7 +306,7 @@ let cudnnCreateOpTensorDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateOpTensorDescriptor(): T.cudnnOpTensorDescriptor_t {
   const s = (cudnnCreateOpTensorDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateOpTensorDescriptor$c ??= binder.native('cudnnCreateOpTensorDescriptor'))(s.bytes);
+  const status = (cudnnCreateOpTensorDescriptor$c ??= binder.nativeFixed('cudnnCreateOpTensorDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateOpTensorDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnOpTensorDescriptor_t;
 }
@@ -317,7 +317,7 @@ let cudnnCreatePoolingDescriptor$c: NativeFunction | undefined;
 export function cudnnCreatePoolingDescriptor(): T.cudnnPoolingDescriptor_t {
   const s = (cudnnCreatePoolingDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreatePoolingDescriptor$c ??= binder.native('cudnnCreatePoolingDescriptor'))(s.bytes);
+  const status = (cudnnCreatePoolingDescriptor$c ??= binder.nativeFixed('cudnnCreatePoolingDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreatePoolingDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnPoolingDescriptor_t;
 }
@@ -328,7 +328,7 @@ let cudnnCreateRNNDataDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateRNNDataDescriptor(): T.cudnnRNNDataDescriptor_t {
   const s = (cudnnCreateRNNDataDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateRNNDataDescriptor$c ??= binder.native('cudnnCreateRNNDataDescriptor'))(s.bytes);
+  const status = (cudnnCreateRNNDataDescriptor$c ??= binder.nativeFixed('cudnnCreateRNNDataDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateRNNDataDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnRNNDataDescriptor_t;
 }
@@ -339,7 +339,7 @@ let cudnnCreateRNNDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateRNNDescriptor(): T.cudnnRNNDescriptor_t {
   const s = (cudnnCreateRNNDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateRNNDescriptor$c ??= binder.native('cudnnCreateRNNDescriptor'))(s.bytes);
+  const status = (cudnnCreateRNNDescriptor$c ??= binder.nativeFixed('cudnnCreateRNNDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateRNNDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnRNNDescriptor_t;
 }
@@ -350,7 +350,7 @@ let cudnnCreateReduceTensorDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateReduceTensorDescriptor(): T.cudnnReduceTensorDescriptor_t {
   const s = (cudnnCreateReduceTensorDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateReduceTensorDescriptor$c ??= binder.native('cudnnCreateReduceTensorDescriptor'))(s.bytes);
+  const status = (cudnnCreateReduceTensorDescriptor$c ??= binder.nativeFixed('cudnnCreateReduceTensorDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateReduceTensorDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnReduceTensorDescriptor_t;
 }
@@ -361,7 +361,7 @@ let cudnnCreateSeqDataDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateSeqDataDescriptor(): T.cudnnSeqDataDescriptor_t {
   const s = (cudnnCreateSeqDataDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateSeqDataDescriptor$c ??= binder.native('cudnnCreateSeqDataDescriptor'))(s.bytes);
+  const status = (cudnnCreateSeqDataDescriptor$c ??= binder.nativeFixed('cudnnCreateSeqDataDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateSeqDataDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnSeqDataDescriptor_t;
 }
@@ -372,7 +372,7 @@ let cudnnCreateSpatialTransformerDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateSpatialTransformerDescriptor(): T.cudnnSpatialTransformerDescriptor_t {
   const s = (cudnnCreateSpatialTransformerDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateSpatialTransformerDescriptor$c ??= binder.native('cudnnCreateSpatialTransformerDescriptor'))(s.bytes);
+  const status = (cudnnCreateSpatialTransformerDescriptor$c ??= binder.nativeFixed('cudnnCreateSpatialTransformerDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateSpatialTransformerDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnSpatialTransformerDescriptor_t;
 }
@@ -383,7 +383,7 @@ let cudnnCreateTensorDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateTensorDescriptor(): T.cudnnTensorDescriptor_t {
   const s = (cudnnCreateTensorDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateTensorDescriptor$c ??= binder.native('cudnnCreateTensorDescriptor'))(s.bytes);
+  const status = (cudnnCreateTensorDescriptor$c ??= binder.nativeFixed('cudnnCreateTensorDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateTensorDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnTensorDescriptor_t;
 }
@@ -394,7 +394,7 @@ let cudnnCreateTensorTransformDescriptor$c: NativeFunction | undefined;
 export function cudnnCreateTensorTransformDescriptor(): T.cudnnTensorTransformDescriptor_t {
   const s = (cudnnCreateTensorTransformDescriptor$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudnnCreateTensorTransformDescriptor$c ??= binder.native('cudnnCreateTensorTransformDescriptor'))(s.bytes);
+  const status = (cudnnCreateTensorTransformDescriptor$c ??= binder.nativeFixed('cudnnCreateTensorTransformDescriptor', [s.bytes]))();
   if (status !== 0) throw fail('cudnnCreateTensorTransformDescriptor', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnTensorTransformDescriptor_t;
 }

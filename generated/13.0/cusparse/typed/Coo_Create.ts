@@ -62,7 +62,7 @@ let cusparseCreate$c: NativeFunction | undefined;
 export function cusparseCreate(): T.cusparseHandle_t {
   const s = (cusparseCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreate$c ??= binder.native('cusparseCreate'))(s.bytes);
+  const status = (cusparseCreate$c ??= binder.nativeFixed('cusparseCreate', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseHandle_t;
 }
@@ -141,7 +141,7 @@ let cusparseCreateBsric02Info$c: NativeFunction | undefined;
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
   const s = (cusparseCreateBsric02Info$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateBsric02Info$c ??= binder.native('cusparseCreateBsric02Info'))(s.bytes);
+  const status = (cusparseCreateBsric02Info$c ??= binder.nativeFixed('cusparseCreateBsric02Info', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsric02Info_t;
 }
@@ -153,7 +153,7 @@ let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
   const s = (cusparseCreateBsrilu02Info$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateBsrilu02Info$c ??= binder.native('cusparseCreateBsrilu02Info'))(s.bytes);
+  const status = (cusparseCreateBsrilu02Info$c ??= binder.nativeFixed('cusparseCreateBsrilu02Info', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrilu02Info_t;
 }
@@ -165,7 +165,7 @@ let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
   const s = (cusparseCreateBsrsm2Info$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateBsrsm2Info$c ??= binder.native('cusparseCreateBsrsm2Info'))(s.bytes);
+  const status = (cusparseCreateBsrsm2Info$c ??= binder.nativeFixed('cusparseCreateBsrsm2Info', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsm2Info_t;
 }
@@ -177,7 +177,7 @@ let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
   const s = (cusparseCreateBsrsv2Info$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateBsrsv2Info$c ??= binder.native('cusparseCreateBsrsv2Info'))(s.bytes);
+  const status = (cusparseCreateBsrsv2Info$c ??= binder.nativeFixed('cusparseCreateBsrsv2Info', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsv2Info_t;
 }
@@ -189,7 +189,7 @@ let cusparseCreateColorInfo$c: NativeFunction | undefined;
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
   const s = (cusparseCreateColorInfo$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateColorInfo$c ??= binder.native('cusparseCreateColorInfo'))(s.bytes);
+  const status = (cusparseCreateColorInfo$c ??= binder.nativeFixed('cusparseCreateColorInfo', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateColorInfo', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseColorInfo_t;
 }
@@ -558,7 +558,7 @@ let cusparseCreateCsric02Info$c: NativeFunction | undefined;
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
   const s = (cusparseCreateCsric02Info$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateCsric02Info$c ??= binder.native('cusparseCreateCsric02Info'))(s.bytes);
+  const status = (cusparseCreateCsric02Info$c ??= binder.nativeFixed('cusparseCreateCsric02Info', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.csric02Info_t;
 }
@@ -570,7 +570,7 @@ let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
   const s = (cusparseCreateCsrilu02Info$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateCsrilu02Info$c ??= binder.native('cusparseCreateCsrilu02Info'))(s.bytes);
+  const status = (cusparseCreateCsrilu02Info$c ??= binder.nativeFixed('cusparseCreateCsrilu02Info', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrilu02Info_t;
 }
@@ -582,7 +582,7 @@ let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
   const s = (cusparseCreateCsru2csrInfo$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateCsru2csrInfo$c ??= binder.native('cusparseCreateCsru2csrInfo'))(s.bytes);
+  const status = (cusparseCreateCsru2csrInfo$c ??= binder.nativeFixed('cusparseCreateCsru2csrInfo', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.csru2csrInfo_t;
 }
@@ -646,7 +646,7 @@ let cusparseCreateMatDescr$c: NativeFunction | undefined;
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
   const s = (cusparseCreateMatDescr$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreateMatDescr$c ??= binder.native('cusparseCreateMatDescr'))(s.bytes);
+  const status = (cusparseCreateMatDescr$c ??= binder.nativeFixed('cusparseCreateMatDescr', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreateMatDescr', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseMatDescr_t;
 }
@@ -658,7 +658,7 @@ let cusparseCreatePruneInfo$c: NativeFunction | undefined;
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
   const s = (cusparseCreatePruneInfo$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cusparseCreatePruneInfo$c ??= binder.native('cusparseCreatePruneInfo'))(s.bytes);
+  const status = (cusparseCreatePruneInfo$c ??= binder.nativeFixed('cusparseCreatePruneInfo', [s.bytes]))();
   if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.pruneInfo_t;
 }

@@ -155,7 +155,7 @@ let cuDeviceGetCount$c: NativeFunction | undefined;
 export function cuDeviceGetCount(): number {
   const s = (cuDeviceGetCount$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cuDeviceGetCount$c ??= binder.native('cuDeviceGetCount'))(s.bytes);
+  const status = (cuDeviceGetCount$c ??= binder.nativeFixed('cuDeviceGetCount', [s.bytes]))();
   if (status !== 0) throw fail('cuDeviceGetCount', status);
   return s.i32[0];
 }

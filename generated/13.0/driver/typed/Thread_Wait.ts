@@ -18,7 +18,7 @@ export function cuThreadExchangeStreamCaptureMode(mode: T.CUstreamCaptureMode): 
   const s = (cuThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
   if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cuThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
   s.f64[0] = 0; s.u32[0] = mode;
-  const status = (cuThreadExchangeStreamCaptureMode$c ??= binder.native('cuThreadExchangeStreamCaptureMode'))(s.bytes);
+  const status = (cuThreadExchangeStreamCaptureMode$c ??= binder.nativeFixed('cuThreadExchangeStreamCaptureMode', [s.bytes]))();
   if (status !== 0) throw fail('cuThreadExchangeStreamCaptureMode', status);
   return s.u32[0] as T.CUstreamCaptureMode;
 }

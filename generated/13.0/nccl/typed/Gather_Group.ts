@@ -64,7 +64,7 @@ let ncclGetVersion$c: NativeFunction | undefined;
 export function ncclGetVersion(): number {
   const s = (ncclGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (ncclGetVersion$c ??= binder.native('ncclGetVersion'))(s.bytes);
+  const status = (ncclGetVersion$c ??= binder.nativeFixed('ncclGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('ncclGetVersion', status);
   return s.i32[0];
 }

@@ -68,7 +68,7 @@ export function nvJitLinkDestroy(handle: T.nvJitLinkHandle | null): T.nvJitLinkH
   const s = (nvJitLinkDestroy$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
   s.u64[0] = BigInt(handle as number | bigint);
-  const status = (nvJitLinkDestroy$c ??= binder.native('nvJitLinkDestroy'))(s.bytes);
+  const status = (nvJitLinkDestroy$c ??= binder.nativeFixed('nvJitLinkDestroy', [s.bytes]))();
   if (status !== 0) throw fail('nvJitLinkDestroy', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvJitLinkHandle;
 }
@@ -173,7 +173,7 @@ export function nvJitLinkVersion(): { major: number; minor: number } {
   const s = (nvJitLinkVersion$ ??= new Scratch(2));
   s.f64[0] = 0;
   s.f64[1] = 0;
-  const status = (nvJitLinkVersion$c ??= binder.native('nvJitLinkVersion'))(s.slot(0), s.slot(1));
+  const status = (nvJitLinkVersion$c ??= binder.nativeFixed('nvJitLinkVersion', [s.slot(0), s.slot(1)]))();
   if (status !== 0) throw fail('nvJitLinkVersion', status);
   return { major: s.u32[0], minor: s.u32[2] };
 }

@@ -95,7 +95,7 @@ let nvmlEventSetCreate$c: NativeFunction | undefined;
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   const s = (nvmlEventSetCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlEventSetCreate$c ??= binder.native('nvmlEventSetCreate'))(s.bytes);
+  const status = (nvmlEventSetCreate$c ??= binder.nativeFixed('nvmlEventSetCreate', [s.bytes]))();
   if (status !== 0) throw fail('nvmlEventSetCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlEventSet_t;
 }

@@ -97,7 +97,7 @@ let nvmlSystemGetConfComputeGpusReadyState$c: NativeFunction | undefined;
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
   const s = (nvmlSystemGetConfComputeGpusReadyState$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlSystemGetConfComputeGpusReadyState$c ??= binder.native('nvmlSystemGetConfComputeGpusReadyState'))(s.bytes);
+  const status = (nvmlSystemGetConfComputeGpusReadyState$c ??= binder.nativeFixed('nvmlSystemGetConfComputeGpusReadyState', [s.bytes]))();
   if (status !== 0) throw fail('nvmlSystemGetConfComputeGpusReadyState', status);
   return s.u32[0];
 }
@@ -145,7 +145,7 @@ let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
 export function nvmlSystemGetCudaDriverVersion(): number {
   const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.native('nvmlSystemGetCudaDriverVersion'))(s.bytes);
+  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.nativeFixed('nvmlSystemGetCudaDriverVersion', [s.bytes]))();
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion', status);
   return s.i32[0];
 }
@@ -157,7 +157,7 @@ let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(s.bytes);
+  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.nativeFixed('nvmlSystemGetCudaDriverVersion_v2', [s.bytes]))();
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion_v2', status);
   return s.i32[0];
 }
@@ -229,7 +229,7 @@ let nvmlSystemGetNvlinkBwMode$c: NativeFunction | undefined;
 export function nvmlSystemGetNvlinkBwMode(): number {
   const s = (nvmlSystemGetNvlinkBwMode$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvmlSystemGetNvlinkBwMode$c ??= binder.native('nvmlSystemGetNvlinkBwMode'))(s.bytes);
+  const status = (nvmlSystemGetNvlinkBwMode$c ??= binder.nativeFixed('nvmlSystemGetNvlinkBwMode', [s.bytes]))();
   if (status !== 0) throw fail('nvmlSystemGetNvlinkBwMode', status);
   return s.u32[0];
 }

@@ -62,7 +62,7 @@ export function nvrtcDestroyProgram(prog: T.nvrtcProgram | null): T.nvrtcProgram
   const s = (nvrtcDestroyProgram$ ??= new Scratch(1));
   if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
   s.u64[0] = BigInt(prog as number | bigint);
-  const status = (nvrtcDestroyProgram$c ??= binder.native('nvrtcDestroyProgram'))(s.bytes);
+  const status = (nvrtcDestroyProgram$c ??= binder.nativeFixed('nvrtcDestroyProgram', [s.bytes]))();
   if (status !== 0) throw fail('nvrtcDestroyProgram', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvrtcProgram;
 }
@@ -150,7 +150,7 @@ let nvrtcGetNumSupportedArchs$c: NativeFunction | undefined;
 export function nvrtcGetNumSupportedArchs(): number {
   const s = (nvrtcGetNumSupportedArchs$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvrtcGetNumSupportedArchs$c ??= binder.native('nvrtcGetNumSupportedArchs'))(s.bytes);
+  const status = (nvrtcGetNumSupportedArchs$c ??= binder.nativeFixed('nvrtcGetNumSupportedArchs', [s.bytes]))();
   if (status !== 0) throw fail('nvrtcGetNumSupportedArchs', status);
   return s.i32[0];
 }
@@ -196,7 +196,7 @@ let nvrtcGetPCHHeapSize$c: NativeFunction | undefined;
 export function nvrtcGetPCHHeapSize(): number {
   const s = (nvrtcGetPCHHeapSize$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (nvrtcGetPCHHeapSize$c ??= binder.native('nvrtcGetPCHHeapSize'))(s.bytes);
+  const status = (nvrtcGetPCHHeapSize$c ??= binder.nativeFixed('nvrtcGetPCHHeapSize', [s.bytes]))();
   if (status !== 0) throw fail('nvrtcGetPCHHeapSize', status);
   return (s.u32[1] * 4294967296 + s.u32[0]);
 }

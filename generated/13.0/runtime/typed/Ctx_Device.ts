@@ -136,7 +136,7 @@ let cudaDeviceGetCacheConfig$c: NativeFunction | undefined;
 export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaDeviceGetCacheConfig$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaDeviceGetCacheConfig$c ??= binder.native('cudaDeviceGetCacheConfig'))(s.bytes);
+  const status = (cudaDeviceGetCacheConfig$c ??= binder.nativeFixed('cudaDeviceGetCacheConfig', [s.bytes]))();
   if (status !== 0) throw fail('cudaDeviceGetCacheConfig', status);
   return s.i32[0] as T.cudaFuncCache;
 }
@@ -287,7 +287,7 @@ let cudaDeviceGetSharedMemConfig$c: NativeFunction | undefined;
 export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
   const s = (cudaDeviceGetSharedMemConfig$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaDeviceGetSharedMemConfig$c ??= binder.native('cudaDeviceGetSharedMemConfig'))(s.bytes);
+  const status = (cudaDeviceGetSharedMemConfig$c ??= binder.nativeFixed('cudaDeviceGetSharedMemConfig', [s.bytes]))();
   if (status !== 0) throw fail('cudaDeviceGetSharedMemConfig', status);
   return s.i32[0] as T.cudaSharedMemConfig;
 }
@@ -300,7 +300,7 @@ export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; gre
   const s = (cudaDeviceGetStreamPriorityRange$ ??= new Scratch(2));
   s.f64[0] = 0;
   s.f64[1] = 0;
-  const status = (cudaDeviceGetStreamPriorityRange$c ??= binder.native('cudaDeviceGetStreamPriorityRange'))(s.slot(0), s.slot(1));
+  const status = (cudaDeviceGetStreamPriorityRange$c ??= binder.nativeFixed('cudaDeviceGetStreamPriorityRange', [s.slot(0), s.slot(1)]))();
   if (status !== 0) throw fail('cudaDeviceGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
 }

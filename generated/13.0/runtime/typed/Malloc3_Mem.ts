@@ -116,7 +116,7 @@ export function cudaMemGetInfo(): { free: number; total: number } {
   const s = (cudaMemGetInfo$ ??= new Scratch(2));
   s.f64[0] = 0;
   s.f64[1] = 0;
-  const status = (cudaMemGetInfo$c ??= binder.native('cudaMemGetInfo'))(s.slot(0), s.slot(1));
+  const status = (cudaMemGetInfo$c ??= binder.nativeFixed('cudaMemGetInfo', [s.slot(0), s.slot(1)]))();
   if (status !== 0) throw fail('cudaMemGetInfo', status);
   return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
 }

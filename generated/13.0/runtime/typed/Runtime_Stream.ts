@@ -16,7 +16,7 @@ let cudaRuntimeGetVersion$c: NativeFunction | undefined;
 export function cudaRuntimeGetVersion(): number {
   const s = (cudaRuntimeGetVersion$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaRuntimeGetVersion$c ??= binder.native('cudaRuntimeGetVersion'))(s.bytes);
+  const status = (cudaRuntimeGetVersion$c ??= binder.nativeFixed('cudaRuntimeGetVersion', [s.bytes]))();
   if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
   return s.i32[0];
 }
@@ -145,7 +145,7 @@ let cudaStreamCreate$c: NativeFunction | undefined;
 export function cudaStreamCreate(): T.cudaStream_t {
   const s = (cudaStreamCreate$ ??= new Scratch(1));
   s.f64[0] = 0;
-  const status = (cudaStreamCreate$c ??= binder.native('cudaStreamCreate'))(s.bytes);
+  const status = (cudaStreamCreate$c ??= binder.nativeFixed('cudaStreamCreate', [s.bytes]))();
   if (status !== 0) throw fail('cudaStreamCreate', status);
   return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
 }
