@@ -2,7 +2,7 @@
 // module (no library), then the generated runtime module on this machine's libcudart (no GPU needed);
 // the driver probes of issue 25 §6 run in test/gpu/handle-check.gpu.test.ts.
 import { existsSync } from 'node:fs';
-import { checkHandles, HANDLE_CHECKS_ENV, registerHandle, type NativeFunction } from '../support';
+import { Binder, checkHandles, HANDLE_CHECKS_ENV, registerHandle, Scratch, type NativeFunction } from '../support';
 
 /** Runs `fn` with the checks turned on (the variable is read when a module loads). */
 function withChecks<T>(fn: () => T): T {
@@ -49,6 +49,21 @@ describe('handle checks on a fake module', () => {
     expect(() => m.native('cuStreamSynchronize')(0x5000)).toThrow(new RangeError('cuStreamSynchronize: hStream is a CUstream_st handle (0x5000) that was destroyed (CUDA_TS_CHECK_HANDLES)'));
     expect(() => m.native('cuStreamDestroy')(0x5000)).toThrow(/^cuStreamDestroy: hStream is a CUstream_st handle \(0x5000\) that was destroyed/);
     expect(m.calls).toEqual(['create', 'sync', 'sync', 'sync', 'destroy']);
+  });
+
+  test('a call bound with its out-slot fixed (Binder.nativeFixed, as the typed layer binds getters) still learns the handle it writes', () => {
+    const b = new Binder({ module: 'fake', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libnone.so'], env: 'CUDA_TS_TEST_NONE', resolve: 'symbol' });
+    const impl: Record<string, NativeFunction> = {
+      cuCtxGetCurrent: (out: Uint8Array) => ((new BigUint64Array(out.buffer, out.byteOffset, 1)[0] = 0x9000n), 0),
+      cuCtxSetCurrent: () => 0,
+    };
+    b.native = (name: string) => impl[name];
+    withChecks(() => checkHandles(b, 'cuCtxGetCurrent|o:CUctx_st:pctx\ncuCtxSetCurrent|h:CUctx_st:ctx'));
+    expect(() => b.native('cuCtxSetCurrent')(0x9000)).toThrow(/^cuCtxSetCurrent: ctx = 0x9000 is no CUctx_st handle this process has seen/);
+    const s = new Scratch(1);
+    expect(b.nativeFixed('cuCtxGetCurrent', [s.bytes])()).toBe(0);
+    expect(s.address(0)).toBe(0x9000);
+    expect(b.native('cuCtxSetCurrent')(0x9000)).toBe(0);
   });
 
   test('a handle of another kind, an unknown one and a number as a function pointer are refused', () => {
