@@ -371,64 +371,86 @@ function cString(s: string): Uint8Array {
  * @internal
  */
 export function adapt(fn: NativeFunction, name: string, params: readonly unknown[], plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options?: AdaptOptions): NativeFunction {
-  const wrapper = adaptedSource(plan, call, options, false, name)(fn, ...adaptHelpers(name, params, options)) as NativeFunction;
+  const wrapper = adapterMaker(plan, call, options, false, name)(fn, ...adaptHelpers(name, params, options)) as NativeFunction;
   Object.defineProperty(wrapper, FIX_ARGUMENTS, {
     value: (args: readonly unknown[]) => {
       if (args.length !== plan.args.length) throw new TypeError(`${name}: expected ${plan.args.length} argument${plan.args.length === 1 ? '' : 's'}, got ${args.length}`);
-      return adaptedSource(plan, call, options, true, name)(fn, ...adaptHelpers(name, params, options), args);
+      return adapterMaker(plan, call, options, true, name)(fn, ...adaptHelpers(name, params, options), args);
     },
   });
   return wrapper;
 }
 
-/** What the adapters' code refers to (see adaptedSource's parameters). */
+/** What the adapters' code refers to (see adapterMaker's parameters). */
 function adaptHelpers(name: string, params: readonly unknown[], options?: AdaptOptions): unknown[] {
   return [toU64, toI64, bigint64, bigint32, argError, options?.pointer ?? objectPointer, NEVER, SMALL, fromWide, renameError, cString, name, params];
 }
 
+/** The pieces of an adapter's source that both its forms share (see adapterMaker). */
+interface AdapterParts {
+  /** The argument names (`a0, a1, …`) and locals (`p0, p1, …, x`). */
+  names: string[];
+  locals: string[];
+  /** The closure variables of the conversions, declared. */
+  declared: string;
+  /** Converts a<i> into p<i>. */
+  body: string;
+  /** The FFI call on p<i> (and the 64-bit result's conversion). */
+  invoke: string;
+  ident: string;
+}
+
 /**
  * The maker of an adapter: per call (`a0, a1, …` converted, then the call), or `fixed` (the arguments
- * F converted once here, a call of no arguments after). One conversion code serves both.
+ * F converted once when made, then a call of no arguments). One conversion code serves both.
  */
-function adaptedSource(plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options: AdaptOptions | undefined, fixed: boolean, name: string): (...a: unknown[]) => unknown {
-  const n = plan.args.length;
-  const names = plan.args.map((_, i) => `a${i}`);
-  const locals = plan.args.map((_, i) => `p${i}`).concat('x');
+function adapterMaker(plan: { args: ArgPlan[]; result: [string, boolean] }, call: NodeFfiCallPlan, options: AdaptOptions | undefined, fixed: boolean, name: string): (...a: unknown[]) => unknown {
   // per argument, the closure variables of convert(); k starts as an object no caller can pass
   const state = plan.args.flatMap((a, i) => (a.conv === 'ptr' ? [`l${i}`, `c${i}`, `k${i} = K`, `q${i}`] : [`l${i}`, `c${i}`]));
-  const body = plan.args.map((a, i) => convert(a, i, call.direct, options?.encodeStrings, options?.narrowNumbers)).join('\n    ');
   const args = plan.args.map((_, i) => `p${i}`).concat(call.padded ? ['0n'] : []).join(', ');
-  const invoke = plan.result[1] ? `W(f(${args}))` : `f(${args})`;
-  const ident = name.replace(/[^A-Za-z0-9_$]/g, '_');
-  const declared = state.length ? `let ${state.join(', ')};` : '';
-  // A serial number makes every wrapper's source unique: V8 caches `new Function` by source, and
-  // wrappers of one source (the raw, typed and objects layers each bind a function) then share one
-  // call site `f(…)` over their different FFI functions, which loses the fast call (Deno: ~8 -> ~180 ns).
-  const source = fixed
-    ? `${declared}
-let ${locals.join(', ')};
-try {
-  (function () {
-    const [${names.join(', ')}] = F; // F is captured: it lives in the context the wrapper keeps
-    ${body}
-  })();
-} catch (e) { throw R(name, params, e); }
-return function ${ident}() {
-  // wrapper ${++adaptedCount}, its arguments converted once (F keeps their memory alive)
-  return ${invoke};
-};`
-    : `${declared}
-return function ${ident}(${names.join(', ')}) {
-  // wrapper ${++adaptedCount}
-  if (arguments.length !== ${n}) throw new TypeError(name + ': expected ${n} argument${n === 1 ? '' : 's'}, got ' + arguments.length);
-  let ${locals.join(', ')};
-  try {
-    ${body}
-    return ${invoke};
-  } catch (e) { throw R(name, params, e); }
-};`;
+  const parts: AdapterParts = {
+    names: plan.args.map((_, i) => `a${i}`),
+    locals: plan.args.map((_, i) => `p${i}`).concat('x'),
+    declared: state.length ? `let ${state.join(', ')};` : '',
+    body: plan.args.map((a, i) => convert(a, i, call.direct, options?.encodeStrings, options?.narrowNumbers)).join('\n    '),
+    invoke: plan.result[1] ? `W(f(${args}))` : `f(${args})`,
+    ident: name.replace(/[^A-Za-z0-9_$]/g, '_'),
+  };
+  const source = fixed ? fixedSource(parts) : perCallSource(parts);
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   return new Function('f', 'U', 'I', 'B', 'N', 'E', 'O', 'K', 'T', 'W', 'R', 'S', 'name', 'params', 'F', source) as (...a: unknown[]) => unknown;
+}
+
+// A serial number makes every wrapper's source unique: V8 caches `new Function` by source, and
+// wrappers of one source (the raw, typed and objects layers each bind a function) then share one
+// call site `f(…)` over their different FFI functions, which loses the fast call (Deno: ~8 -> ~180 ns).
+function perCallSource(p: AdapterParts): string {
+  const n = p.names.length;
+  return `${p.declared}
+return function ${p.ident}(${p.names.join(', ')}) {
+  // wrapper ${++adaptedCount}
+  if (arguments.length !== ${n}) throw new TypeError(name + ': expected ${n} argument${n === 1 ? '' : 's'}, got ' + arguments.length);
+  let ${p.locals.join(', ')};
+  try {
+    ${p.body}
+    return ${p.invoke};
+  } catch (e) { throw R(name, params, e); }
+};`;
+}
+
+function fixedSource(p: AdapterParts): string {
+  return `${p.declared}
+let ${p.locals.join(', ')};
+try {
+  (function () {
+    const [${p.names.join(', ')}] = F; // F is captured: it lives in the context the wrapper keeps
+    ${p.body}
+  })();
+} catch (e) { throw R(name, params, e); }
+return function ${p.ident}() {
+  // wrapper ${++adaptedCount}, its arguments converted once (F keeps their memory alive)
+  return ${p.invoke};
+};`;
 }
 
 // ---- libraries ----------------------------------------------------------------------------------
