@@ -304,10 +304,9 @@ const MANAGED_HEADROOM = 64 * 2 ** 20;
  * So before a managed allocation of `bytes` in `ctx`, the blocks the cache holds on its device go back
  * (as on out of memory) when the device's free memory is short of `bytes`. @internal
  */
-export function makeRoomForManaged(ctx: drv.Bindable, bytes: number): void {
+export function makeRoomForManaged(ctx: Context, bytes: number): void {
   if (cachedOnDevice(ctx.device) === 0) return;
-  drv.call(ctx, 'cuMemGetInfo', drv.out64, drv.out64b);
-  if (drv.outNumber(0) < bytes + MANAGED_HEADROOM) releaseCachedOnDevice(ctx.device);
+  if (ctx.memoryInfo().free < bytes + MANAGED_HEADROOM) releaseCachedOnDevice(ctx.device);
 }
 
 /** Bytes the caching allocator holds (freed, kept for reuse) for the contexts of `device`. @internal */
