@@ -186,14 +186,21 @@ export function cublasCopyEx(handle: T.cublasHandle_t | null, n_: number, x: T.P
   const status = (cublasCopyEx$c ??= binder.native('cublasCopyEx'))(handle, n_, x, xType, incx, y, yType, incy);
   if (status !== 0) throw fail('cublasCopyEx', status);
 }
-let cublasCreate$: Scratch | undefined;
-let cublasCreate$c: NativeFunction | undefined;
+let cublasCreate$: typeof cublasCreate | undefined;
 /** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cublasHandle_t *`. */
 export function cublasCreate(): T.cublasHandle_t {
-  const s = (cublasCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasCreate$c ??= binder.nativeFixed('cublasCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cublasCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasHandle_t;
+  return (cublasCreate$ ??= bind$cublasCreate())();
+}
+/** cublasCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasCreate(): typeof cublasCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasCreate', [s.bytes]);
+  return function cublasCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasHandle_t;
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cufftMakePlan1d$: Scratch | undefined;
-let cufftMakePlan1d$c: NativeFunction | undefined;
+let cufftMakePlan1d$: typeof cufftMakePlan1d | undefined;
 /** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param nx in `int`.
@@ -17,18 +16,25 @@ let cufftMakePlan1d$c: NativeFunction | undefined;
  * @param batch in `int`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlan1d(plan: number, nx: number, type: T.cufftType, batch: number): number {
-  const s = (cufftMakePlan1d$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan1d', 'plan', 'i32', plan);
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan1d', 'nx', 'i32', nx);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan1d', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlan1d', 'batch', 'i32', batch);
-  s.f64[0] = 0;
-  const status = (cufftMakePlan1d$c ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftMakePlan1d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftMakePlan1d$ ??= bind$cufftMakePlan1d())(plan, nx, type, batch);
 }
-let cufftMakePlan2d$: Scratch | undefined;
-let cufftMakePlan2d$c: NativeFunction | undefined;
+/** cufftMakePlan1d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftMakePlan1d(): typeof cufftMakePlan1d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftMakePlan1d(plan, nx, type, batch) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan1d', 'plan', 'i32', plan);
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan1d', 'nx', 'i32', nx);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan1d', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlan1d', 'batch', 'i32', batch);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftMakePlan1d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftMakePlan2d$: typeof cufftMakePlan2d | undefined;
 /** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param nx in `int`.
@@ -36,18 +42,25 @@ let cufftMakePlan2d$c: NativeFunction | undefined;
  * @param type in `cufftType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlan2d(plan: number, nx: number, ny: number, type: T.cufftType): number {
-  const s = (cufftMakePlan2d$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan2d', 'plan', 'i32', plan);
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan2d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan2d', 'ny', 'i32', ny);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan2d', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cufftMakePlan2d$c ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, s.bytes);
-  if (status !== 0) throw fail('cufftMakePlan2d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftMakePlan2d$ ??= bind$cufftMakePlan2d())(plan, nx, ny, type);
 }
-let cufftMakePlan3d$: Scratch | undefined;
-let cufftMakePlan3d$c: NativeFunction | undefined;
+/** cufftMakePlan2d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftMakePlan2d(): typeof cufftMakePlan2d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftMakePlan2d(plan, nx, ny, type) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan2d', 'plan', 'i32', plan);
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan2d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan2d', 'ny', 'i32', ny);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan2d', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, s$bytes);
+    if (status !== 0) throw fail('cufftMakePlan2d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftMakePlan3d$: typeof cufftMakePlan3d | undefined;
 /** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param nx in `int`.
@@ -56,19 +69,26 @@ let cufftMakePlan3d$c: NativeFunction | undefined;
  * @param type in `cufftType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number, type: T.cufftType): number {
-  const s = (cufftMakePlan3d$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan3d', 'plan', 'i32', plan);
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan3d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan3d', 'ny', 'i32', ny);
-  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftMakePlan3d', 'nz', 'i32', nz);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan3d', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cufftMakePlan3d$c ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, s.bytes);
-  if (status !== 0) throw fail('cufftMakePlan3d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftMakePlan3d$ ??= bind$cufftMakePlan3d())(plan, nx, ny, nz, type);
 }
-let cufftMakePlanMany$: Scratch | undefined;
-let cufftMakePlanMany$c: NativeFunction | undefined;
+/** cufftMakePlan3d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftMakePlan3d(): typeof cufftMakePlan3d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftMakePlan3d(plan, nx, ny, nz, type) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan3d', 'plan', 'i32', plan);
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan3d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftMakePlan3d', 'ny', 'i32', ny);
+    if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftMakePlan3d', 'nz', 'i32', nz);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlan3d', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, s$bytes);
+    if (status !== 0) throw fail('cufftMakePlan3d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftMakePlanMany$: typeof cufftMakePlanMany | undefined;
 /** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param rank in `int`.
@@ -83,25 +103,32 @@ let cufftMakePlanMany$c: NativeFunction | undefined;
  * @param batch in `int`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlanMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
-  const s = (cufftMakePlanMany$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany', 'plan', 'i32', plan);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany', 'rank', 'i32', rank);
-  pointerArg('cufftMakePlanMany', 'n', n_, true);
-  pointerArg('cufftMakePlanMany', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftMakePlanMany', 'istride', 'i32', istride);
-  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftMakePlanMany', 'idist', 'i32', idist);
-  pointerArg('cufftMakePlanMany', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftMakePlanMany', 'ostride', 'i32', ostride);
-  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftMakePlanMany', 'odist', 'i32', odist);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlanMany', 'batch', 'i32', batch);
-  s.f64[0] = 0;
-  const status = (cufftMakePlanMany$c ??= binder.native('cufftMakePlanMany'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftMakePlanMany', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftMakePlanMany$ ??= bind$cufftMakePlanMany())(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
-let cufftMakePlanMany64$: Scratch | undefined;
-let cufftMakePlanMany64$c: NativeFunction | undefined;
+/** cufftMakePlanMany around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftMakePlanMany(): typeof cufftMakePlanMany {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftMakePlanMany(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany', 'plan', 'i32', plan);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany', 'rank', 'i32', rank);
+    pointerArg('cufftMakePlanMany', 'n', n_, true);
+    pointerArg('cufftMakePlanMany', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftMakePlanMany', 'istride', 'i32', istride);
+    if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftMakePlanMany', 'idist', 'i32', idist);
+    pointerArg('cufftMakePlanMany', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftMakePlanMany', 'ostride', 'i32', ostride);
+    if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftMakePlanMany', 'odist', 'i32', odist);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftMakePlanMany', 'batch', 'i32', batch);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftMakePlanMany'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftMakePlanMany', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftMakePlanMany64$: typeof cufftMakePlanMany64 | undefined;
 /** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param rank in `int`.
@@ -116,59 +143,80 @@ let cufftMakePlanMany64$c: NativeFunction | undefined;
  * @param batch in `long long`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftMakePlanMany64(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
-  const s = (cufftMakePlanMany64$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany64', 'plan', 'i32', plan);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany64', 'rank', 'i32', rank);
-  pointerArg('cufftMakePlanMany64', 'n', n_, true);
-  pointerArg('cufftMakePlanMany64', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'istride', istride, true);
-  if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'idist', idist, true);
-  pointerArg('cufftMakePlanMany64', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'ostride', ostride, true);
-  if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'odist', odist, true);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany64', 'type', 'i32', type);
-  if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftMakePlanMany64', 'batch', batch, true);
-  s.f64[0] = 0;
-  const status = (cufftMakePlanMany64$c ??= binder.native('cufftMakePlanMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftMakePlanMany64', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftMakePlanMany64$ ??= bind$cufftMakePlanMany64())(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
-let cufftPlan1d$: Scratch | undefined;
-let cufftPlan1d$c: NativeFunction | undefined;
+/** cufftMakePlanMany64 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftMakePlanMany64(): typeof cufftMakePlanMany64 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftMakePlanMany64(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany64', 'plan', 'i32', plan);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany64', 'rank', 'i32', rank);
+    pointerArg('cufftMakePlanMany64', 'n', n_, true);
+    pointerArg('cufftMakePlanMany64', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'idist', idist, true);
+    pointerArg('cufftMakePlanMany64', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'odist', odist, true);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany64', 'type', 'i32', type);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftMakePlanMany64', 'batch', batch, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftMakePlanMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftMakePlanMany64', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftPlan1d$: typeof cufftPlan1d | undefined;
 /** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param nx in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan1d(nx: number, type: T.cufftType, batch: number): number {
-  const s = (cufftPlan1d$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan1d', 'nx', 'i32', nx);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan1d', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlan1d', 'batch', 'i32', batch);
-  const status = (cufftPlan1d$c ??= binder.native('cufftPlan1d'))(s.bytes, nx, type, batch);
-  if (status !== 0) throw fail('cufftPlan1d', status);
-  return s.i32[0];
+  return (cufftPlan1d$ ??= bind$cufftPlan1d())(nx, type, batch);
 }
-let cufftPlan2d$: Scratch | undefined;
-let cufftPlan2d$c: NativeFunction | undefined;
+/** cufftPlan1d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftPlan1d(): typeof cufftPlan1d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cufftPlan1d(nx, type, batch) {
+    s$f64[0] = 0;
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan1d', 'nx', 'i32', nx);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan1d', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlan1d', 'batch', 'i32', batch);
+    const status = (native$ ??= binder.native('cufftPlan1d'))(s$bytes, nx, type, batch);
+    if (status !== 0) throw fail('cufftPlan1d', status);
+    return s$i32[0];
+  };
+}
+let cufftPlan2d$: typeof cufftPlan2d | undefined;
 /** `cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param nx in `int`.
  * @param ny in `int`.
  * @param type in `cufftType`.
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan2d(nx: number, ny: number, type: T.cufftType): number {
-  const s = (cufftPlan2d$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan2d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan2d', 'ny', 'i32', ny);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan2d', 'type', 'i32', type);
-  const status = (cufftPlan2d$c ??= binder.native('cufftPlan2d'))(s.bytes, nx, ny, type);
-  if (status !== 0) throw fail('cufftPlan2d', status);
-  return s.i32[0];
+  return (cufftPlan2d$ ??= bind$cufftPlan2d())(nx, ny, type);
 }
-let cufftPlanMany$: Scratch | undefined;
-let cufftPlanMany$c: NativeFunction | undefined;
+/** cufftPlan2d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftPlan2d(): typeof cufftPlan2d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cufftPlan2d(nx, ny, type) {
+    s$f64[0] = 0;
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan2d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan2d', 'ny', 'i32', ny);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan2d', 'type', 'i32', type);
+    const status = (native$ ??= binder.native('cufftPlan2d'))(s$bytes, nx, ny, type);
+    if (status !== 0) throw fail('cufftPlan2d', status);
+    return s$i32[0];
+  };
+}
+let cufftPlanMany$: typeof cufftPlanMany | undefined;
 /** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param rank in `int`.
  * @param n_ in `int *`: address or host buffer, or null.
@@ -182,19 +230,27 @@ let cufftPlanMany$c: NativeFunction | undefined;
  * @param batch in `int`.
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlanMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
-  const s = (cufftPlanMany$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftPlanMany', 'rank', 'i32', rank);
-  pointerArg('cufftPlanMany', 'n', n_, true);
-  pointerArg('cufftPlanMany', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftPlanMany', 'istride', 'i32', istride);
-  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftPlanMany', 'idist', 'i32', idist);
-  pointerArg('cufftPlanMany', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftPlanMany', 'ostride', 'i32', ostride);
-  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftPlanMany', 'odist', 'i32', odist);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlanMany', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlanMany', 'batch', 'i32', batch);
-  const status = (cufftPlanMany$c ??= binder.native('cufftPlanMany'))(s.bytes, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
-  if (status !== 0) throw fail('cufftPlanMany', status);
-  return s.i32[0];
+  return (cufftPlanMany$ ??= bind$cufftPlanMany())(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
+}
+/** cufftPlanMany around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftPlanMany(): typeof cufftPlanMany {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cufftPlanMany(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
+    s$f64[0] = 0;
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftPlanMany', 'rank', 'i32', rank);
+    pointerArg('cufftPlanMany', 'n', n_, true);
+    pointerArg('cufftPlanMany', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftPlanMany', 'istride', 'i32', istride);
+    if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftPlanMany', 'idist', 'i32', idist);
+    pointerArg('cufftPlanMany', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftPlanMany', 'ostride', 'i32', ostride);
+    if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftPlanMany', 'odist', 'i32', odist);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlanMany', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftPlanMany', 'batch', 'i32', batch);
+    const status = (native$ ??= binder.native('cufftPlanMany'))(s$bytes, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    if (status !== 0) throw fail('cufftPlanMany', status);
+    return s$i32[0];
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cufftPlan3d$: Scratch | undefined;
-let cufftPlan3d$c: NativeFunction | undefined;
+let cufftPlan3d$: typeof cufftPlan3d | undefined;
 /** `cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param nx in `int`.
  * @param ny in `int`.
@@ -17,15 +16,23 @@ let cufftPlan3d$c: NativeFunction | undefined;
  * @param type in `cufftType`.
  * @returns the value of `plan`: out `cufftHandle *`. */
 export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
-  const s = (cufftPlan3d$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan3d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan3d', 'ny', 'i32', ny);
-  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftPlan3d', 'nz', 'i32', nz);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan3d', 'type', 'i32', type);
-  const status = (cufftPlan3d$c ??= binder.native('cufftPlan3d'))(s.bytes, nx, ny, nz, type);
-  if (status !== 0) throw fail('cufftPlan3d', status);
-  return s.i32[0];
+  return (cufftPlan3d$ ??= bind$cufftPlan3d())(nx, ny, nz, type);
+}
+/** cufftPlan3d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftPlan3d(): typeof cufftPlan3d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cufftPlan3d(nx, ny, nz, type) {
+    s$f64[0] = 0;
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftPlan3d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftPlan3d', 'ny', 'i32', ny);
+    if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftPlan3d', 'nz', 'i32', nz);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftPlan3d', 'type', 'i32', type);
+    const status = (native$ ??= binder.native('cufftPlan3d'))(s$bytes, nx, ny, nz, type);
+    if (status !== 0) throw fail('cufftPlan3d', status);
+    return s$i32[0];
+  };
 }
 let cufftSetAutoAllocation$c: NativeFunction | undefined;
 /** `cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)` · cufft.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
@@ -179,8 +186,7 @@ export function cufftXtFree(descriptor: T.Pointer): void {
   const status = (cufftXtFree$c ??= binder.native('cufftXtFree'))(descriptor);
   if (status !== 0) throw fail('cufftXtFree', status);
 }
-let cufftXtGetSizeMany$: Scratch | undefined;
-let cufftXtGetSizeMany$c: NativeFunction | undefined;
+let cufftXtGetSizeMany$: typeof cufftXtGetSizeMany | undefined;
 /** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param rank in `int`.
@@ -197,27 +203,34 @@ let cufftXtGetSizeMany$c: NativeFunction | undefined;
  * @param executiontype in `cudaDataType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftXtGetSizeMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
-  const s = (cufftXtGetSizeMany$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtGetSizeMany', 'plan', 'i32', plan);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtGetSizeMany', 'rank', 'i32', rank);
-  pointerArg('cufftXtGetSizeMany', 'n', n_, true);
-  pointerArg('cufftXtGetSizeMany', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'istride', istride, true);
-  if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'idist', idist, true);
-  if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtGetSizeMany', 'inputtype', 'i32', inputtype);
-  pointerArg('cufftXtGetSizeMany', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'ostride', ostride, true);
-  if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'odist', odist, true);
-  if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtGetSizeMany', 'outputtype', 'i32', outputtype);
-  if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'batch', batch, true);
-  s.f64[0] = 0;
-  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtGetSizeMany', 'executiontype', 'i32', executiontype);
-  const status = (cufftXtGetSizeMany$c ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.bytes, executiontype);
-  if (status !== 0) throw fail('cufftXtGetSizeMany', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftXtGetSizeMany$ ??= bind$cufftXtGetSizeMany())(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype);
 }
-let cufftXtMakePlanMany$: Scratch | undefined;
-let cufftXtMakePlanMany$c: NativeFunction | undefined;
+/** cufftXtGetSizeMany around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftXtGetSizeMany(): typeof cufftXtGetSizeMany {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftXtGetSizeMany(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtGetSizeMany', 'plan', 'i32', plan);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtGetSizeMany', 'rank', 'i32', rank);
+    pointerArg('cufftXtGetSizeMany', 'n', n_, true);
+    pointerArg('cufftXtGetSizeMany', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'idist', idist, true);
+    if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtGetSizeMany', 'inputtype', 'i32', inputtype);
+    pointerArg('cufftXtGetSizeMany', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'odist', odist, true);
+    if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtGetSizeMany', 'outputtype', 'i32', outputtype);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'batch', batch, true);
+    s$f64[0] = 0;
+    if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtGetSizeMany', 'executiontype', 'i32', executiontype);
+    const status = (native$ ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s$bytes, executiontype);
+    if (status !== 0) throw fail('cufftXtGetSizeMany', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftXtMakePlanMany$: typeof cufftXtMakePlanMany | undefined;
 /** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param rank in `int`.
@@ -234,24 +247,32 @@ let cufftXtMakePlanMany$c: NativeFunction | undefined;
  * @param executiontype in `cudaDataType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftXtMakePlanMany(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
-  const s = (cufftXtMakePlanMany$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMakePlanMany', 'plan', 'i32', plan);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtMakePlanMany', 'rank', 'i32', rank);
-  pointerArg('cufftXtMakePlanMany', 'n', n_, true);
-  pointerArg('cufftXtMakePlanMany', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'istride', istride, true);
-  if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'idist', idist, true);
-  if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtMakePlanMany', 'inputtype', 'i32', inputtype);
-  pointerArg('cufftXtMakePlanMany', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'ostride', ostride, true);
-  if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'odist', odist, true);
-  if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtMakePlanMany', 'outputtype', 'i32', outputtype);
-  if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'batch', batch, true);
-  s.f64[0] = 0;
-  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtMakePlanMany', 'executiontype', 'i32', executiontype);
-  const status = (cufftXtMakePlanMany$c ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.bytes, executiontype);
-  if (status !== 0) throw fail('cufftXtMakePlanMany', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftXtMakePlanMany$ ??= bind$cufftXtMakePlanMany())(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype);
+}
+/** cufftXtMakePlanMany around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftXtMakePlanMany(): typeof cufftXtMakePlanMany {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftXtMakePlanMany(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMakePlanMany', 'plan', 'i32', plan);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtMakePlanMany', 'rank', 'i32', rank);
+    pointerArg('cufftXtMakePlanMany', 'n', n_, true);
+    pointerArg('cufftXtMakePlanMany', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'idist', idist, true);
+    if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtMakePlanMany', 'inputtype', 'i32', inputtype);
+    pointerArg('cufftXtMakePlanMany', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'odist', odist, true);
+    if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtMakePlanMany', 'outputtype', 'i32', outputtype);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'batch', batch, true);
+    s$f64[0] = 0;
+    if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtMakePlanMany', 'executiontype', 'i32', executiontype);
+    const status = (native$ ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s$bytes, executiontype);
+    if (status !== 0) throw fail('cufftXtMakePlanMany', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cufftXtMalloc$c: NativeFunction | undefined;
 /** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 11.8 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.

@@ -65,66 +65,86 @@ export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
   const status = (cuptiEnableKernelReplayMode$c ??= binder.native('cuptiEnableKernelReplayMode'))(context);
   if (status !== 0) throw fail('cuptiEnableKernelReplayMode', status);
 }
-let cuptiEnumEventDomains$: Scratch | undefined;
-let cuptiEnumEventDomains$c: NativeFunction | undefined;
+let cuptiEnumEventDomains$: typeof cuptiEnumEventDomains | undefined;
 /** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
  * @param domainArray in `CUpti_EventDomainID *`: address or host buffer.
  * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEnumEventDomains(arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
-  const s = (cuptiEnumEventDomains$ ??= new Scratch(1));
-  if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
-  s.u64[0] = BigInt(arraySizeBytes as number | bigint);
-  pointerArg('cuptiEnumEventDomains', 'domainArray', domainArray, false);
-  const status = (cuptiEnumEventDomains$c ??= binder.native('cuptiEnumEventDomains'))(s.bytes, domainArray);
-  if (status !== 0) throw fail('cuptiEnumEventDomains', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiEnumEventDomains$ ??= bind$cuptiEnumEventDomains())(arraySizeBytes, domainArray);
 }
-let cuptiEnumMetrics$: Scratch | undefined;
-let cuptiEnumMetrics$c: NativeFunction | undefined;
+/** cuptiEnumEventDomains around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEnumEventDomains(): typeof cuptiEnumEventDomains {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEnumEventDomains(arraySizeBytes, domainArray) {
+    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
+    s$u64[0] = BigInt(arraySizeBytes as number | bigint);
+    pointerArg('cuptiEnumEventDomains', 'domainArray', domainArray, false);
+    const status = (native$ ??= binder.native('cuptiEnumEventDomains'))(s$bytes, domainArray);
+    if (status !== 0) throw fail('cuptiEnumEventDomains', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiEnumMetrics$: typeof cuptiEnumMetrics | undefined;
 /** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiEnumMetrics(): Uint32Array {
-  const s = (cuptiEnumMetrics$ ??= new Scratch(1));
-  s.u64[0] = BigInt(0);
-  const asked = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.bytes, null);
-  if (asked !== 0) throw fail('cuptiEnumMetrics', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const metricArray$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.bytes, metricArray$);
-    if (status !== 0) throw fail('cuptiEnumMetrics', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return metricArray$.slice(0, n);
+  return (cuptiEnumMetrics$ ??= bind$cuptiEnumMetrics())();
 }
-let cuptiEventDomainEnumEvents$: Scratch | undefined;
-let cuptiEventDomainEnumEvents$c: NativeFunction | undefined;
+/** cuptiEnumMetrics around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEnumMetrics(): typeof cuptiEnumMetrics {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  const native: NativeFunction = binder.native('cuptiEnumMetrics');
+  return function cuptiEnumMetrics() {
+    s$u64[0] = BigInt(0);
+    const asked = native(s$bytes, null);
+    if (asked !== 0) throw fail('cuptiEnumMetrics', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const metricArray$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = native(s$bytes, metricArray$);
+      if (status !== 0) throw fail('cuptiEnumMetrics', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return metricArray$.slice(0, n);
+  };
+}
+let cuptiEventDomainEnumEvents$: typeof cuptiEventDomainEnumEvents | undefined;
 /** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @returns the value of `eventArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
-  const s = (cuptiEventDomainEnumEvents$ ??= new Scratch(1));
-  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainEnumEvents', 'eventDomain', 'u32', eventDomain);
-  s.u64[0] = BigInt(0);
-  const asked = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.bytes, null);
-  if (asked !== 0) throw fail('cuptiEventDomainEnumEvents', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const eventArray$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.bytes, eventArray$);
-    if (status !== 0) throw fail('cuptiEventDomainEnumEvents', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return eventArray$.slice(0, n);
+  return (cuptiEventDomainEnumEvents$ ??= bind$cuptiEventDomainEnumEvents())(eventDomain);
 }
-let cuptiEventDomainGetAttribute$: Scratch | undefined;
-let cuptiEventDomainGetAttribute$c: NativeFunction | undefined;
+/** cuptiEventDomainEnumEvents around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventDomainEnumEvents(): typeof cuptiEventDomainEnumEvents {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventDomainEnumEvents(eventDomain) {
+    if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainEnumEvents', 'eventDomain', 'u32', eventDomain);
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s$bytes, null);
+    if (asked !== 0) throw fail('cuptiEventDomainEnumEvents', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const eventArray$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s$bytes, eventArray$);
+      if (status !== 0) throw fail('cuptiEventDomainEnumEvents', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return eventArray$.slice(0, n);
+  };
+}
+let cuptiEventDomainGetAttribute$: typeof cuptiEventDomainGetAttribute | undefined;
 /** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @param attrib in `CUpti_EventDomainAttribute`.
@@ -132,31 +152,45 @@ let cuptiEventDomainGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
-  const s = (cuptiEventDomainGetAttribute$ ??= new Scratch(1));
-  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventDomainGetAttribute', 'attrib', 'i32', attrib);
-  s.f64[0] = 0;
-  pointerArg('cuptiEventDomainGetAttribute', 'value', value, true);
-  const status = (cuptiEventDomainGetAttribute$c ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, s.bytes, value);
-  if (status !== 0) throw fail('cuptiEventDomainGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiEventDomainGetAttribute$ ??= bind$cuptiEventDomainGetAttribute())(eventDomain, attrib, value);
 }
-let cuptiEventDomainGetNumEvents$: Scratch | undefined;
-let cuptiEventDomainGetNumEvents$c: NativeFunction | undefined;
+/** cuptiEventDomainGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventDomainGetAttribute(): typeof cuptiEventDomainGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventDomainGetAttribute(eventDomain, attrib, value) {
+    if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventDomainGetAttribute', 'attrib', 'i32', attrib);
+    s$f64[0] = 0;
+    pointerArg('cuptiEventDomainGetAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, s$bytes, value);
+    if (status !== 0) throw fail('cuptiEventDomainGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiEventDomainGetNumEvents$: typeof cuptiEventDomainGetNumEvents | undefined;
 /** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventDomain in `CUpti_EventDomainID`.
  * @returns the value of `numEvents`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
-  const s = (cuptiEventDomainGetNumEvents$ ??= new Scratch(1));
-  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetNumEvents', 'eventDomain', 'u32', eventDomain);
-  s.f64[0] = 0;
-  const status = (cuptiEventDomainGetNumEvents$c ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, s.bytes);
-  if (status !== 0) throw fail('cuptiEventDomainGetNumEvents', status);
-  return s.u32[0];
+  return (cuptiEventDomainGetNumEvents$ ??= bind$cuptiEventDomainGetNumEvents())(eventDomain);
 }
-let cuptiEventGetAttribute$: Scratch | undefined;
-let cuptiEventGetAttribute$c: NativeFunction | undefined;
+/** cuptiEventDomainGetNumEvents around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventDomainGetNumEvents(): typeof cuptiEventDomainGetNumEvents {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventDomainGetNumEvents(eventDomain) {
+    if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetNumEvents', 'eventDomain', 'u32', eventDomain);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, s$bytes);
+    if (status !== 0) throw fail('cuptiEventDomainGetNumEvents', status);
+    return s$u32[0];
+  };
+}
+let cuptiEventGetAttribute$: typeof cuptiEventGetAttribute | undefined;
 /** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param event in `CUpti_EventID`.
  * @param attrib in `CUpti_EventAttribute`.
@@ -164,30 +198,45 @@ let cuptiEventGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, value: T.Pointer): number {
-  const s = (cuptiEventGetAttribute$ ??= new Scratch(1));
-  if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGetAttribute', 'attrib', 'i32', attrib);
-  s.f64[0] = 0;
-  pointerArg('cuptiEventGetAttribute', 'value', value, true);
-  const status = (cuptiEventGetAttribute$c ??= binder.native('cuptiEventGetAttribute'))(event, attrib, s.bytes, value);
-  if (status !== 0) throw fail('cuptiEventGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiEventGetAttribute$ ??= bind$cuptiEventGetAttribute())(event, attrib, value);
 }
-let cuptiEventGetIdFromName$: Scratch | undefined;
-let cuptiEventGetIdFromName$c: NativeFunction | undefined;
+/** cuptiEventGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventGetAttribute(): typeof cuptiEventGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventGetAttribute(event, attrib, value) {
+    if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGetAttribute', 'attrib', 'i32', attrib);
+    s$f64[0] = 0;
+    pointerArg('cuptiEventGetAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiEventGetAttribute'))(event, attrib, s$bytes, value);
+    if (status !== 0) throw fail('cuptiEventGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiEventGetIdFromName$: typeof cuptiEventGetIdFromName | undefined;
 /** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param eventName in string (`const char *`).
  * @returns the value of `event`: out `CUpti_EventID *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGetIdFromName(device: number, eventName: string): number {
-  const s = (cuptiEventGetIdFromName$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiEventGetIdFromName', 'device', 'i32', device);
-  if (typeof eventName !== 'string') throw argError('cuptiEventGetIdFromName', 'eventName', 'a string', eventName);
-  s.f64[0] = 0;
-  const status = (cuptiEventGetIdFromName$c ??= binder.native('cuptiEventGetIdFromName'))(device, eventName, s.bytes);
-  if (status !== 0) throw fail('cuptiEventGetIdFromName', status);
-  return s.u32[0];
+  return (cuptiEventGetIdFromName$ ??= bind$cuptiEventGetIdFromName())(device, eventName);
+}
+/** cuptiEventGetIdFromName around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventGetIdFromName(): typeof cuptiEventGetIdFromName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventGetIdFromName(device, eventName) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiEventGetIdFromName', 'device', 'i32', device);
+    if (typeof eventName !== 'string') throw argError('cuptiEventGetIdFromName', 'eventName', 'a string', eventName);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiEventGetIdFromName'))(device, eventName, s$bytes);
+    if (status !== 0) throw fail('cuptiEventGetIdFromName', status);
+    return s$u32[0];
+  };
 }
 let cuptiEventGroupAddEvent$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -200,21 +249,28 @@ export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): v
   const status = (cuptiEventGroupAddEvent$c ??= binder.native('cuptiEventGroupAddEvent'))(eventGroup, event);
   if (status !== 0) throw fail('cuptiEventGroupAddEvent', status);
 }
-let cuptiEventGroupCreate$: Scratch | undefined;
-let cuptiEventGroupCreate$c: NativeFunction | undefined;
+let cuptiEventGroupCreate$: typeof cuptiEventGroupCreate | undefined;
 /** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param flags in `uint32_t`.
  * @returns the value of `eventGroup`: out `CUpti_EventGroup *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number): number {
-  const s = (cuptiEventGroupCreate$ ??= new Scratch(1));
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
-  const status = (cuptiEventGroupCreate$c ??= binder.native('cuptiEventGroupCreate'))(context, s.bytes, flags);
-  if (status !== 0) throw fail('cuptiEventGroupCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiEventGroupCreate$ ??= bind$cuptiEventGroupCreate())(context, flags);
+}
+/** cuptiEventGroupCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventGroupCreate(): typeof cuptiEventGroupCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventGroupCreate(context, flags) {
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuptiEventGroupCreate'))(context, s$bytes, flags);
+    if (status !== 0) throw fail('cuptiEventGroupCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuptiEventGroupDestroy$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -243,8 +299,7 @@ export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
   const status = (cuptiEventGroupEnable$c ??= binder.native('cuptiEventGroupEnable'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupEnable', status);
 }
-let cuptiEventGroupGetAttribute$: Scratch | undefined;
-let cuptiEventGroupGetAttribute$c: NativeFunction | undefined;
+let cuptiEventGroupGetAttribute$: typeof cuptiEventGroupGetAttribute | undefined;
 /** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
  * @param attrib in `CUpti_EventGroupAttribute`.
@@ -252,44 +307,58 @@ let cuptiEventGroupGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, value: T.Pointer): number {
-  const s = (cuptiEventGroupGetAttribute$ ??= new Scratch(1));
-  pointerArg('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, true);
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupGetAttribute', 'attrib', 'i32', attrib);
-  s.f64[0] = 0;
-  pointerArg('cuptiEventGroupGetAttribute', 'value', value, true);
-  const status = (cuptiEventGroupGetAttribute$c ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, s.bytes, value);
-  if (status !== 0) throw fail('cuptiEventGroupGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiEventGroupGetAttribute$ ??= bind$cuptiEventGroupGetAttribute())(eventGroup, attrib, value);
 }
-let cuptiEventGroupReadAllEvents$: Scratch | undefined;
-let cuptiEventGroupReadAllEvents$c: NativeFunction | undefined;
+/** cuptiEventGroupGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventGroupGetAttribute(): typeof cuptiEventGroupGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventGroupGetAttribute(eventGroup, attrib, value) {
+    pointerArg('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, true);
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupGetAttribute', 'attrib', 'i32', attrib);
+    s$f64[0] = 0;
+    pointerArg('cuptiEventGroupGetAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, s$bytes, value);
+    if (status !== 0) throw fail('cuptiEventGroupGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiEventGroupReadAllEvents$: typeof cuptiEventGroupReadAllEvents | undefined;
 /** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
  * @param flags in `CUpti_ReadEventFlags`.
  * @returns `{ eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead }`: `eventValueBuffer`: out `uint64_t *`; `eventIdArraySizeBytes`: out `size_t *`; `eventIdArray`: out array of `u32`: its length asked first through `eventValueBufferSizeBytes` (capacity/count pair); `numEventIdsRead`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags): { eventValueBuffer: bigint; eventIdArraySizeBytes: number; eventIdArray: Uint32Array; numEventIdsRead: number } {
-  const s = (cuptiEventGroupReadAllEvents$ ??= new Scratch(4));
-  pointerArg('cuptiEventGroupReadAllEvents', 'eventGroup', eventGroup, true);
-  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadAllEvents', 'flags', 'i32', flags);
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.u64[0] = BigInt(0);
-  const asked = (cuptiEventGroupReadAllEvents$c ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s.slot(0), s.slot(1), s.slot(2), null, s.slot(3));
-  if (asked !== 0) throw fail('cuptiEventGroupReadAllEvents', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const eventIdArray$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiEventGroupReadAllEvents$c ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s.slot(0), s.slot(1), s.slot(2), eventIdArray$, s.slot(3));
-    if (status !== 0) throw fail('cuptiEventGroupReadAllEvents', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return { eventValueBuffer: s.u64[1], eventIdArraySizeBytes: (s.u32[5] * 4294967296 + s.u32[4]), eventIdArray: eventIdArray$.slice(0, n), numEventIdsRead: (s.u32[7] * 4294967296 + s.u32[6]) };
+  return (cuptiEventGroupReadAllEvents$ ??= bind$cuptiEventGroupReadAllEvents())(eventGroup, flags);
 }
-let cuptiEventGroupReadEvent$: Scratch | undefined;
-let cuptiEventGroupReadEvent$c: NativeFunction | undefined;
+/** cuptiEventGroupReadAllEvents around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventGroupReadAllEvents(): typeof cuptiEventGroupReadAllEvents {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventGroupReadAllEvents(eventGroup, flags) {
+    pointerArg('cuptiEventGroupReadAllEvents', 'eventGroup', eventGroup, true);
+    if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadAllEvents', 'flags', 'i32', flags);
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s$slot0, s$slot1, s$slot2, null, s$slot3);
+    if (asked !== 0) throw fail('cuptiEventGroupReadAllEvents', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const eventIdArray$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s$slot0, s$slot1, s$slot2, eventIdArray$, s$slot3);
+      if (status !== 0) throw fail('cuptiEventGroupReadAllEvents', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return { eventValueBuffer: s$u64[1], eventIdArraySizeBytes: (s$u32[5] * 4294967296 + s$u32[4]), eventIdArray: eventIdArray$.slice(0, n), numEventIdsRead: (s$u32[7] * 4294967296 + s$u32[6]) };
+  };
+}
+let cuptiEventGroupReadEvent$: typeof cuptiEventGroupReadEvent | undefined;
 /** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param eventGroup in `CUpti_EventGroup`: address or host buffer, or null.
  * @param flags in `CUpti_ReadEventFlags`.
@@ -299,16 +368,24 @@ let cuptiEventGroupReadEvent$c: NativeFunction | undefined;
  * @returns the value of `eventValueBufferSizeBytes`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number, eventValueBufferSizeBytes: T.Int64, eventValueBuffer: T.Pointer): number {
-  const s = (cuptiEventGroupReadEvent$ ??= new Scratch(1));
-  pointerArg('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, true);
-  if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadEvent', 'flags', 'i32', flags);
-  if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupReadEvent', 'event', 'u32', event);
-  if (typeof eventValueBufferSizeBytes !== 'number' || !(eventValueBufferSizeBytes >= 0 && eventValueBufferSizeBytes <= 9007199254740991) || eventValueBufferSizeBytes % 1 !== 0) int64Arg('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, false);
-  s.u64[0] = BigInt(eventValueBufferSizeBytes as number | bigint);
-  pointerArg('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, false);
-  const status = (cuptiEventGroupReadEvent$c ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s.bytes, eventValueBuffer);
-  if (status !== 0) throw fail('cuptiEventGroupReadEvent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiEventGroupReadEvent$ ??= bind$cuptiEventGroupReadEvent())(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
+}
+/** cuptiEventGroupReadEvent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventGroupReadEvent(): typeof cuptiEventGroupReadEvent {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventGroupReadEvent(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer) {
+    pointerArg('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, true);
+    if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadEvent', 'flags', 'i32', flags);
+    if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupReadEvent', 'event', 'u32', event);
+    if (typeof eventValueBufferSizeBytes !== 'number' || !(eventValueBufferSizeBytes >= 0 && eventValueBufferSizeBytes <= 9007199254740991) || eventValueBufferSizeBytes % 1 !== 0) int64Arg('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, false);
+    s$u64[0] = BigInt(eventValueBufferSizeBytes as number | bigint);
+    pointerArg('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, false);
+    const status = (native$ ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s$bytes, eventValueBuffer);
+    if (status !== 0) throw fail('cuptiEventGroupReadEvent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuptiEventGroupRemoveAllEvents$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -372,8 +449,7 @@ export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
   const status = (cuptiEventGroupSetEnable$c ??= binder.native('cuptiEventGroupSetEnable'))(eventGroupSet);
   if (status !== 0) throw fail('cuptiEventGroupSetEnable', status);
 }
-let cuptiEventGroupSetsCreate$: Scratch | undefined;
-let cuptiEventGroupSetsCreate$c: NativeFunction | undefined;
+let cuptiEventGroupSetsCreate$: typeof cuptiEventGroupSetsCreate | undefined;
 /** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param eventIdArraySizeBytes in `size_t`.
@@ -381,14 +457,22 @@ let cuptiEventGroupSetsCreate$c: NativeFunction | undefined;
  * @returns the value of `eventGroupPasses`: out `CUpti_EventGroupSets **`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEventGroupSetsCreate(context: T.CUcontext | null, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer): number {
-  const s = (cuptiEventGroupSetsCreate$ ??= new Scratch(1));
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
-  if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiEventGroupSetsCreate', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
-  pointerArg('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, false, eventIdArraySizeBytes);
-  s.f64[0] = 0;
-  const status = (cuptiEventGroupSetsCreate$c ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, s.bytes);
-  if (status !== 0) throw fail('cuptiEventGroupSetsCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiEventGroupSetsCreate$ ??= bind$cuptiEventGroupSetsCreate())(context, eventIdArraySizeBytes, eventIdArray);
+}
+/** cuptiEventGroupSetsCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiEventGroupSetsCreate(): typeof cuptiEventGroupSetsCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiEventGroupSetsCreate(context, eventIdArraySizeBytes, eventIdArray) {
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
+    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiEventGroupSetsCreate', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+    pointerArg('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, false, eventIdArraySizeBytes);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, s$bytes);
+    if (status !== 0) throw fail('cuptiEventGroupSetsCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuptiEventGroupSetsDestroy$c: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.

@@ -27,24 +27,30 @@ export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_Act
   if (status !== 0) throw fail('cuptiGetAutoBoostState', status);
   return decodeRecord<T.CUpti_ActivityAutoBoostState>(records.CUpti_ActivityAutoBoostState(), state$);
 }
-let cuptiGetCallbackName$: Scratch | undefined;
-let cuptiGetCallbackName$c: NativeFunction | undefined;
+let cuptiGetCallbackName$: typeof cuptiGetCallbackName | undefined;
 /** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param domain in `CUpti_CallbackDomain`.
  * @param cbid in `uint32_t`.
  * @returns the value of `name`: out `const char **`.
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number): string | null {
-  const s = (cuptiGetCallbackName$ ??= new Scratch(1));
-  if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackName', 'domain', 'i32', domain);
-  if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackName', 'cbid', 'u32', cbid);
-  s.f64[0] = 0;
-  const status = (cuptiGetCallbackName$c ??= binder.native('cuptiGetCallbackName'))(domain, cbid, s.bytes);
-  if (status !== 0) throw fail('cuptiGetCallbackName', status);
-  return readCString(s.address(0));
+  return (cuptiGetCallbackName$ ??= bind$cuptiGetCallbackName())(domain, cbid);
 }
-let cuptiGetCallbackState$: Scratch | undefined;
-let cuptiGetCallbackState$c: NativeFunction | undefined;
+/** cuptiGetCallbackName around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetCallbackName(): typeof cuptiGetCallbackName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetCallbackName(domain, cbid) {
+    if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackName', 'domain', 'i32', domain);
+    if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackName', 'cbid', 'u32', cbid);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetCallbackName'))(domain, cbid, s$bytes);
+    if (status !== 0) throw fail('cuptiGetCallbackName', status);
+    return readCString(s.address(0));
+  };
+}
+let cuptiGetCallbackState$: typeof cuptiGetCallbackState | undefined;
 /** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @param domain in `CUpti_CallbackDomain`.
@@ -52,70 +58,106 @@ let cuptiGetCallbackState$c: NativeFunction | undefined;
  * @returns the value of `enable`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): number {
-  const s = (cuptiGetCallbackState$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiGetCallbackState', 'subscriber', subscriber, true) as typeof subscriber;
-  if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackState', 'domain', 'i32', domain);
-  if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackState', 'cbid', 'u32', cbid);
-  const status = (cuptiGetCallbackState$c ??= binder.native('cuptiGetCallbackState'))(s.bytes, subscriber, domain, cbid);
-  if (status !== 0) throw fail('cuptiGetCallbackState', status);
-  return s.u32[0];
+  return (cuptiGetCallbackState$ ??= bind$cuptiGetCallbackState())(subscriber, domain, cbid);
 }
-let cuptiGetContextId$: Scratch | undefined;
-let cuptiGetContextId$c: NativeFunction | undefined;
+/** cuptiGetCallbackState around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetCallbackState(): typeof cuptiGetCallbackState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetCallbackState(subscriber, domain, cbid) {
+    s$f64[0] = 0;
+    if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiGetCallbackState', 'subscriber', subscriber, true) as typeof subscriber;
+    if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackState', 'domain', 'i32', domain);
+    if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackState', 'cbid', 'u32', cbid);
+    const status = (native$ ??= binder.native('cuptiGetCallbackState'))(s$bytes, subscriber, domain, cbid);
+    if (status !== 0) throw fail('cuptiGetCallbackState', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetContextId$: typeof cuptiGetContextId | undefined;
 /** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `contextId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetContextId(context: T.CUcontext | null): number {
-  const s = (cuptiGetContextId$ ??= new Scratch(1));
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetContextId', 'context', context, true) as typeof context;
-  s.f64[0] = 0;
-  const status = (cuptiGetContextId$c ??= binder.native('cuptiGetContextId'))(context, s.bytes);
-  if (status !== 0) throw fail('cuptiGetContextId', status);
-  return s.u32[0];
+  return (cuptiGetContextId$ ??= bind$cuptiGetContextId())(context);
 }
-let cuptiGetDeviceId$: Scratch | undefined;
-let cuptiGetDeviceId$c: NativeFunction | undefined;
+/** cuptiGetContextId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetContextId(): typeof cuptiGetContextId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetContextId(context) {
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetContextId', 'context', context, true) as typeof context;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetContextId'))(context, s$bytes);
+    if (status !== 0) throw fail('cuptiGetContextId', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetDeviceId$: typeof cuptiGetDeviceId | undefined;
 /** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @returns the value of `deviceId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetDeviceId(context: T.CUcontext | null): number {
-  const s = (cuptiGetDeviceId$ ??= new Scratch(1));
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetDeviceId', 'context', context, true) as typeof context;
-  s.f64[0] = 0;
-  const status = (cuptiGetDeviceId$c ??= binder.native('cuptiGetDeviceId'))(context, s.bytes);
-  if (status !== 0) throw fail('cuptiGetDeviceId', status);
-  return s.u32[0];
+  return (cuptiGetDeviceId$ ??= bind$cuptiGetDeviceId())(context);
 }
-let cuptiGetGraphId$: Scratch | undefined;
-let cuptiGetGraphId$c: NativeFunction | undefined;
+/** cuptiGetDeviceId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetDeviceId(): typeof cuptiGetDeviceId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetDeviceId(context) {
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetDeviceId', 'context', context, true) as typeof context;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetDeviceId'))(context, s$bytes);
+    if (status !== 0) throw fail('cuptiGetDeviceId', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetGraphId$: typeof cuptiGetGraphId | undefined;
 /** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `CUgraph`.
  * @returns the value of `pId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetGraphId(graph: T.CUgraph | null): number {
-  const s = (cuptiGetGraphId$ ??= new Scratch(1));
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuptiGetGraphId', 'graph', graph, true) as typeof graph;
-  s.f64[0] = 0;
-  const status = (cuptiGetGraphId$c ??= binder.native('cuptiGetGraphId'))(graph, s.bytes);
-  if (status !== 0) throw fail('cuptiGetGraphId', status);
-  return s.u32[0];
+  return (cuptiGetGraphId$ ??= bind$cuptiGetGraphId())(graph);
 }
-let cuptiGetGraphNodeId$: Scratch | undefined;
-let cuptiGetGraphNodeId$c: NativeFunction | undefined;
+/** cuptiGetGraphId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetGraphId(): typeof cuptiGetGraphId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetGraphId(graph) {
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuptiGetGraphId', 'graph', graph, true) as typeof graph;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetGraphId'))(graph, s$bytes);
+    if (status !== 0) throw fail('cuptiGetGraphId', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetGraphNodeId$: typeof cuptiGetGraphNodeId | undefined;
 /** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `CUgraphNode`.
  * @returns the value of `nodeId`: out `uint64_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetGraphNodeId(node: T.CUgraphNode | null): bigint {
-  const s = (cuptiGetGraphNodeId$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cuptiGetGraphNodeId', 'node', node, true) as typeof node;
-  s.f64[0] = 0;
-  const status = (cuptiGetGraphNodeId$c ??= binder.native('cuptiGetGraphNodeId'))(node, s.bytes);
-  if (status !== 0) throw fail('cuptiGetGraphNodeId', status);
-  return s.u64[0];
+  return (cuptiGetGraphNodeId$ ??= bind$cuptiGetGraphNodeId())(node);
+}
+/** cuptiGetGraphNodeId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetGraphNodeId(): typeof cuptiGetGraphNodeId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetGraphNodeId(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cuptiGetGraphNodeId', 'node', node, true) as typeof node;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetGraphNodeId'))(node, s$bytes);
+    if (status !== 0) throw fail('cuptiGetGraphNodeId', status);
+    return s$u64[0];
+  };
 }
 let cuptiGetLastError$c: NativeFunction | undefined;
 /** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -124,62 +166,89 @@ export function cuptiGetLastError(): void {
   const status = (cuptiGetLastError$c ??= binder.native('cuptiGetLastError'))();
   if (status !== 0) throw fail('cuptiGetLastError', status);
 }
-let cuptiGetNumEventDomains$: Scratch | undefined;
-let cuptiGetNumEventDomains$c: NativeFunction | undefined;
+let cuptiGetNumEventDomains$: typeof cuptiGetNumEventDomains | undefined;
 /** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numDomains`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiGetNumEventDomains(): number {
-  const s = (cuptiGetNumEventDomains$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuptiGetNumEventDomains$c ??= binder.nativeFixed('cuptiGetNumEventDomains', [s.bytes]))();
-  if (status !== 0) throw fail('cuptiGetNumEventDomains', status);
-  return s.u32[0];
+  return (cuptiGetNumEventDomains$ ??= bind$cuptiGetNumEventDomains())();
 }
-let cuptiGetNumMetrics$: Scratch | undefined;
-let cuptiGetNumMetrics$c: NativeFunction | undefined;
+/** cuptiGetNumEventDomains around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetNumEventDomains(): typeof cuptiGetNumEventDomains {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuptiGetNumEventDomains', [s.bytes]);
+  return function cuptiGetNumEventDomains() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuptiGetNumEventDomains', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetNumMetrics$: typeof cuptiGetNumMetrics | undefined;
 /** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numMetrics`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiGetNumMetrics(): number {
-  const s = (cuptiGetNumMetrics$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuptiGetNumMetrics$c ??= binder.nativeFixed('cuptiGetNumMetrics', [s.bytes]))();
-  if (status !== 0) throw fail('cuptiGetNumMetrics', status);
-  return s.u32[0];
+  return (cuptiGetNumMetrics$ ??= bind$cuptiGetNumMetrics())();
 }
-let cuptiGetResultString$: Scratch | undefined;
-let cuptiGetResultString$c: NativeFunction | undefined;
+/** cuptiGetNumMetrics around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetNumMetrics(): typeof cuptiGetNumMetrics {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuptiGetNumMetrics', [s.bytes]);
+  return function cuptiGetNumMetrics() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuptiGetNumMetrics', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetResultString$: typeof cuptiGetResultString | undefined;
 /** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param result_ in `CUptiResult`.
  * @returns the value of `str`: out `const char **`.
  * @remarks [NVIDIA group `CUPTI_RESULT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html). */
 export function cuptiGetResultString(result_: T.CUptiResult): string | null {
-  const s = (cuptiGetResultString$ ??= new Scratch(1));
-  if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetResultString', 'result', 'i32', result_);
-  s.f64[0] = 0;
-  const status = (cuptiGetResultString$c ??= binder.native('cuptiGetResultString'))(result_, s.bytes);
-  if (status !== 0) throw fail('cuptiGetResultString', status);
-  return readCString(s.address(0));
+  return (cuptiGetResultString$ ??= bind$cuptiGetResultString())(result_);
 }
-let cuptiGetStreamId$: Scratch | undefined;
-let cuptiGetStreamId$c: NativeFunction | undefined;
+/** cuptiGetResultString around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetResultString(): typeof cuptiGetResultString {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetResultString(result_) {
+    if (typeof result_ !== 'number' || (result_ | 0) !== result_) throw intError('cuptiGetResultString', 'result', 'i32', result_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetResultString'))(result_, s$bytes);
+    if (status !== 0) throw fail('cuptiGetResultString', status);
+    return readCString(s.address(0));
+  };
+}
+let cuptiGetStreamId$: typeof cuptiGetStreamId | undefined;
 /** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param stream in `CUstream`.
  * @returns the value of `streamId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetStreamId(context: T.CUcontext | null, stream: T.CUstream | null): number {
-  const s = (cuptiGetStreamId$ ??= new Scratch(1));
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamId', 'context', context, true) as typeof context;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamId', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  const status = (cuptiGetStreamId$c ??= binder.native('cuptiGetStreamId'))(context, stream, s.bytes);
-  if (status !== 0) throw fail('cuptiGetStreamId', status);
-  return s.u32[0];
+  return (cuptiGetStreamId$ ??= bind$cuptiGetStreamId())(context, stream);
 }
-let cuptiGetStreamIdEx$: Scratch | undefined;
-let cuptiGetStreamIdEx$c: NativeFunction | undefined;
+/** cuptiGetStreamId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetStreamId(): typeof cuptiGetStreamId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetStreamId(context, stream) {
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamId', 'context', context, true) as typeof context;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamId', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetStreamId'))(context, stream, s$bytes);
+    if (status !== 0) throw fail('cuptiGetStreamId', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetStreamIdEx$: typeof cuptiGetStreamIdEx | undefined;
 /** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param stream in `CUstream`.
@@ -187,48 +256,77 @@ let cuptiGetStreamIdEx$c: NativeFunction | undefined;
  * @returns the value of `streamId`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstream | null, perThreadStream: number): number {
-  const s = (cuptiGetStreamIdEx$ ??= new Scratch(1));
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamIdEx', 'stream', stream, true) as typeof stream;
-  if (typeof perThreadStream !== 'number' || (perThreadStream & 0xff) !== perThreadStream) throw intError('cuptiGetStreamIdEx', 'perThreadStream', 'u8', perThreadStream);
-  s.f64[0] = 0;
-  const status = (cuptiGetStreamIdEx$c ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, s.bytes);
-  if (status !== 0) throw fail('cuptiGetStreamIdEx', status);
-  return s.u32[0];
+  return (cuptiGetStreamIdEx$ ??= bind$cuptiGetStreamIdEx())(context, stream, perThreadStream);
 }
-let cuptiGetThreadIdType$: Scratch | undefined;
-let cuptiGetThreadIdType$c: NativeFunction | undefined;
+/** cuptiGetStreamIdEx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetStreamIdEx(): typeof cuptiGetStreamIdEx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiGetStreamIdEx(context, stream, perThreadStream) {
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamIdEx', 'stream', stream, true) as typeof stream;
+    if (typeof perThreadStream !== 'number' || (perThreadStream & 0xff) !== perThreadStream) throw intError('cuptiGetStreamIdEx', 'perThreadStream', 'u8', perThreadStream);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, s$bytes);
+    if (status !== 0) throw fail('cuptiGetStreamIdEx', status);
+    return s$u32[0];
+  };
+}
+let cuptiGetThreadIdType$: typeof cuptiGetThreadIdType | undefined;
 /** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `type`: out `CUpti_ActivityThreadIdType *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
-  const s = (cuptiGetThreadIdType$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuptiGetThreadIdType$c ??= binder.nativeFixed('cuptiGetThreadIdType', [s.bytes]))();
-  if (status !== 0) throw fail('cuptiGetThreadIdType', status);
-  return s.i32[0] as T.CUpti_ActivityThreadIdType;
+  return (cuptiGetThreadIdType$ ??= bind$cuptiGetThreadIdType())();
 }
-let cuptiGetTimestamp$: Scratch | undefined;
-let cuptiGetTimestamp$c: NativeFunction | undefined;
+/** cuptiGetThreadIdType around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetThreadIdType(): typeof cuptiGetThreadIdType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuptiGetThreadIdType', [s.bytes]);
+  return function cuptiGetThreadIdType() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuptiGetThreadIdType', status);
+    return s$i32[0] as T.CUpti_ActivityThreadIdType;
+  };
+}
+let cuptiGetTimestamp$: typeof cuptiGetTimestamp | undefined;
 /** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `timestamp`: out `uint64_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetTimestamp(): bigint {
-  const s = (cuptiGetTimestamp$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuptiGetTimestamp$c ??= binder.nativeFixed('cuptiGetTimestamp', [s.bytes]))();
-  if (status !== 0) throw fail('cuptiGetTimestamp', status);
-  return s.u64[0];
+  return (cuptiGetTimestamp$ ??= bind$cuptiGetTimestamp())();
 }
-let cuptiGetVersion$: Scratch | undefined;
-let cuptiGetVersion$c: NativeFunction | undefined;
+/** cuptiGetTimestamp around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetTimestamp(): typeof cuptiGetTimestamp {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u64 = s.u64;
+  const native: NativeFunction = binder.nativeFixed('cuptiGetTimestamp', [s.bytes]);
+  return function cuptiGetTimestamp() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuptiGetTimestamp', status);
+    return s$u64[0];
+  };
+}
+let cuptiGetVersion$: typeof cuptiGetVersion | undefined;
 /** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 11.8 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_VERSION_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__VERSION__API.html). */
 export function cuptiGetVersion(): number {
-  const s = (cuptiGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuptiGetVersion$c ??= binder.nativeFixed('cuptiGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('cuptiGetVersion', status);
-  return s.u32[0];
+  return (cuptiGetVersion$ ??= bind$cuptiGetVersion())();
+}
+/** cuptiGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiGetVersion(): typeof cuptiGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuptiGetVersion', [s.bytes]);
+  return function cuptiGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuptiGetVersion', status);
+    return s$u32[0];
+  };
 }

@@ -28,18 +28,25 @@ export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDir
   const status = (curandGetDirectionVectors64$c ??= binder.native('curandGetDirectionVectors64'))(vectors, set);
   if (status !== 0) throw fail('curandGetDirectionVectors64', status);
 }
-let curandGetProperty$: Scratch | undefined;
-let curandGetProperty$c: NativeFunction | undefined;
+let curandGetProperty$: typeof curandGetProperty | undefined;
 /** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 11.8 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function curandGetProperty(type: T.libraryPropertyType): number {
-  const s = (curandGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('curandGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (curandGetProperty$c ??= binder.native('curandGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('curandGetProperty', status);
-  return s.i32[0];
+  return (curandGetProperty$ ??= bind$curandGetProperty())(type);
+}
+/** curandGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$curandGetProperty(): typeof curandGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function curandGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('curandGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('curandGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('curandGetProperty', status);
+    return s$i32[0];
+  };
 }
 let curandGetScrambleConstants32$c: NativeFunction | undefined;
 /** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 11.8 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
@@ -57,16 +64,23 @@ export function curandGetScrambleConstants64(constants: T.Pointer): void {
   const status = (curandGetScrambleConstants64$c ??= binder.native('curandGetScrambleConstants64'))(constants);
   if (status !== 0) throw fail('curandGetScrambleConstants64', status);
 }
-let curandGetVersion$: Scratch | undefined;
-let curandGetVersion$c: NativeFunction | undefined;
+let curandGetVersion$: typeof curandGetVersion | undefined;
 /** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 11.8 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`. */
 export function curandGetVersion(): number {
-  const s = (curandGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (curandGetVersion$c ??= binder.nativeFixed('curandGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('curandGetVersion', status);
-  return s.i32[0];
+  return (curandGetVersion$ ??= bind$curandGetVersion())();
+}
+/** curandGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$curandGetVersion(): typeof curandGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('curandGetVersion', [s.bytes]);
+  return function curandGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('curandGetVersion', status);
+    return s$i32[0];
+  };
 }
 let curandSetGeneratorOffset$c: NativeFunction | undefined;
 /** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 11.8 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.

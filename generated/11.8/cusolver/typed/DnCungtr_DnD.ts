@@ -32,8 +32,7 @@ export function cusolverDnCungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnCungtr$c ??= binder.native('cusolverDnCungtr'))(handle, uplo, n_, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungtr', status);
 }
-let cusolverDnCungtr_bufferSize$: Scratch | undefined;
-let cusolverDnCungtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCungtr_bufferSize$: typeof cusolverDnCungtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -43,17 +42,25 @@ let cusolverDnCungtr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnCungtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCungtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCungtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCungtr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCungtr_bufferSize$c ??= binder.native('cusolverDnCungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCungtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCungtr_bufferSize$ ??= bind$cusolverDnCungtr_bufferSize())(handle, uplo, n_, A, lda, tau);
+}
+/** cusolverDnCungtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCungtr_bufferSize(): typeof cusolverDnCungtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCungtr_bufferSize(handle, uplo, n_, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCungtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCungtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCungtr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCungtr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCunmqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -89,8 +96,7 @@ export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnCunmqr$c ??= binder.native('cusolverDnCunmqr'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCunmqr', status);
 }
-let cusolverDnCunmqr_bufferSize$: Scratch | undefined;
-let cusolverDnCunmqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCunmqr_bufferSize$: typeof cusolverDnCunmqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -105,22 +111,30 @@ let cusolverDnCunmqr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnCunmqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmqr_bufferSize', 'side', 'i32', side);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnCunmqr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCunmqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCunmqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCunmqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnCunmqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCunmqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCunmqr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnCunmqr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnCunmqr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnCunmqr_bufferSize$c ??= binder.native('cusolverDnCunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCunmqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCunmqr_bufferSize$ ??= bind$cusolverDnCunmqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
+}
+/** cusolverDnCunmqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCunmqr_bufferSize(): typeof cusolverDnCunmqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCunmqr_bufferSize(handle, side, trans, m, n_, k, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmqr_bufferSize', 'side', 'i32', side);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnCunmqr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCunmqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCunmqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCunmqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnCunmqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCunmqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCunmqr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnCunmqr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnCunmqr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCunmqr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCunmtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -156,8 +170,7 @@ export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnCunmtr$c ??= binder.native('cusolverDnCunmtr'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCunmtr', status);
 }
-let cusolverDnCunmtr_bufferSize$: Scratch | undefined;
-let cusolverDnCunmtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCunmtr_bufferSize$: typeof cusolverDnCunmtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -172,25 +185,32 @@ let cusolverDnCunmtr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnCunmtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmtr_bufferSize', 'side', 'i32', side);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCunmtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnCunmtr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCunmtr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCunmtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCunmtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCunmtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCunmtr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnCunmtr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnCunmtr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnCunmtr_bufferSize$c ??= binder.native('cusolverDnCunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCunmtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCunmtr_bufferSize$ ??= bind$cusolverDnCunmtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
-let cusolverDnDBgels$: Scratch | undefined;
-let cusolverDnDBgels$c: NativeFunction | undefined;
+/** cusolverDnCunmtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCunmtr_bufferSize(): typeof cusolverDnCunmtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCunmtr_bufferSize(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCunmtr_bufferSize', 'side', 'i32', side);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCunmtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnCunmtr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCunmtr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCunmtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCunmtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCunmtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCunmtr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnCunmtr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnCunmtr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCunmtr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDBgels$: typeof cusolverDnDBgels | undefined;
 /** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -207,27 +227,34 @@ let cusolverDnDBgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDBgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDBgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDBgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDBgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDBgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDBgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDBgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDBgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDBgels', 'd_info', d_info, true);
-  const status = (cusolverDnDBgels$c ??= binder.native('cusolverDnDBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDBgels', status);
-  return s.i32[0];
+  return (cusolverDnDBgels$ ??= bind$cusolverDnDBgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDBgels_bufferSize$: Scratch | undefined;
-let cusolverDnDBgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDBgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDBgels(): typeof cusolverDnDBgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDBgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDBgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDBgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDBgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDBgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDBgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDBgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDBgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDBgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDBgels_bufferSize$: typeof cusolverDnDBgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -242,25 +269,32 @@ let cusolverDnDBgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDBgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDBgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDBgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDBgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDBgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDBgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDBgels_bufferSize$c ??= binder.native('cusolverDnDBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDBgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDBgels_bufferSize$ ??= bind$cusolverDnDBgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDBgesv$: Scratch | undefined;
-let cusolverDnDBgesv$c: NativeFunction | undefined;
+/** cusolverDnDBgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDBgels_bufferSize(): typeof cusolverDnDBgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDBgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDBgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDBgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDBgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDBgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDBgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDBgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDBgesv$: typeof cusolverDnDBgesv | undefined;
 /** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -277,27 +311,34 @@ let cusolverDnDBgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDBgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDBgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDBgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDBgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDBgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDBgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDBgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDBgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDBgesv$c ??= binder.native('cusolverDnDBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDBgesv', status);
-  return s.i32[0];
+  return (cusolverDnDBgesv$ ??= bind$cusolverDnDBgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDBgesv_bufferSize$: Scratch | undefined;
-let cusolverDnDBgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDBgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDBgesv(): typeof cusolverDnDBgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDBgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDBgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDBgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDBgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDBgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDBgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDBgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDBgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDBgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDBgesv_bufferSize$: typeof cusolverDnDBgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -312,25 +353,32 @@ let cusolverDnDBgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDBgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDBgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDBgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDBgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDBgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDBgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDBgesv_bufferSize$c ??= binder.native('cusolverDnDBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDBgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDBgesv_bufferSize$ ??= bind$cusolverDnDBgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDDgels$: Scratch | undefined;
-let cusolverDnDDgels$c: NativeFunction | undefined;
+/** cusolverDnDBgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDBgesv_bufferSize(): typeof cusolverDnDBgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDBgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDBgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDBgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDBgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDBgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDBgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDBgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDBgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDBgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDBgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDBgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDDgels$: typeof cusolverDnDDgels | undefined;
 /** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -347,27 +395,34 @@ let cusolverDnDDgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDDgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDDgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDDgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDDgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDDgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDDgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDDgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDDgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDDgels', 'd_info', d_info, true);
-  const status = (cusolverDnDDgels$c ??= binder.native('cusolverDnDDgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDDgels', status);
-  return s.i32[0];
+  return (cusolverDnDDgels$ ??= bind$cusolverDnDDgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDDgels_bufferSize$: Scratch | undefined;
-let cusolverDnDDgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDDgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDDgels(): typeof cusolverDnDDgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDDgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDDgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDDgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDDgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDDgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDDgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDDgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDDgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDDgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDDgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDDgels_bufferSize$: typeof cusolverDnDDgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -382,25 +437,32 @@ let cusolverDnDDgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDDgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDDgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDDgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDDgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDDgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDDgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDDgels_bufferSize$c ??= binder.native('cusolverDnDDgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDDgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDDgels_bufferSize$ ??= bind$cusolverDnDDgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDDgesv$: Scratch | undefined;
-let cusolverDnDDgesv$c: NativeFunction | undefined;
+/** cusolverDnDDgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDDgels_bufferSize(): typeof cusolverDnDDgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDDgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDDgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDDgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDDgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDDgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDDgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDDgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDDgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDDgesv$: typeof cusolverDnDDgesv | undefined;
 /** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -417,27 +479,34 @@ let cusolverDnDDgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDDgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDDgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDDgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDDgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDDgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDDgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDDgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDDgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDDgesv$c ??= binder.native('cusolverDnDDgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDDgesv', status);
-  return s.i32[0];
+  return (cusolverDnDDgesv$ ??= bind$cusolverDnDDgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDDgesv_bufferSize$: Scratch | undefined;
-let cusolverDnDDgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDDgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDDgesv(): typeof cusolverDnDDgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDDgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDDgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDDgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDDgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDDgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDDgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDDgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDDgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDDgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDDgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDDgesv_bufferSize$: typeof cusolverDnDDgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -452,25 +521,32 @@ let cusolverDnDDgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDDgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDDgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDDgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDDgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDDgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDDgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDDgesv_bufferSize$c ??= binder.native('cusolverDnDDgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDDgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDDgesv_bufferSize$ ??= bind$cusolverDnDDgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDHgels$: Scratch | undefined;
-let cusolverDnDHgels$c: NativeFunction | undefined;
+/** cusolverDnDDgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDDgesv_bufferSize(): typeof cusolverDnDDgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDDgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDDgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDDgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDDgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDDgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDDgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDDgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDDgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDDgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDDgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDDgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDDgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDHgels$: typeof cusolverDnDHgels | undefined;
 /** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -487,27 +563,34 @@ let cusolverDnDHgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDHgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDHgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDHgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDHgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDHgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDHgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDHgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDHgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDHgels', 'd_info', d_info, true);
-  const status = (cusolverDnDHgels$c ??= binder.native('cusolverDnDHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDHgels', status);
-  return s.i32[0];
+  return (cusolverDnDHgels$ ??= bind$cusolverDnDHgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDHgels_bufferSize$: Scratch | undefined;
-let cusolverDnDHgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDHgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDHgels(): typeof cusolverDnDHgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDHgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDHgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDHgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDHgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDHgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDHgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDHgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDHgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDHgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDHgels_bufferSize$: typeof cusolverDnDHgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -522,25 +605,32 @@ let cusolverDnDHgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDHgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDHgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDHgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDHgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDHgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDHgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDHgels_bufferSize$c ??= binder.native('cusolverDnDHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDHgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDHgels_bufferSize$ ??= bind$cusolverDnDHgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDHgesv$: Scratch | undefined;
-let cusolverDnDHgesv$c: NativeFunction | undefined;
+/** cusolverDnDHgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDHgels_bufferSize(): typeof cusolverDnDHgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDHgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDHgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDHgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDHgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDHgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDHgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDHgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDHgesv$: typeof cusolverDnDHgesv | undefined;
 /** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -557,27 +647,34 @@ let cusolverDnDHgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDHgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDHgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDHgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDHgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDHgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDHgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDHgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDHgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDHgesv$c ??= binder.native('cusolverDnDHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDHgesv', status);
-  return s.i32[0];
+  return (cusolverDnDHgesv$ ??= bind$cusolverDnDHgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDHgesv_bufferSize$: Scratch | undefined;
-let cusolverDnDHgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDHgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDHgesv(): typeof cusolverDnDHgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDHgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDHgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDHgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDHgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDHgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDHgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDHgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDHgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDHgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDHgesv_bufferSize$: typeof cusolverDnDHgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -592,25 +689,32 @@ let cusolverDnDHgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDHgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDHgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDHgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDHgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDHgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDHgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDHgesv_bufferSize$c ??= binder.native('cusolverDnDHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDHgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDHgesv_bufferSize$ ??= bind$cusolverDnDHgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDSgels$: Scratch | undefined;
-let cusolverDnDSgels$c: NativeFunction | undefined;
+/** cusolverDnDHgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDHgesv_bufferSize(): typeof cusolverDnDHgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDHgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDHgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDHgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDHgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDHgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDHgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDHgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDHgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDHgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDHgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDHgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDSgels$: typeof cusolverDnDSgels | undefined;
 /** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -627,27 +731,34 @@ let cusolverDnDSgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDSgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDSgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDSgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDSgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDSgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDSgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDSgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDSgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDSgels', 'd_info', d_info, true);
-  const status = (cusolverDnDSgels$c ??= binder.native('cusolverDnDSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDSgels', status);
-  return s.i32[0];
+  return (cusolverDnDSgels$ ??= bind$cusolverDnDSgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDSgels_bufferSize$: Scratch | undefined;
-let cusolverDnDSgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDSgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDSgels(): typeof cusolverDnDSgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDSgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDSgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDSgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDSgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDSgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDSgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDSgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDSgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDSgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDSgels_bufferSize$: typeof cusolverDnDSgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -662,25 +773,32 @@ let cusolverDnDSgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDSgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDSgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDSgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDSgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDSgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDSgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDSgels_bufferSize$c ??= binder.native('cusolverDnDSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDSgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDSgels_bufferSize$ ??= bind$cusolverDnDSgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDSgesv$: Scratch | undefined;
-let cusolverDnDSgesv$c: NativeFunction | undefined;
+/** cusolverDnDSgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDSgels_bufferSize(): typeof cusolverDnDSgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDSgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDSgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDSgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDSgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDSgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDSgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDSgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDSgesv$: typeof cusolverDnDSgesv | undefined;
 /** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -697,27 +815,34 @@ let cusolverDnDSgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDSgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDSgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDSgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDSgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDSgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDSgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDSgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDSgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDSgesv$c ??= binder.native('cusolverDnDSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDSgesv', status);
-  return s.i32[0];
+  return (cusolverDnDSgesv$ ??= bind$cusolverDnDSgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDSgesv_bufferSize$: Scratch | undefined;
-let cusolverDnDSgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDSgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDSgesv(): typeof cusolverDnDSgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDSgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDSgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDSgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDSgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDSgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDSgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDSgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDSgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDSgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDSgesv_bufferSize$: typeof cusolverDnDSgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -732,25 +857,32 @@ let cusolverDnDSgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDSgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDSgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDSgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDSgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDSgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDSgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDSgesv_bufferSize$c ??= binder.native('cusolverDnDSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDSgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDSgesv_bufferSize$ ??= bind$cusolverDnDSgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDXgels$: Scratch | undefined;
-let cusolverDnDXgels$c: NativeFunction | undefined;
+/** cusolverDnDSgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDSgesv_bufferSize(): typeof cusolverDnDSgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDSgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDSgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDSgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDSgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDSgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDSgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDSgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDSgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDSgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDSgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDSgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDXgels$: typeof cusolverDnDXgels | undefined;
 /** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -767,27 +899,34 @@ let cusolverDnDXgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDXgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDXgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDXgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDXgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDXgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDXgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDXgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDXgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDXgels', 'd_info', d_info, true);
-  const status = (cusolverDnDXgels$c ??= binder.native('cusolverDnDXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDXgels', status);
-  return s.i32[0];
+  return (cusolverDnDXgels$ ??= bind$cusolverDnDXgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDXgels_bufferSize$: Scratch | undefined;
-let cusolverDnDXgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDXgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDXgels(): typeof cusolverDnDXgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDXgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDXgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDXgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDXgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDXgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDXgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDXgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDXgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDXgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDXgels_bufferSize$: typeof cusolverDnDXgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -802,25 +941,32 @@ let cusolverDnDXgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDXgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDXgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDXgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDXgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDXgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDXgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDXgels_bufferSize$c ??= binder.native('cusolverDnDXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDXgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDXgels_bufferSize$ ??= bind$cusolverDnDXgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnDXgesv$: Scratch | undefined;
-let cusolverDnDXgesv$c: NativeFunction | undefined;
+/** cusolverDnDXgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDXgels_bufferSize(): typeof cusolverDnDXgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDXgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDXgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDXgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDXgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDXgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDXgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDXgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnDXgesv$: typeof cusolverDnDXgesv | undefined;
 /** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -837,27 +983,34 @@ let cusolverDnDXgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnDXgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDXgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDXgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDXgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDXgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDXgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDXgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDXgesv', 'd_info', d_info, true);
-  const status = (cusolverDnDXgesv$c ??= binder.native('cusolverDnDXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnDXgesv', status);
-  return s.i32[0];
+  return (cusolverDnDXgesv$ ??= bind$cusolverDnDXgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnDXgesv_bufferSize$: Scratch | undefined;
-let cusolverDnDXgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDXgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDXgesv(): typeof cusolverDnDXgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDXgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDXgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDXgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDXgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDXgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDXgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnDXgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDXgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnDXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnDXgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDXgesv_bufferSize$: typeof cusolverDnDXgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -872,20 +1025,28 @@ let cusolverDnDXgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnDXgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnDXgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnDXgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnDXgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnDXgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnDXgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDXgesv_bufferSize$c ??= binder.native('cusolverDnDXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDXgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnDXgesv_bufferSize$ ??= bind$cusolverDnDXgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
+}
+/** cusolverDnDXgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDXgesv_bufferSize(): typeof cusolverDnDXgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDXgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnDXgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnDXgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnDXgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnDXgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnDXgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnDXgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnDXgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnDXgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnDXgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDXgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -70,22 +70,29 @@ export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnDgebrd$c ??= binder.native('cusolverDnDgebrd'))(handle, m, n_, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDgebrd', status);
 }
-let cusolverDnDgebrd_bufferSize$: Scratch | undefined;
-let cusolverDnDgebrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDgebrd_bufferSize$: typeof cusolverDnDgebrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnDgebrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgebrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgebrd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnDgebrd_bufferSize$c ??= binder.native('cusolverDnDgebrd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDgebrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDgebrd_bufferSize$ ??= bind$cusolverDnDgebrd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnDgebrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDgebrd_bufferSize(): typeof cusolverDnDgebrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDgebrd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgebrd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDgebrd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDgebrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -111,8 +118,7 @@ export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnDgeqrf$c ??= binder.native('cusolverDnDgeqrf'))(handle, m, n_, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDgeqrf', status);
 }
-let cusolverDnDgeqrf_bufferSize$: Scratch | undefined;
-let cusolverDnDgeqrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDgeqrf_bufferSize$: typeof cusolverDnDgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -121,14 +127,22 @@ let cusolverDnDgeqrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnDgeqrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgeqrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDgeqrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnDgeqrf_bufferSize$c ??= binder.native('cusolverDnDgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDgeqrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDgeqrf_bufferSize$ ??= bind$cusolverDnDgeqrf_bufferSize())(handle, m, n_, A, lda);
+}
+/** cusolverDnDgeqrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDgeqrf_bufferSize(): typeof cusolverDnDgeqrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDgeqrf_bufferSize(handle, m, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgeqrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDgeqrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgeqrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDgeqrf_bufferSize'))(handle, m, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDgeqrf_bufferSize', status);
+    return s$i32[0];
+  };
 }

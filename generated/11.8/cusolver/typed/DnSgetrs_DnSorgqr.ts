@@ -78,8 +78,7 @@ export function cusolverDnSlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSlauum$c ??= binder.native('cusolverDnSlauum'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSlauum', status);
 }
-let cusolverDnSlauum_bufferSize$: Scratch | undefined;
-let cusolverDnSlauum_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSlauum_bufferSize$: typeof cusolverDnSlauum_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -88,16 +87,24 @@ let cusolverDnSlauum_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSlauum_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSlauum_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSlauum_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSlauum_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSlauum_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSlauum_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSlauum_bufferSize$c ??= binder.native('cusolverDnSlauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSlauum_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSlauum_bufferSize$ ??= bind$cusolverDnSlauum_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnSlauum_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSlauum_bufferSize(): typeof cusolverDnSlauum_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSlauum_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSlauum_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSlauum_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSlauum_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSlauum_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSlauum_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSlauum_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSlauum_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSorgbr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -127,8 +134,7 @@ export function cusolverDnSorgbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnSorgbr$c ??= binder.native('cusolverDnSorgbr'))(handle, side, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSorgbr', status);
 }
-let cusolverDnSorgbr_bufferSize$: Scratch | undefined;
-let cusolverDnSorgbr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSorgbr_bufferSize$: typeof cusolverDnSorgbr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -140,19 +146,27 @@ let cusolverDnSorgbr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSorgbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnSorgbr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSorgbr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSorgbr_bufferSize', 'side', 'i32', side);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgbr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgbr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgbr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnSorgbr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgbr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSorgbr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSorgbr_bufferSize$c ??= binder.native('cusolverDnSorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSorgbr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSorgbr_bufferSize$ ??= bind$cusolverDnSorgbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
+}
+/** cusolverDnSorgbr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSorgbr_bufferSize(): typeof cusolverDnSorgbr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSorgbr_bufferSize(handle, side, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSorgbr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSorgbr_bufferSize', 'side', 'i32', side);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgbr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgbr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgbr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnSorgbr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgbr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSorgbr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSorgbr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSorgqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -180,8 +194,7 @@ export function cusolverDnSorgqr(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnSorgqr$c ??= binder.native('cusolverDnSorgqr'))(handle, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSorgqr', status);
 }
-let cusolverDnSorgqr_bufferSize$: Scratch | undefined;
-let cusolverDnSorgqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSorgqr_bufferSize$: typeof cusolverDnSorgqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -192,16 +205,24 @@ let cusolverDnSorgqr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSorgqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnSorgqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSorgqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnSorgqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSorgqr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSorgqr_bufferSize$c ??= binder.native('cusolverDnSorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSorgqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSorgqr_bufferSize$ ??= bind$cusolverDnSorgqr_bufferSize())(handle, m, n_, k, A, lda, tau);
+}
+/** cusolverDnSorgqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSorgqr_bufferSize(): typeof cusolverDnSorgqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSorgqr_bufferSize(handle, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSorgqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSorgqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSorgqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnSorgqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSorgqr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSorgqr_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -42,8 +42,7 @@ export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnSsygvj$c ??= binder.native('cusolverDnSsygvj'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnSsygvj', status);
 }
-let cusolverDnSsygvj_bufferSize$: Scratch | undefined;
-let cusolverDnSsygvj_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsygvj_bufferSize$: typeof cusolverDnSsygvj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -58,22 +57,30 @@ let cusolverDnSsygvj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnSsygvj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvj_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsygvj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSsygvj_bufferSize$c ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsygvj_bufferSize$ ??= bind$cusolverDnSsygvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
+}
+/** cusolverDnSsygvj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsygvj_bufferSize(): typeof cusolverDnSsygvj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvj_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsygvj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSsytrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -103,8 +110,7 @@ export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSsytrd$c ??= binder.native('cusolverDnSsytrd'))(handle, uplo, n_, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytrd', status);
 }
-let cusolverDnSsytrd_bufferSize$: Scratch | undefined;
-let cusolverDnSsytrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsytrd_bufferSize$: typeof cusolverDnSsytrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -116,19 +122,27 @@ let cusolverDnSsytrd_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
-  const s = (cusolverDnSsytrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsytrd_bufferSize$c ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsytrd_bufferSize$ ??= bind$cusolverDnSsytrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
+}
+/** cusolverDnSsytrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsytrd_bufferSize(): typeof cusolverDnSsytrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsytrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSsytrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -154,8 +168,7 @@ export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSsytrf$c ??= binder.native('cusolverDnSsytrf'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytrf', status);
 }
-let cusolverDnSsytrf_bufferSize$: Scratch | undefined;
-let cusolverDnSsytrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsytrf_bufferSize$: typeof cusolverDnSsytrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `int`.
@@ -163,15 +176,23 @@ let cusolverDnSsytrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSsytrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsytrf_bufferSize$c ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsytrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsytrf_bufferSize$ ??= bind$cusolverDnSsytrf_bufferSize())(handle, n_, A, lda);
+}
+/** cusolverDnSsytrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsytrf_bufferSize(): typeof cusolverDnSsytrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsytrf_bufferSize(handle, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsytrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSsytri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -197,8 +218,7 @@ export function cusolverDnSsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSsytri$c ??= binder.native('cusolverDnSsytri'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytri', status);
 }
-let cusolverDnSsytri_bufferSize$: Scratch | undefined;
-let cusolverDnSsytri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsytri_bufferSize$: typeof cusolverDnSsytri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -208,15 +228,23 @@ let cusolverDnSsytri_bufferSize$c: NativeFunction | undefined;
  * @param ipiv in `const int *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
-  const s = (cusolverDnSsytri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsytri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsytri_bufferSize$c ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsytri_bufferSize$ ??= bind$cusolverDnSsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
+}
+/** cusolverDnSsytri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsytri_bufferSize(): typeof cusolverDnSsytri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsytri_bufferSize(handle, uplo, n_, A, lda, ipiv) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsytri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);
+    return s$i32[0];
+  };
 }

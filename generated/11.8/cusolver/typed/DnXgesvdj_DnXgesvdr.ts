@@ -8,35 +8,49 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnXgesvdjGetResidual$: Scratch | undefined;
-let cusolverDnXgesvdjGetResidual$c: NativeFunction | undefined;
+let cusolverDnXgesvdjGetResidual$: typeof cusolverDnXgesvdjGetResidual | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `gesvdjInfo_t`.
  * @returns the value of `residual`: out `double *`. */
 export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnXgesvdjGetResidual$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
-  return s.f64[0];
+  return (cusolverDnXgesvdjGetResidual$ ??= bind$cusolverDnXgesvdjGetResidual())(handle, info);
 }
-let cusolverDnXgesvdjGetSweeps$: Scratch | undefined;
-let cusolverDnXgesvdjGetSweeps$c: NativeFunction | undefined;
+/** cusolverDnXgesvdjGetResidual around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdjGetResidual(): typeof cusolverDnXgesvdjGetResidual {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdjGetResidual(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
+    return s$f64[0];
+  };
+}
+let cusolverDnXgesvdjGetSweeps$: typeof cusolverDnXgesvdjGetSweeps | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `gesvdjInfo_t`.
  * @returns the value of `executed_sweeps`: out `int *`. */
 export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnXgesvdjGetSweeps$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
-  return s.i32[0];
+  return (cusolverDnXgesvdjGetSweeps$ ??= bind$cusolverDnXgesvdjGetSweeps())(handle, info);
+}
+/** cusolverDnXgesvdjGetSweeps around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdjGetSweeps(): typeof cusolverDnXgesvdjGetSweeps {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdjGetSweeps(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnXgesvdjSetMaxSweeps$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -122,8 +136,7 @@ export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T
   const status = (cusolverDnXgesvdp$c ??= binder.native('cusolverDnXgesvdp'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
   if (status !== 0) throw fail('cusolverDnXgesvdp', status);
 }
-let cusolverDnXgesvdp_bufferSize$: Scratch | undefined;
-let cusolverDnXgesvdp_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgesvdp_bufferSize$: typeof cusolverDnXgesvdp_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -145,30 +158,38 @@ let cusolverDnXgesvdp_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgesvdp_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp_bufferSize', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeS', 'i32', dataTypeS);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
-  if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeU', 'i32', dataTypeU);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
-  if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeV', 'i32', dataTypeV);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgesvdp_bufferSize$c ??= binder.native('cusolverDnXgesvdp_bufferSize'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgesvdp_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgesvdp_bufferSize$ ??= bind$cusolverDnXgesvdp_bufferSize())(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType);
+}
+/** cusolverDnXgesvdp_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdp_bufferSize(): typeof cusolverDnXgesvdp_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp_bufferSize', 'econ', 'i32', econ);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeS', 'i32', dataTypeS);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
+    if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeU', 'i32', dataTypeU);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
+    if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeV', 'i32', dataTypeV);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdp_bufferSize'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgesvdp_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXgesvdr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -228,8 +249,7 @@ export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t | null, params: T
   const status = (cusolverDnXgesvdr$c ??= binder.native('cusolverDnXgesvdr'))(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
   if (status !== 0) throw fail('cusolverDnXgesvdr', status);
 }
-let cusolverDnXgesvdr_bufferSize$: Scratch | undefined;
-let cusolverDnXgesvdr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgesvdr_bufferSize$: typeof cusolverDnXgesvdr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -254,31 +274,39 @@ let cusolverDnXgesvdr_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgesvdr_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdr_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvdr_bufferSize', 'jobu', 'i8', jobu);
-  if (typeof jobv !== 'number' || ((jobv << 24) >> 24) !== jobv) throw intError('cusolverDnXgesvdr_bufferSize', 'jobv', 'i8', jobv);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'n', n_, true);
-  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'k', k, true);
-  if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || p % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'p', p, true);
-  if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || niters % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'niters', niters, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgesvdr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeSrand !== 'number' || (dataTypeSrand | 0) !== dataTypeSrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeSrand', 'i32', dataTypeSrand);
-  pointerArg('cusolverDnXgesvdr_bufferSize', 'Srand', Srand, true);
-  if (typeof dataTypeUrand !== 'number' || (dataTypeUrand | 0) !== dataTypeUrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeUrand', 'i32', dataTypeUrand);
-  pointerArg('cusolverDnXgesvdr_bufferSize', 'Urand', Urand, true);
-  if (typeof ldUrand !== 'number' || !(ldUrand >= -9007199254740991 && ldUrand <= 9007199254740991) || ldUrand % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldUrand', ldUrand, true);
-  if (typeof dataTypeVrand !== 'number' || (dataTypeVrand | 0) !== dataTypeVrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeVrand', 'i32', dataTypeVrand);
-  pointerArg('cusolverDnXgesvdr_bufferSize', 'Vrand', Vrand, true);
-  if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || ldVrand % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldVrand', ldVrand, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdr_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgesvdr_bufferSize$c ??= binder.native('cusolverDnXgesvdr_bufferSize'))(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgesvdr_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgesvdr_bufferSize$ ??= bind$cusolverDnXgesvdr_bufferSize())(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType);
+}
+/** cusolverDnXgesvdr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdr_bufferSize(): typeof cusolverDnXgesvdr_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdr_bufferSize(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdr_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvdr_bufferSize', 'jobu', 'i8', jobu);
+    if (typeof jobv !== 'number' || ((jobv << 24) >> 24) !== jobv) throw intError('cusolverDnXgesvdr_bufferSize', 'jobv', 'i8', jobv);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'k', k, true);
+    if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || p % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'p', p, true);
+    if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || niters % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'niters', niters, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgesvdr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeSrand !== 'number' || (dataTypeSrand | 0) !== dataTypeSrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeSrand', 'i32', dataTypeSrand);
+    pointerArg('cusolverDnXgesvdr_bufferSize', 'Srand', Srand, true);
+    if (typeof dataTypeUrand !== 'number' || (dataTypeUrand | 0) !== dataTypeUrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeUrand', 'i32', dataTypeUrand);
+    pointerArg('cusolverDnXgesvdr_bufferSize', 'Urand', Urand, true);
+    if (typeof ldUrand !== 'number' || !(ldUrand >= -9007199254740991 && ldUrand <= 9007199254740991) || ldUrand % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldUrand', ldUrand, true);
+    if (typeof dataTypeVrand !== 'number' || (dataTypeVrand | 0) !== dataTypeVrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeVrand', 'i32', dataTypeVrand);
+    pointerArg('cusolverDnXgesvdr_bufferSize', 'Vrand', Vrand, true);
+    if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || ldVrand % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldVrand', ldVrand, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdr_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdr_bufferSize'))(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgesvdr_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }

@@ -42,8 +42,7 @@ export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t | null, params: T.
   const status = (cusolverDnXgetrf$c ??= binder.native('cusolverDnXgetrf'))(handle, params, m, n_, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgetrf', status);
 }
-let cusolverDnXgetrf_bufferSize$: Scratch | undefined;
-let cusolverDnXgetrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgetrf_bufferSize$: typeof cusolverDnXgetrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -55,20 +54,28 @@ let cusolverDnXgetrf_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgetrf_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgetrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgetrf_bufferSize', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'lda', lda, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgetrf_bufferSize$c ??= binder.native('cusolverDnXgetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgetrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgetrf_bufferSize$ ??= bind$cusolverDnXgetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);
+}
+/** cusolverDnXgetrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgetrf_bufferSize(): typeof cusolverDnXgetrf_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgetrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgetrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'lda', lda, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgetrf_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -134,8 +141,7 @@ export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t | null, params: T.
   const status = (cusolverDnXpotrf$c ??= binder.native('cusolverDnXpotrf'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXpotrf', status);
 }
-let cusolverDnXpotrf_bufferSize$: Scratch | undefined;
-let cusolverDnXpotrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXpotrf_bufferSize$: typeof cusolverDnXpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -147,20 +153,28 @@ let cusolverDnXpotrf_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXpotrf_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXpotrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXpotrf_bufferSize', 'params', params, true) as typeof params;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXpotrf_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'lda', lda, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXpotrf_bufferSize$c ??= binder.native('cusolverDnXpotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXpotrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXpotrf_bufferSize$ ??= bind$cusolverDnXpotrf_bufferSize())(handle, params, uplo, n_, dataTypeA, A, lda, computeType);
+}
+/** cusolverDnXpotrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXpotrf_bufferSize(): typeof cusolverDnXpotrf_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXpotrf_bufferSize(handle, params, uplo, n_, dataTypeA, A, lda, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXpotrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXpotrf_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'lda', lda, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXpotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXpotrf_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -230,8 +244,7 @@ export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.
   const status = (cusolverDnXsyevd$c ??= binder.native('cusolverDnXsyevd'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsyevd', status);
 }
-let cusolverDnXsyevd_bufferSize$: Scratch | undefined;
-let cusolverDnXsyevd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXsyevd_bufferSize$: typeof cusolverDnXsyevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -246,21 +259,29 @@ let cusolverDnXsyevd_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsyevd_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevd_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-  pointerArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXsyevd_bufferSize$c ??= binder.native('cusolverDnXsyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXsyevd_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXsyevd_bufferSize$ ??= bind$cusolverDnXsyevd_bufferSize())(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType);
+}
+/** cusolverDnXsyevd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevd_bufferSize(): typeof cusolverDnXsyevd_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
+    pointerArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXsyevd_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }

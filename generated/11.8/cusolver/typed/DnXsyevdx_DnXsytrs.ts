@@ -58,8 +58,7 @@ export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T
   const status = (cusolverDnXsyevdx$c ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsyevdx', status);
 }
-let cusolverDnXsyevdx_bufferSize$: Scratch | undefined;
-let cusolverDnXsyevdx_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXsyevdx_bufferSize$: typeof cusolverDnXsyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -80,59 +79,81 @@ let cusolverDnXsyevdx_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsyevdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'vl', vl, true);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'vu', vu, true);
-  if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'il', il, true);
-  if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXsyevdx_bufferSize$c ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXsyevdx_bufferSize$ ??= bind$cusolverDnXsyevdx_bufferSize())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType);
 }
-let cusolverDnXsyevjGetResidual$: Scratch | undefined;
-let cusolverDnXsyevjGetResidual$c: NativeFunction | undefined;
+/** cusolverDnXsyevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'vl', vl, true);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'vu', vu, true);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cusolverDnXsyevjGetResidual$: typeof cusolverDnXsyevjGetResidual | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `syevjInfo_t`.
  * @returns the value of `residual`: out `double *`. */
 export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
-  const s = (cusolverDnXsyevjGetResidual$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
-  return s.f64[0];
+  return (cusolverDnXsyevjGetResidual$ ??= bind$cusolverDnXsyevjGetResidual())(handle, info);
 }
-let cusolverDnXsyevjGetSweeps$: Scratch | undefined;
-let cusolverDnXsyevjGetSweeps$c: NativeFunction | undefined;
+/** cusolverDnXsyevjGetResidual around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevjGetResidual(): typeof cusolverDnXsyevjGetResidual {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevjGetResidual(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
+    return s$f64[0];
+  };
+}
+let cusolverDnXsyevjGetSweeps$: typeof cusolverDnXsyevjGetSweeps | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `syevjInfo_t`.
  * @returns the value of `executed_sweeps`: out `int *`. */
 export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
-  const s = (cusolverDnXsyevjGetSweeps$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
-  return s.i32[0];
+  return (cusolverDnXsyevjGetSweeps$ ??= bind$cusolverDnXsyevjGetSweeps())(handle, info);
+}
+/** cusolverDnXsyevjGetSweeps around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevjGetSweeps(): typeof cusolverDnXsyevjGetSweeps {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevjGetSweeps(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnXsyevjSetMaxSweeps$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -202,8 +223,7 @@ export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnXsytrs$c ??= binder.native('cusolverDnXsytrs'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsytrs', status);
 }
-let cusolverDnXsytrs_bufferSize$: Scratch | undefined;
-let cusolverDnXsytrs_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXsytrs_bufferSize$: typeof cusolverDnXsytrs_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -218,21 +238,29 @@ let cusolverDnXsytrs_bufferSize$c: NativeFunction | undefined;
  * @param ldb in `int64_t`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsytrs_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsytrs_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsytrs_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'n', n_, true);
-  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'nrhs', nrhs, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXsytrs_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'lda', lda, true);
-  pointerArg('cusolverDnXsytrs_bufferSize', 'ipiv', ipiv, true);
-  if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeB', 'i32', dataTypeB);
-  pointerArg('cusolverDnXsytrs_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'ldb', ldb, true);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXsytrs_bufferSize$c ??= binder.native('cusolverDnXsytrs_bufferSize'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXsytrs_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXsytrs_bufferSize$ ??= bind$cusolverDnXsytrs_bufferSize())(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb);
+}
+/** cusolverDnXsytrs_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsytrs_bufferSize(): typeof cusolverDnXsytrs_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsytrs_bufferSize(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsytrs_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsytrs_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'n', n_, true);
+    if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'nrhs', nrhs, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXsytrs_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'lda', lda, true);
+    pointerArg('cusolverDnXsytrs_bufferSize', 'ipiv', ipiv, true);
+    if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeB', 'i32', dataTypeB);
+    pointerArg('cusolverDnXsytrs_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'ldb', ldb, true);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsytrs_bufferSize'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXsytrs_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }

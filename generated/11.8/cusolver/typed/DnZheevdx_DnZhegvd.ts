@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnZheevdx$: Scratch | undefined;
-let cusolverDnZheevdx$c: NativeFunction | undefined;
+let cusolverDnZheevdx$: typeof cusolverDnZheevdx | undefined;
 /** `cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -28,29 +27,36 @@ let cusolverDnZheevdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnZheevdx(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnZheevdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevdx', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZheevdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnZheevdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevdx', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnZheevdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnZheevdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZheevdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZheevdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZheevdx', 'W', W, true);
-  pointerArg('cusolverDnZheevdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZheevdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnZheevdx', 'info', info, true);
-  const status = (cusolverDnZheevdx$c ??= binder.native('cusolverDnZheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnZheevdx', status);
-  return s.i32[0];
+  return (cusolverDnZheevdx$ ??= bind$cusolverDnZheevdx())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnZheevdx_bufferSize$: Scratch | undefined;
-let cusolverDnZheevdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZheevdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZheevdx(): typeof cusolverDnZheevdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZheevdx(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevdx', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZheevdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnZheevdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevdx', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnZheevdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnZheevdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZheevdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZheevdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZheevdx', 'W', W, true);
+    pointerArg('cusolverDnZheevdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZheevdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnZheevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnZheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnZheevdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZheevdx_bufferSize$: typeof cusolverDnZheevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -66,24 +72,32 @@ let cusolverDnZheevdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnZheevdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZheevdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZheevdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevdx_bufferSize', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnZheevdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnZheevdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZheevdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZheevdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZheevdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnZheevdx_bufferSize$c ??= binder.native('cusolverDnZheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnZheevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnZheevdx_bufferSize$ ??= bind$cusolverDnZheevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
+}
+/** cusolverDnZheevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZheevdx_bufferSize(): typeof cusolverDnZheevdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZheevdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZheevdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevdx_bufferSize', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnZheevdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnZheevdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZheevdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZheevdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZheevdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnZheevdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }
 let cusolverDnZheevj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -143,8 +157,7 @@ export function cusolverDnZheevjBatched(handle: T.cusolverDnHandle_t | null, job
   const status = (cusolverDnZheevjBatched$c ??= binder.native('cusolverDnZheevjBatched'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZheevjBatched', status);
 }
-let cusolverDnZheevjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnZheevjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZheevjBatched_bufferSize$: typeof cusolverDnZheevjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -157,23 +170,30 @@ let cusolverDnZheevjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnZheevjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevjBatched_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZheevjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZheevjBatched_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZheevjBatched_bufferSize$c ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnZheevjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZheevjBatched_bufferSize$ ??= bind$cusolverDnZheevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
-let cusolverDnZheevj_bufferSize$: Scratch | undefined;
-let cusolverDnZheevj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZheevjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZheevjBatched_bufferSize(): typeof cusolverDnZheevjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZheevjBatched_bufferSize(handle, jobz, uplo, n_, A, lda, W, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevjBatched_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZheevjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZheevjBatched_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnZheevjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZheevj_bufferSize$: typeof cusolverDnZheevj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -185,19 +205,27 @@ let cusolverDnZheevj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnZheevj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZheevj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZheevj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZheevj_bufferSize$c ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnZheevj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZheevj_bufferSize$ ??= bind$cusolverDnZheevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
+}
+/** cusolverDnZheevj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZheevj_bufferSize(): typeof cusolverDnZheevj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZheevj_bufferSize(handle, jobz, uplo, n_, A, lda, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZheevj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZheevj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnZheevj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZhegvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -231,8 +259,7 @@ export function cusolverDnZhegvd(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnZhegvd$c ??= binder.native('cusolverDnZhegvd'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZhegvd', status);
 }
-let cusolverDnZhegvd_bufferSize$: Scratch | undefined;
-let cusolverDnZhegvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZhegvd_bufferSize$: typeof cusolverDnZhegvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -246,19 +273,27 @@ let cusolverDnZhegvd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZhegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer): number {
-  const s = (cusolverDnZhegvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvd_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZhegvd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZhegvd_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvd_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnZhegvd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZhegvd_bufferSize$c ??= binder.native('cusolverDnZhegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZhegvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZhegvd_bufferSize$ ??= bind$cusolverDnZhegvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
+}
+/** cusolverDnZhegvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZhegvd_bufferSize(): typeof cusolverDnZhegvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZhegvd_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvd_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZhegvd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZhegvd_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvd_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnZhegvd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZhegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZhegvd_bufferSize', status);
+    return s$i32[0];
+  };
 }

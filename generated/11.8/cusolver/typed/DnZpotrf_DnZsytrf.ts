@@ -50,8 +50,7 @@ export function cusolverDnZpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   const status = (cusolverDnZpotrfBatched$c ??= binder.native('cusolverDnZpotrfBatched'))(handle, uplo, n_, Aarray, lda, infoArray, batchSize);
   if (status !== 0) throw fail('cusolverDnZpotrfBatched', status);
 }
-let cusolverDnZpotrf_bufferSize$: Scratch | undefined;
-let cusolverDnZpotrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZpotrf_bufferSize$: typeof cusolverDnZpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -60,16 +59,24 @@ let cusolverDnZpotrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnZpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnZpotrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrf_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZpotrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnZpotrf_bufferSize$c ??= binder.native('cusolverDnZpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZpotrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZpotrf_bufferSize$ ??= bind$cusolverDnZpotrf_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnZpotrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZpotrf_bufferSize(): typeof cusolverDnZpotrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZpotrf_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrf_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZpotrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZpotrf_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZpotrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZpotri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -93,8 +100,7 @@ export function cusolverDnZpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnZpotri$c ??= binder.native('cusolverDnZpotri'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZpotri', status);
 }
-let cusolverDnZpotri_bufferSize$: Scratch | undefined;
-let cusolverDnZpotri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZpotri_bufferSize$: typeof cusolverDnZpotri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -103,16 +109,24 @@ let cusolverDnZpotri_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnZpotri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZpotri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotri_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnZpotri_bufferSize$c ??= binder.native('cusolverDnZpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZpotri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZpotri_bufferSize$ ??= bind$cusolverDnZpotri_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnZpotri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZpotri_bufferSize(): typeof cusolverDnZpotri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZpotri_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZpotri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZpotri_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZpotri_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZpotri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -188,8 +202,7 @@ export function cusolverDnZsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnZsytrf$c ??= binder.native('cusolverDnZsytrf'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZsytrf', status);
 }
-let cusolverDnZsytrf_bufferSize$: Scratch | undefined;
-let cusolverDnZsytrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZsytrf_bufferSize$: typeof cusolverDnZsytrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `int`.
@@ -197,13 +210,21 @@ let cusolverDnZsytrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnZsytrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZsytrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnZsytrf_bufferSize$c ??= binder.native('cusolverDnZsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZsytrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZsytrf_bufferSize$ ??= bind$cusolverDnZsytrf_bufferSize())(handle, n_, A, lda);
+}
+/** cusolverDnZsytrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZsytrf_bufferSize(): typeof cusolverDnZsytrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZsytrf_bufferSize(handle, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZsytrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZsytrf_bufferSize'))(handle, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZsytrf_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -98,8 +98,7 @@ export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m:
   const status = (cusolverSpCcsreigvsiHost$c ??= binder.native('cusolverSpCcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpCcsreigvsiHost', status);
 }
-let cusolverSpCcsrlsqvqrHost$: Scratch | undefined;
-let cusolverSpCcsrlsqvqrHost$c: NativeFunction | undefined;
+let cusolverSpCcsrlsqvqrHost$: typeof cusolverSpCcsrlsqvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -116,27 +115,34 @@ let cusolverSpCcsrlsqvqrHost$c: NativeFunction | undefined;
  * @param min_norm in `float *`: address or host buffer, or null.
  * @returns the value of `rankA`: out `int *`. */
 export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
-  const s = (cusolverSpCcsrlsqvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsqvqrHost', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsqvqrHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsqvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrlsqvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpCcsrlsqvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsqvqrHost', 'tol', 'a number', tol);
-  s.f64[0] = 0;
-  pointerArg('cusolverSpCcsrlsqvqrHost', 'x', x, true);
-  pointerArg('cusolverSpCcsrlsqvqrHost', 'p', p, true);
-  pointerArg('cusolverSpCcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpCcsrlsqvqrHost$c ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
-  if (status !== 0) throw fail('cusolverSpCcsrlsqvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpCcsrlsqvqrHost$ ??= bind$cusolverSpCcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
-let cusolverSpCcsrlsvchol$: Scratch | undefined;
-let cusolverSpCcsrlsvchol$c: NativeFunction | undefined;
+/** cusolverSpCcsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrlsqvqrHost(): typeof cusolverSpCcsrlsqvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsqvqrHost', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsqvqrHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsqvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrlsqvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpCcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpCcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpCcsrlsqvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsqvqrHost', 'tol', 'a number', tol);
+    s$f64[0] = 0;
+    pointerArg('cusolverSpCcsrlsqvqrHost', 'x', x, true);
+    pointerArg('cusolverSpCcsrlsqvqrHost', 'p', p, true);
+    pointerArg('cusolverSpCcsrlsqvqrHost', 'min_norm', min_norm, true);
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);
+    if (status !== 0) throw fail('cusolverSpCcsrlsqvqrHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpCcsrlsvchol$: typeof cusolverSpCcsrlsvchol | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -151,25 +157,32 @@ let cusolverSpCcsrlsvchol$c: NativeFunction | undefined;
  * @param x in `cuComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpCcsrlsvchol$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvchol', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvchol', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvchol', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrlsvchol', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpCcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpCcsrlsvchol', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpCcsrlsvchol', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvchol', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvchol', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpCcsrlsvchol', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpCcsrlsvchol$c ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpCcsrlsvchol', status);
-  return s.i32[0];
+  return (cusolverSpCcsrlsvchol$ ??= bind$cusolverSpCcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpCcsrlsvcholHost$: Scratch | undefined;
-let cusolverSpCcsrlsvcholHost$c: NativeFunction | undefined;
+/** cusolverSpCcsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrlsvchol(): typeof cusolverSpCcsrlsvchol {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvchol', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvchol', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvchol', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrlsvchol', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpCcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpCcsrlsvchol', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpCcsrlsvchol', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvchol', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvchol', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpCcsrlsvchol', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpCcsrlsvchol', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpCcsrlsvcholHost$: typeof cusolverSpCcsrlsvcholHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -184,25 +197,32 @@ let cusolverSpCcsrlsvcholHost$c: NativeFunction | undefined;
  * @param x in `cuComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpCcsrlsvcholHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvcholHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvcholHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvcholHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrlsvcholHost', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpCcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpCcsrlsvcholHost', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpCcsrlsvcholHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvcholHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvcholHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpCcsrlsvcholHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpCcsrlsvcholHost$c ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpCcsrlsvcholHost', status);
-  return s.i32[0];
+  return (cusolverSpCcsrlsvcholHost$ ??= bind$cusolverSpCcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpCcsrlsvluHost$: Scratch | undefined;
-let cusolverSpCcsrlsvluHost$c: NativeFunction | undefined;
+/** cusolverSpCcsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrlsvcholHost(): typeof cusolverSpCcsrlsvcholHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvcholHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvcholHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvcholHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrlsvcholHost', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpCcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpCcsrlsvcholHost', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpCcsrlsvcholHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvcholHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvcholHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpCcsrlsvcholHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpCcsrlsvcholHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpCcsrlsvluHost$: typeof cusolverSpCcsrlsvluHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -217,25 +237,32 @@ let cusolverSpCcsrlsvluHost$c: NativeFunction | undefined;
  * @param x in `cuComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpCcsrlsvluHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvluHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsvluHost', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpCcsrlsvluHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrlsvluHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpCcsrlsvluHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvluHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvluHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpCcsrlsvluHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpCcsrlsvluHost$c ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpCcsrlsvluHost', status);
-  return s.i32[0];
+  return (cusolverSpCcsrlsvluHost$ ??= bind$cusolverSpCcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
-let cusolverSpCcsrlsvqr$: Scratch | undefined;
-let cusolverSpCcsrlsvqr$c: NativeFunction | undefined;
+/** cusolverSpCcsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrlsvluHost(): typeof cusolverSpCcsrlsvluHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrlsvluHost(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvluHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsvluHost', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpCcsrlsvluHost', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrlsvluHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpCcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpCcsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpCcsrlsvluHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvluHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvluHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpCcsrlsvluHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpCcsrlsvluHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpCcsrlsvqr$: typeof cusolverSpCcsrlsvqr | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -250,25 +277,32 @@ let cusolverSpCcsrlsvqr$c: NativeFunction | undefined;
  * @param x in `cuComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpCcsrlsvqr$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqr', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqr', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrlsvqr', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpCcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpCcsrlsvqr', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpCcsrlsvqr', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqr', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqr', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpCcsrlsvqr', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpCcsrlsvqr$c ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpCcsrlsvqr', status);
-  return s.i32[0];
+  return (cusolverSpCcsrlsvqr$ ??= bind$cusolverSpCcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpCcsrlsvqrHost$: Scratch | undefined;
-let cusolverSpCcsrlsvqrHost$c: NativeFunction | undefined;
+/** cusolverSpCcsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrlsvqr(): typeof cusolverSpCcsrlsvqr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqr', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqr', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqr', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrlsvqr', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpCcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpCcsrlsvqr', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpCcsrlsvqr', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqr', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqr', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpCcsrlsvqr', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpCcsrlsvqr', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpCcsrlsvqrHost$: typeof cusolverSpCcsrlsvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -283,20 +317,28 @@ let cusolverSpCcsrlsvqrHost$c: NativeFunction | undefined;
  * @param x in `cuComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpCcsrlsvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqrHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrlsvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpCcsrlsvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqrHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqrHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpCcsrlsvqrHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpCcsrlsvqrHost$c ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpCcsrlsvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpCcsrlsvqrHost$ ??= bind$cusolverSpCcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
+}
+/** cusolverSpCcsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrlsvqrHost(): typeof cusolverSpCcsrlsvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqrHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrlsvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpCcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpCcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpCcsrlsvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqrHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqrHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpCcsrlsvqrHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpCcsrlsvqrHost', status);
+    return s$i32[0];
+  };
 }

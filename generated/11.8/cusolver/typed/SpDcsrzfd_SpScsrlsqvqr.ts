@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverSpDcsrzfdHost$: Scratch | undefined;
-let cusolverSpDcsrzfdHost$c: NativeFunction | undefined;
+let cusolverSpDcsrzfdHost$: typeof cusolverSpDcsrzfdHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -21,19 +20,27 @@ let cusolverSpDcsrzfdHost$c: NativeFunction | undefined;
  * @param P in `int *`: address or host buffer, or null.
  * @returns the value of `numnz`: out `int *`. */
 export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
-  const s = (cusolverSpDcsrzfdHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrzfdHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrzfdHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrzfdHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrzfdHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsrzfdHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpDcsrzfdHost', 'P', P, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpDcsrzfdHost$c ??= binder.native('cusolverSpDcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
-  if (status !== 0) throw fail('cusolverSpDcsrzfdHost', status);
-  return s.i32[0];
+  return (cusolverSpDcsrzfdHost$ ??= bind$cusolverSpDcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
+}
+/** cusolverSpDcsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrzfdHost(): typeof cusolverSpDcsrzfdHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrzfdHost(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrzfdHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrzfdHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrzfdHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrzfdHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpDcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpDcsrzfdHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpDcsrzfdHost', 'P', P, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpDcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);
+    if (status !== 0) throw fail('cusolverSpDcsrzfdHost', status);
+    return s$i32[0];
+  };
 }
 let cusolverSpDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -51,18 +58,25 @@ export function cusolverSpDestroyCsrqrInfo(info: T.csrqrInfo_t | null): void {
   const status = (cusolverSpDestroyCsrqrInfo$c ??= binder.native('cusolverSpDestroyCsrqrInfo'))(info);
   if (status !== 0) throw fail('cusolverSpDestroyCsrqrInfo', status);
 }
-let cusolverSpGetStream$: Scratch | undefined;
-let cusolverSpGetStream$c: NativeFunction | undefined;
+let cusolverSpGetStream$: typeof cusolverSpGetStream | undefined;
 /** `cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cusolverSpGetStream(handle: T.cusolverSpHandle_t | null): T.cudaStream_t {
-  const s = (cusolverSpGetStream$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpGetStream', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusolverSpGetStream$c ??= binder.native('cusolverSpGetStream'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusolverSpGetStream', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cusolverSpGetStream$ ??= bind$cusolverSpGetStream())(handle);
+}
+/** cusolverSpGetStream around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpGetStream(): typeof cusolverSpGetStream {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpGetStream(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpGetStream', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpGetStream'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusolverSpGetStream', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
 }
 let cusolverSpScsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -154,8 +168,7 @@ export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t | null, m:
   const status = (cusolverSpScsreigvsiHost$c ??= binder.native('cusolverSpScsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpScsreigvsiHost', status);
 }
-let cusolverSpScsrlsqvqrHost$: Scratch | undefined;
-let cusolverSpScsrlsqvqrHost$c: NativeFunction | undefined;
+let cusolverSpScsrlsqvqrHost$: typeof cusolverSpScsrlsqvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -172,22 +185,30 @@ let cusolverSpScsrlsqvqrHost$c: NativeFunction | undefined;
  * @param min_norm in `float *`: address or host buffer, or null.
  * @returns the value of `rankA`: out `int *`. */
 export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
-  const s = (cusolverSpScsrlsqvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsqvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsqvqrHost', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrlsqvqrHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsqvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrlsqvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpScsrlsqvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpScsrlsqvqrHost', 'tol', 'a number', tol);
-  s.f64[0] = 0;
-  pointerArg('cusolverSpScsrlsqvqrHost', 'x', x, true);
-  pointerArg('cusolverSpScsrlsqvqrHost', 'p', p, true);
-  pointerArg('cusolverSpScsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpScsrlsqvqrHost$c ??= binder.native('cusolverSpScsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
-  if (status !== 0) throw fail('cusolverSpScsrlsqvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpScsrlsqvqrHost$ ??= bind$cusolverSpScsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
+}
+/** cusolverSpScsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrlsqvqrHost(): typeof cusolverSpScsrlsqvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsqvqrHost', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrlsqvqrHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsqvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrlsqvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpScsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpScsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpScsrlsqvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpScsrlsqvqrHost', 'tol', 'a number', tol);
+    s$f64[0] = 0;
+    pointerArg('cusolverSpScsrlsqvqrHost', 'x', x, true);
+    pointerArg('cusolverSpScsrlsqvqrHost', 'p', p, true);
+    pointerArg('cusolverSpScsrlsqvqrHost', 'min_norm', min_norm, true);
+    const status = (native$ ??= binder.native('cusolverSpScsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);
+    if (status !== 0) throw fail('cusolverSpScsrlsqvqrHost', status);
+    return s$i32[0];
+  };
 }

@@ -90,8 +90,7 @@ export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t | null, m: n
   const status = (cusolverSpXcsrpermHost$c ??= binder.native('cusolverSpXcsrpermHost'))(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
   if (status !== 0) throw fail('cusolverSpXcsrpermHost', status);
 }
-let cusolverSpXcsrperm_bufferSizeHost$: Scratch | undefined;
-let cusolverSpXcsrperm_bufferSizeHost$c: NativeFunction | undefined;
+let cusolverSpXcsrperm_bufferSizeHost$: typeof cusolverSpXcsrperm_bufferSizeHost | undefined;
 /** `cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -104,20 +103,28 @@ let cusolverSpXcsrperm_bufferSizeHost$c: NativeFunction | undefined;
  * @param q in `const int *`: address or host buffer, or null.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer): number {
-  const s = (cusolverSpXcsrperm_bufferSizeHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'p', p, true);
-  pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'q', q, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpXcsrperm_bufferSizeHost$c ??= binder.native('cusolverSpXcsrperm_bufferSizeHost'))(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, s.bytes);
-  if (status !== 0) throw fail('cusolverSpXcsrperm_bufferSizeHost', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverSpXcsrperm_bufferSizeHost$ ??= bind$cusolverSpXcsrperm_bufferSizeHost())(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q);
+}
+/** cusolverSpXcsrperm_bufferSizeHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpXcsrperm_bufferSizeHost(): typeof cusolverSpXcsrperm_bufferSizeHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpXcsrperm_bufferSizeHost(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'p', p, true);
+    pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'q', q, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpXcsrperm_bufferSizeHost'))(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, s$bytes);
+    if (status !== 0) throw fail('cusolverSpXcsrperm_bufferSizeHost', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, csrqrInfo_t info)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

@@ -118,8 +118,7 @@ export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m:
   const status = (cusolverSpZcsreigvsiHost$c ??= binder.native('cusolverSpZcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpZcsreigvsiHost', status);
 }
-let cusolverSpZcsrlsqvqrHost$: Scratch | undefined;
-let cusolverSpZcsrlsqvqrHost$c: NativeFunction | undefined;
+let cusolverSpZcsrlsqvqrHost$: typeof cusolverSpZcsrlsqvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -136,27 +135,34 @@ let cusolverSpZcsrlsqvqrHost$c: NativeFunction | undefined;
  * @param min_norm in `double *`: address or host buffer, or null.
  * @returns the value of `rankA`: out `int *`. */
 export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
-  const s = (cusolverSpZcsrlsqvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsqvqrHost', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsqvqrHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsqvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrlsqvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpZcsrlsqvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsqvqrHost', 'tol', 'a number', tol);
-  s.f64[0] = 0;
-  pointerArg('cusolverSpZcsrlsqvqrHost', 'x', x, true);
-  pointerArg('cusolverSpZcsrlsqvqrHost', 'p', p, true);
-  pointerArg('cusolverSpZcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpZcsrlsqvqrHost$c ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
-  if (status !== 0) throw fail('cusolverSpZcsrlsqvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpZcsrlsqvqrHost$ ??= bind$cusolverSpZcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
-let cusolverSpZcsrlsvchol$: Scratch | undefined;
-let cusolverSpZcsrlsvchol$c: NativeFunction | undefined;
+/** cusolverSpZcsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrlsqvqrHost(): typeof cusolverSpZcsrlsqvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsqvqrHost', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsqvqrHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsqvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrlsqvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpZcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpZcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpZcsrlsqvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsqvqrHost', 'tol', 'a number', tol);
+    s$f64[0] = 0;
+    pointerArg('cusolverSpZcsrlsqvqrHost', 'x', x, true);
+    pointerArg('cusolverSpZcsrlsqvqrHost', 'p', p, true);
+    pointerArg('cusolverSpZcsrlsqvqrHost', 'min_norm', min_norm, true);
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);
+    if (status !== 0) throw fail('cusolverSpZcsrlsqvqrHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpZcsrlsvchol$: typeof cusolverSpZcsrlsvchol | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -171,25 +177,32 @@ let cusolverSpZcsrlsvchol$c: NativeFunction | undefined;
  * @param x in `cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpZcsrlsvchol$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvchol', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvchol', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvchol', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrlsvchol', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpZcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpZcsrlsvchol', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpZcsrlsvchol', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvchol', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvchol', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpZcsrlsvchol', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpZcsrlsvchol$c ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpZcsrlsvchol', status);
-  return s.i32[0];
+  return (cusolverSpZcsrlsvchol$ ??= bind$cusolverSpZcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpZcsrlsvcholHost$: Scratch | undefined;
-let cusolverSpZcsrlsvcholHost$c: NativeFunction | undefined;
+/** cusolverSpZcsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrlsvchol(): typeof cusolverSpZcsrlsvchol {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvchol', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvchol', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvchol', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrlsvchol', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpZcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpZcsrlsvchol', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpZcsrlsvchol', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvchol', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvchol', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpZcsrlsvchol', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpZcsrlsvchol', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpZcsrlsvcholHost$: typeof cusolverSpZcsrlsvcholHost | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -204,25 +217,32 @@ let cusolverSpZcsrlsvcholHost$c: NativeFunction | undefined;
  * @param x in `cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpZcsrlsvcholHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvcholHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvcholHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvcholHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrlsvcholHost', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpZcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpZcsrlsvcholHost', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpZcsrlsvcholHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvcholHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvcholHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpZcsrlsvcholHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpZcsrlsvcholHost$c ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpZcsrlsvcholHost', status);
-  return s.i32[0];
+  return (cusolverSpZcsrlsvcholHost$ ??= bind$cusolverSpZcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpZcsrlsvluHost$: Scratch | undefined;
-let cusolverSpZcsrlsvluHost$c: NativeFunction | undefined;
+/** cusolverSpZcsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrlsvcholHost(): typeof cusolverSpZcsrlsvcholHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvcholHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvcholHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvcholHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrlsvcholHost', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpZcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpZcsrlsvcholHost', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpZcsrlsvcholHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvcholHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvcholHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpZcsrlsvcholHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpZcsrlsvcholHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpZcsrlsvluHost$: typeof cusolverSpZcsrlsvluHost | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -237,20 +257,28 @@ let cusolverSpZcsrlsvluHost$c: NativeFunction | undefined;
  * @param x in `cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpZcsrlsvluHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvluHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsvluHost', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpZcsrlsvluHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrlsvluHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpZcsrlsvluHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvluHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvluHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpZcsrlsvluHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpZcsrlsvluHost$c ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpZcsrlsvluHost', status);
-  return s.i32[0];
+  return (cusolverSpZcsrlsvluHost$ ??= bind$cusolverSpZcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
+}
+/** cusolverSpZcsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrlsvluHost(): typeof cusolverSpZcsrlsvluHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrlsvluHost(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvluHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsvluHost', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpZcsrlsvluHost', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrlsvluHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpZcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpZcsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpZcsrlsvluHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvluHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvluHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpZcsrlsvluHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpZcsrlsvluHost', status);
+    return s$i32[0];
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverSpZcsrlsvqr$: Scratch | undefined;
-let cusolverSpZcsrlsvqr$c: NativeFunction | undefined;
+let cusolverSpZcsrlsvqr$: typeof cusolverSpZcsrlsvqr | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -24,25 +23,32 @@ let cusolverSpZcsrlsvqr$c: NativeFunction | undefined;
  * @param x in `cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpZcsrlsvqr$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqr', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqr', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrlsvqr', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpZcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpZcsrlsvqr', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpZcsrlsvqr', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqr', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqr', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpZcsrlsvqr', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpZcsrlsvqr$c ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpZcsrlsvqr', status);
-  return s.i32[0];
+  return (cusolverSpZcsrlsvqr$ ??= bind$cusolverSpZcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpZcsrlsvqrHost$: Scratch | undefined;
-let cusolverSpZcsrlsvqrHost$c: NativeFunction | undefined;
+/** cusolverSpZcsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrlsvqr(): typeof cusolverSpZcsrlsvqr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqr', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqr', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqr', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrlsvqr', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpZcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpZcsrlsvqr', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpZcsrlsvqr', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqr', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqr', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpZcsrlsvqr', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpZcsrlsvqr', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpZcsrlsvqrHost$: typeof cusolverSpZcsrlsvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -57,25 +63,32 @@ let cusolverSpZcsrlsvqrHost$c: NativeFunction | undefined;
  * @param x in `cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `singularity`: out `int *`. */
 export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpZcsrlsvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqrHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrlsvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpZcsrlsvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqrHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqrHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpZcsrlsvqrHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpZcsrlsvqrHost$c ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpZcsrlsvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpZcsrlsvqrHost$ ??= bind$cusolverSpZcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
-let cusolverSpZcsrqrBufferInfoBatched$: Scratch | undefined;
-let cusolverSpZcsrqrBufferInfoBatched$c: NativeFunction | undefined;
+/** cusolverSpZcsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrlsvqrHost(): typeof cusolverSpZcsrlsvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqrHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrlsvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpZcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpZcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpZcsrlsvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqrHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqrHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpZcsrlsvqrHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpZcsrlsvqrHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpZcsrqrBufferInfoBatched$: typeof cusolverSpZcsrqrBufferInfoBatched | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -89,22 +102,30 @@ let cusolverSpZcsrqrBufferInfoBatched$c: NativeFunction | undefined;
  * @param info in `csrqrInfo_t`.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
 export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
-  const s = (cusolverSpZcsrqrBufferInfoBatched$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverSpZcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverSpZcsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverSpZcsrqrBufferInfoBatched$ ??= bind$cusolverSpZcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
+}
+/** cusolverSpZcsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrqrBufferInfoBatched(): typeof cusolverSpZcsrqrBufferInfoBatched {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrqrBufferInfoBatched(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverSpZcsrqrBufferInfoBatched', status);
+    return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverSpZcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -138,8 +159,7 @@ export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m
   const status = (cusolverSpZcsrqrsvBatched$c ??= binder.native('cusolverSpZcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpZcsrqrsvBatched', status);
 }
-let cusolverSpZcsrzfdHost$: Scratch | undefined;
-let cusolverSpZcsrzfdHost$c: NativeFunction | undefined;
+let cusolverSpZcsrzfdHost$: typeof cusolverSpZcsrzfdHost | undefined;
 /** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -151,17 +171,25 @@ let cusolverSpZcsrzfdHost$c: NativeFunction | undefined;
  * @param P in `int *`: address or host buffer, or null.
  * @returns the value of `numnz`: out `int *`. */
 export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
-  const s = (cusolverSpZcsrzfdHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrzfdHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrzfdHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrzfdHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrzfdHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsrzfdHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpZcsrzfdHost', 'P', P, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpZcsrzfdHost$c ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
-  if (status !== 0) throw fail('cusolverSpZcsrzfdHost', status);
-  return s.i32[0];
+  return (cusolverSpZcsrzfdHost$ ??= bind$cusolverSpZcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
+}
+/** cusolverSpZcsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpZcsrzfdHost(): typeof cusolverSpZcsrzfdHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpZcsrzfdHost(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrzfdHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrzfdHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrzfdHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpZcsrzfdHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpZcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpZcsrzfdHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpZcsrzfdHost', 'P', P, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);
+    if (status !== 0) throw fail('cusolverSpZcsrzfdHost', status);
+    return s$i32[0];
+  };
 }

@@ -40,8 +40,7 @@ export function cusparseCbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA
   const status = (cusparseCbsrsv2_analysis$c ??= binder.native('cusparseCbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrsv2_analysis', status);
 }
-let cusparseCbsrsv2_bufferSize$: Scratch | undefined;
-let cusparseCbsrsv2_bufferSize$c: NativeFunction | undefined;
+let cusparseCbsrsv2_bufferSize$: typeof cusparseCbsrsv2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -56,25 +55,32 @@ let cusparseCbsrsv2_bufferSize$c: NativeFunction | undefined;
  * @param info in `bsrsv2Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseCbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseCbsrsv2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_bufferSize', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseCbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseCbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCbsrsv2_bufferSize$c ??= binder.native('cusparseCbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCbsrsv2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCbsrsv2_bufferSize$ ??= bind$cusparseCbsrsv2_bufferSize())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info);
 }
-let cusparseCbsrsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseCbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCbsrsv2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCbsrsv2_bufferSize(): typeof cusparseCbsrsv2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_bufferSize', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseCbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseCbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCbsrsv2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseCbsrsv2_bufferSizeExt$: typeof cusparseCbsrsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -89,22 +95,30 @@ let cusparseCbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `bsrsv2Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseCbsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCbsrsv2_bufferSizeExt$c ??= binder.native('cusparseCbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCbsrsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCbsrsv2_bufferSizeExt$ ??= bind$cusparseCbsrsv2_bufferSizeExt())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info);
+}
+/** cusparseCbsrsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCbsrsv2_bufferSizeExt(): typeof cusparseCbsrsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCbsrsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -362,8 +376,7 @@ export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cu
   const status = (cusparseCcsr2gebsr$c ??= binder.native('cusparseCcsr2gebsr'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseCcsr2gebsr', status);
 }
-let cusparseCcsr2gebsr_bufferSize$: Scratch | undefined;
-let cusparseCcsr2gebsr_bufferSize$c: NativeFunction | undefined;
+let cusparseCcsr2gebsr_bufferSize$: typeof cusparseCcsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -377,24 +390,31 @@ let cusparseCcsr2gebsr_bufferSize$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseCcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseCcsr2gebsr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSize', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseCcsr2gebsr_bufferSize$c ??= binder.native('cusparseCcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCcsr2gebsr_bufferSize$ ??= bind$cusparseCcsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
-let cusparseCcsr2gebsr_bufferSizeExt$: Scratch | undefined;
-let cusparseCcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCcsr2gebsr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsr2gebsr_bufferSize(): typeof cusparseCcsr2gebsr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSize', 'n', 'i32', n_);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseCcsr2gebsr_bufferSizeExt$: typeof cusparseCcsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -408,19 +428,27 @@ let cusparseCcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseCcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseCcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCcsr2gebsr_bufferSizeExt$ ??= bind$cusparseCcsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
+}
+/** cusparseCcsr2gebsr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsr2gebsr_bufferSizeExt(): typeof cusparseCcsr2gebsr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsr2gebsr_bufferSizeExt(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

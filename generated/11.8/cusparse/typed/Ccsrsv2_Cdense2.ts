@@ -37,8 +37,7 @@ export function cusparseCcsrsv2_analysis(handle: T.cusparseHandle_t | null, tran
   const status = (cusparseCcsrsv2_analysis$c ??= binder.native('cusparseCcsrsv2_analysis'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCcsrsv2_analysis', status);
 }
-let cusparseCcsrsv2_bufferSize$: Scratch | undefined;
-let cusparseCcsrsv2_bufferSize$c: NativeFunction | undefined;
+let cusparseCcsrsv2_bufferSize$: typeof cusparseCcsrsv2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCcsrsv2_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -52,23 +51,30 @@ let cusparseCcsrsv2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t | null): number {
-  const s = (cusparseCcsrsv2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCcsrsv2_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrsv2_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrsv2_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseCcsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseCcsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsrsv2_bufferSize$c ??= binder.native('cusparseCcsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsrsv2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCcsrsv2_bufferSize$ ??= bind$cusparseCcsrsv2_bufferSize())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseCcsrsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseCcsrsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCcsrsv2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsrsv2_bufferSize(): typeof cusparseCcsrsv2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCcsrsv2_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrsv2_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrsv2_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseCcsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseCcsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrsv2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsrsv2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseCcsrsv2_bufferSizeExt$: typeof cusparseCcsrsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCcsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -82,20 +88,28 @@ let cusparseCcsrsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t | null): number {
-  const s = (cusparseCcsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCcsrsv2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseCcsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseCcsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsrsv2_bufferSizeExt$c ??= binder.native('cusparseCcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsrsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCcsrsv2_bufferSizeExt$ ??= bind$cusparseCcsrsv2_bufferSizeExt())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
+}
+/** cusparseCcsrsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsrsv2_bufferSizeExt(): typeof cusparseCcsrsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsrsv2_bufferSizeExt(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCcsrsv2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseCcsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseCcsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsrsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCcsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrsv2_solve(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -158,8 +172,7 @@ export function cusparseCcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseCcsru2csr$c ??= binder.native('cusparseCcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseCcsru2csr', status);
 }
-let cusparseCcsru2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseCcsru2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCcsru2csr_bufferSizeExt$: typeof cusparseCcsru2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -171,19 +184,27 @@ let cusparseCcsru2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `csru2csrInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null): number {
-  const s = (cusparseCcsru2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsru2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsru2csr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
-  pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsru2csr_bufferSizeExt$c ??= binder.native('cusparseCcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsru2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCcsru2csr_bufferSizeExt$ ??= bind$cusparseCcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
+}
+/** cusparseCcsru2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsru2csr_bufferSizeExt(): typeof cusparseCcsru2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsru2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsru2csr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
+    pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsru2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCdense2csc$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCdense2csc(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, const int *nnzPerCol, cuComplex *cscSortedValA, int *cscSortedRowIndA, int *cscSortedColPtrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -56,8 +56,7 @@ export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseCgtsv2StridedBatch$c ??= binder.native('cusparseCgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2StridedBatch', status);
 }
-let cusparseCgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseCgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCgtsv2StridedBatch_bufferSizeExt$: typeof cusparseCgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -69,22 +68,29 @@ let cusparseCgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
-  const s = (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.f64[0] = 0;
-  const status = (cusparseCgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
-  if (status !== 0) throw fail('cusparseCgtsv2StridedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseCgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
-let cusparseCgtsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseCgtsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCgtsv2StridedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgtsv2StridedBatch_bufferSizeExt(): typeof cusparseCgtsv2StridedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
+    if (status !== 0) throw fail('cusparseCgtsv2StridedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseCgtsv2_bufferSizeExt$: typeof cusparseCgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -96,19 +102,27 @@ let cusparseCgtsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseCgtsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseCgtsv2_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseCgtsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgtsv2_bufferSizeExt$ ??= bind$cusparseCgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseCgtsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgtsv2_bufferSizeExt(): typeof cusparseCgtsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseCgtsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -134,8 +148,7 @@ export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   const status = (cusparseCgtsv2_nopivot$c ??= binder.native('cusparseCgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot', status);
 }
-let cusparseCgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
-let cusparseCgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCgtsv2_nopivot_bufferSizeExt$: typeof cusparseCgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -147,19 +160,27 @@ let cusparseCgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseCgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseCgtsv2_nopivot_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseCgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseCgtsv2_nopivot_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgtsv2_nopivot_bufferSizeExt(): typeof cusparseCgtsv2_nopivot_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseCgtsv2_nopivot_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCnnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

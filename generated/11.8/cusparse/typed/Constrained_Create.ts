@@ -35,8 +35,7 @@ export function cusparseConstrainedGeMM(handle: T.cusparseHandle_t | null, opA: 
   const status = (cusparseConstrainedGeMM$c ??= binder.native('cusparseConstrainedGeMM'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
   if (status !== 0) throw fail('cusparseConstrainedGeMM', status);
 }
-let cusparseConstrainedGeMM_bufferSize$: Scratch | undefined;
-let cusparseConstrainedGeMM_bufferSize$c: NativeFunction | undefined;
+let cusparseConstrainedGeMM_bufferSize$: typeof cusparseConstrainedGeMM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseConstrainedGeMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -50,23 +49,30 @@ let cusparseConstrainedGeMM_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `bufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType): number {
-  const s = (cusparseConstrainedGeMM_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseConstrainedGeMM_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseConstrainedGeMM_bufferSize', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseConstrainedGeMM_bufferSize', 'opB', 'i32', opB);
-  pointerArg('cusparseConstrainedGeMM_bufferSize', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseConstrainedGeMM_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseConstrainedGeMM_bufferSize', 'matB', matB, true) as typeof matB;
-  pointerArg('cusparseConstrainedGeMM_bufferSize', 'beta', beta, true);
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseConstrainedGeMM_bufferSize', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseConstrainedGeMM_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  const status = (cusparseConstrainedGeMM_bufferSize$c ??= binder.native('cusparseConstrainedGeMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, s.bytes);
-  if (status !== 0) throw fail('cusparseConstrainedGeMM_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseConstrainedGeMM_bufferSize$ ??= bind$cusparseConstrainedGeMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType);
 }
-let cusparseCooAoSGet$: Scratch | undefined;
-let cusparseCooAoSGet$c: NativeFunction | undefined;
+/** cusparseConstrainedGeMM_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstrainedGeMM_bufferSize(): typeof cusparseConstrainedGeMM_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseConstrainedGeMM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseConstrainedGeMM_bufferSize', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseConstrainedGeMM_bufferSize', 'opB', 'i32', opB);
+    pointerArg('cusparseConstrainedGeMM_bufferSize', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseConstrainedGeMM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseConstrainedGeMM_bufferSize', 'matB', matB, true) as typeof matB;
+    pointerArg('cusparseConstrainedGeMM_bufferSize', 'beta', beta, true);
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseConstrainedGeMM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseConstrainedGeMM_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseConstrainedGeMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, s$bytes);
+    if (status !== 0) throw fail('cusparseConstrainedGeMM_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseCooAoSGet$: typeof cusparseCooAoSGet | undefined;
 /** `cusparseStatus_t cusparseCooAoSGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param rows in `int64_t *`: address or host buffer, or null.
@@ -76,40 +82,55 @@ let cusparseCooAoSGet$c: NativeFunction | undefined;
  * @returns `{ cooInd, idxType, idxBase, valueType }`: `cooInd`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCooAoSGet(spMatDescr: T.cusparseSpMatDescr_t | null, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.Pointer): { cooInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCooAoSGet$ ??= new Scratch(4));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooAoSGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  pointerArg('cusparseCooAoSGet', 'rows', rows, true);
-  pointerArg('cusparseCooAoSGet', 'cols', cols, true);
-  pointerArg('cusparseCooAoSGet', 'nnz', nnz, true);
-  s.f64[0] = 0;
-  pointerArg('cusparseCooAoSGet', 'cooValues', cooValues, true);
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  const status = (cusparseCooAoSGet$c ??= binder.native('cusparseCooAoSGet'))(spMatDescr, rows, cols, nnz, s.slot(0), cooValues, s.slot(1), s.slot(2), s.slot(3));
-  if (status !== 0) throw fail('cusparseCooAoSGet', status);
-  return { cooInd: (s.u32[1] * 4294967296 + s.u32[0]), idxType: s.i32[2] as T.cusparseIndexType_t, idxBase: s.i32[4] as T.cusparseIndexBase_t, valueType: s.i32[6] as T.cudaDataType };
+  return (cusparseCooAoSGet$ ??= bind$cusparseCooAoSGet())(spMatDescr, rows, cols, nnz, cooValues);
 }
-let cusparseCooGet$: Scratch | undefined;
-let cusparseCooGet$c: NativeFunction | undefined;
+/** cusparseCooAoSGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCooAoSGet(): typeof cusparseCooAoSGet {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCooAoSGet(spMatDescr, rows, cols, nnz, cooValues) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooAoSGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    pointerArg('cusparseCooAoSGet', 'rows', rows, true);
+    pointerArg('cusparseCooAoSGet', 'cols', cols, true);
+    pointerArg('cusparseCooAoSGet', 'nnz', nnz, true);
+    s$f64[0] = 0;
+    pointerArg('cusparseCooAoSGet', 'cooValues', cooValues, true);
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    const status = (native$ ??= binder.native('cusparseCooAoSGet'))(spMatDescr, rows, cols, nnz, s$slot0, cooValues, s$slot1, s$slot2, s$slot3);
+    if (status !== 0) throw fail('cusparseCooAoSGet', status);
+    return { cooInd: (s$u32[1] * 4294967296 + s$u32[0]), idxType: s$i32[2] as T.cusparseIndexType_t, idxBase: s$i32[4] as T.cusparseIndexBase_t, valueType: s$i32[6] as T.cudaDataType };
+  };
+}
+let cusparseCooGet$: typeof cusparseCooGet | undefined;
 /** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCooGet$ ??= new Scratch(9));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
-  if (status !== 0) throw fail('cusparseCooGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: (s.u32[7] * 4294967296 + s.u32[6]), cooColInd: (s.u32[9] * 4294967296 + s.u32[8]), cooValues: (s.u32[11] * 4294967296 + s.u32[10]), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
+  return (cusparseCooGet$ ??= bind$cusparseCooGet())(spMatDescr);
+}
+/** cusparseCooGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCooGet(): typeof cusparseCooGet {
+  const s = new Scratch(9);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCooGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    const status = (native$ ??= binder.native('cusparseCooGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8);
+    if (status !== 0) throw fail('cusparseCooGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2], cooRowInd: (s$u32[7] * 4294967296 + s$u32[6]), cooColInd: (s$u32[9] * 4294967296 + s$u32[8]), cooValues: (s$u32[11] * 4294967296 + s$u32[10]), idxType: s$i32[12] as T.cusparseIndexType_t, idxBase: s$i32[14] as T.cusparseIndexBase_t, valueType: s$i32[16] as T.cudaDataType };
+  };
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -147,19 +168,25 @@ export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t | null, src: T.c
   const status = (cusparseCopyMatDescr$c ??= binder.native('cusparseCopyMatDescr'))(dest, src);
   if (status !== 0) throw fail('cusparseCopyMatDescr', status);
 }
-let cusparseCreate$: Scratch | undefined;
-let cusparseCreate$c: NativeFunction | undefined;
+let cusparseCreate$: typeof cusparseCreate | undefined;
 /** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cusparseHandle_t *`. */
 export function cusparseCreate(): T.cusparseHandle_t {
-  const s = (cusparseCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreate$c ??= binder.nativeFixed('cusparseCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseHandle_t;
+  return (cusparseCreate$ ??= bind$cusparseCreate())();
 }
-let cusparseCreateBlockedEll$: Scratch | undefined;
-let cusparseCreateBlockedEll$c: NativeFunction | undefined;
+/** cusparseCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreate(): typeof cusparseCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreate', [s.bytes]);
+  return function cusparseCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseHandle_t;
+  };
+}
+let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
 /** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -172,78 +199,120 @@ let cusparseCreateBlockedEll$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateBlockedEll$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
-  if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
-  if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
-  pointerArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
-  pointerArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
-  if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateBlockedEll$c ??= binder.native('cusparseCreateBlockedEll'))(s.bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateBlockedEll$ ??= bind$cusparseCreateBlockedEll())(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
-let cusparseCreateBsric02Info$: Scratch | undefined;
-let cusparseCreateBsric02Info$c: NativeFunction | undefined;
+/** cusparseCreateBlockedEll around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
+    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
+    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
+    pointerArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
+    pointerArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
+    if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateBlockedEll'))(s$bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateBsric02Info$: typeof cusparseCreateBsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsric02Info_t *`. */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
-  const s = (cusparseCreateBsric02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsric02Info$c ??= binder.nativeFixed('cusparseCreateBsric02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsric02Info_t;
+  return (cusparseCreateBsric02Info$ ??= bind$cusparseCreateBsric02Info())();
 }
-let cusparseCreateBsrilu02Info$: Scratch | undefined;
-let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
+/** cusparseCreateBsric02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsric02Info(): typeof cusparseCreateBsric02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsric02Info', [s.bytes]);
+  return function cusparseCreateBsric02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsric02Info_t;
+  };
+}
+let cusparseCreateBsrilu02Info$: typeof cusparseCreateBsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrilu02Info_t *`. */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
-  const s = (cusparseCreateBsrilu02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsrilu02Info$c ??= binder.nativeFixed('cusparseCreateBsrilu02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrilu02Info_t;
+  return (cusparseCreateBsrilu02Info$ ??= bind$cusparseCreateBsrilu02Info())();
 }
-let cusparseCreateBsrsm2Info$: Scratch | undefined;
-let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
+/** cusparseCreateBsrilu02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsrilu02Info(): typeof cusparseCreateBsrilu02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrilu02Info', [s.bytes]);
+  return function cusparseCreateBsrilu02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrilu02Info_t;
+  };
+}
+let cusparseCreateBsrsm2Info$: typeof cusparseCreateBsrsm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrsm2Info_t *`. */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
-  const s = (cusparseCreateBsrsm2Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsrsm2Info$c ??= binder.nativeFixed('cusparseCreateBsrsm2Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsm2Info_t;
+  return (cusparseCreateBsrsm2Info$ ??= bind$cusparseCreateBsrsm2Info())();
 }
-let cusparseCreateBsrsv2Info$: Scratch | undefined;
-let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
+/** cusparseCreateBsrsm2Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsrsm2Info(): typeof cusparseCreateBsrsm2Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsm2Info', [s.bytes]);
+  return function cusparseCreateBsrsm2Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsm2Info_t;
+  };
+}
+let cusparseCreateBsrsv2Info$: typeof cusparseCreateBsrsv2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrsv2Info_t *`. */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
-  const s = (cusparseCreateBsrsv2Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsrsv2Info$c ??= binder.nativeFixed('cusparseCreateBsrsv2Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsv2Info_t;
+  return (cusparseCreateBsrsv2Info$ ??= bind$cusparseCreateBsrsv2Info())();
 }
-let cusparseCreateColorInfo$: Scratch | undefined;
-let cusparseCreateColorInfo$c: NativeFunction | undefined;
+/** cusparseCreateBsrsv2Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsrsv2Info(): typeof cusparseCreateBsrsv2Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsv2Info', [s.bytes]);
+  return function cusparseCreateBsrsv2Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsv2Info_t;
+  };
+}
+let cusparseCreateColorInfo$: typeof cusparseCreateColorInfo | undefined;
 /** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `cusparseColorInfo_t *`. */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
-  const s = (cusparseCreateColorInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateColorInfo$c ??= binder.nativeFixed('cusparseCreateColorInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateColorInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseColorInfo_t;
+  return (cusparseCreateColorInfo$ ??= bind$cusparseCreateColorInfo())();
 }
-let cusparseCreateCoo$: Scratch | undefined;
-let cusparseCreateCoo$c: NativeFunction | undefined;
+/** cusparseCreateColorInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateColorInfo(): typeof cusparseCreateColorInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateColorInfo', [s.bytes]);
+  return function cusparseCreateColorInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateColorInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseColorInfo_t;
+  };
+}
+let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
 /** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -256,23 +325,30 @@ let cusparseCreateCoo$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateCoo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
-  pointerArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
-  pointerArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
-  pointerArg('cusparseCreateCoo', 'cooValues', cooValues, true);
-  if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCoo$c ??= binder.native('cusparseCreateCoo'))(s.bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateCoo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateCoo$ ??= bind$cusparseCreateCoo())(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
 }
-let cusparseCreateCooAoS$: Scratch | undefined;
-let cusparseCreateCooAoS$c: NativeFunction | undefined;
+/** cusparseCreateCoo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
+    pointerArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
+    pointerArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
+    pointerArg('cusparseCreateCoo', 'cooValues', cooValues, true);
+    if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateCoo'))(s$bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateCoo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateCooAoS$: typeof cusparseCreateCooAoS | undefined;
 /** `cusparseStatus_t cusparseCreateCooAoS(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -285,22 +361,29 @@ let cusparseCreateCooAoS$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCooAoS(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateCooAoS$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'nnz', nnz, true);
-  pointerArg('cusparseCreateCooAoS', 'cooInd', cooInd, true);
-  pointerArg('cusparseCreateCooAoS', 'cooValues', cooValues, true);
-  if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCooAoS', 'cooIdxType', 'i32', cooIdxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCooAoS', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCooAoS', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCooAoS$c ??= binder.native('cusparseCreateCooAoS'))(s.bytes, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateCooAoS', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateCooAoS$ ??= bind$cusparseCreateCooAoS())(rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
 }
-let cusparseCreateCsc$: Scratch | undefined;
-let cusparseCreateCsc$c: NativeFunction | undefined;
+/** cusparseCreateCooAoS around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCooAoS(): typeof cusparseCreateCooAoS {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateCooAoS(rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'nnz', nnz, true);
+    pointerArg('cusparseCreateCooAoS', 'cooInd', cooInd, true);
+    pointerArg('cusparseCreateCooAoS', 'cooValues', cooValues, true);
+    if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCooAoS', 'cooIdxType', 'i32', cooIdxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCooAoS', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCooAoS', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateCooAoS'))(s$bytes, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateCooAoS', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
 /** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -314,24 +397,31 @@ let cusparseCreateCsc$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateCsc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
-  pointerArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
-  pointerArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
-  pointerArg('cusparseCreateCsc', 'cscValues', cscValues, true);
-  if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
-  if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsc$c ??= binder.native('cusparseCreateCsc'))(s.bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateCsc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateCsc$ ??= bind$cusparseCreateCsc())(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
-let cusparseCreateCsr$: Scratch | undefined;
-let cusparseCreateCsr$c: NativeFunction | undefined;
+/** cusparseCreateCsc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
+    pointerArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
+    pointerArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
+    pointerArg('cusparseCreateCsc', 'cscValues', cscValues, true);
+    if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
+    if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateCsc'))(s$bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateCsc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
 /** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -345,93 +435,142 @@ let cusparseCreateCsr$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateCsr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
-  pointerArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
-  pointerArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
-  pointerArg('cusparseCreateCsr', 'csrValues', csrValues, true);
-  if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
-  if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsr$c ??= binder.native('cusparseCreateCsr'))(s.bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateCsr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateCsr$ ??= bind$cusparseCreateCsr())(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
-let cusparseCreateCsrgemm2Info$: Scratch | undefined;
-let cusparseCreateCsrgemm2Info$c: NativeFunction | undefined;
+/** cusparseCreateCsr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
+    pointerArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
+    pointerArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
+    pointerArg('cusparseCreateCsr', 'csrValues', csrValues, true);
+    if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
+    if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateCsr'))(s$bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateCsr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateCsrgemm2Info$: typeof cusparseCreateCsrgemm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrgemm2Info(csrgemm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrgemm2Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrgemm2Info(): T.csrgemm2Info_t {
-  const s = (cusparseCreateCsrgemm2Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsrgemm2Info$c ??= binder.nativeFixed('cusparseCreateCsrgemm2Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsrgemm2Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrgemm2Info_t;
+  return (cusparseCreateCsrgemm2Info$ ??= bind$cusparseCreateCsrgemm2Info())();
 }
-let cusparseCreateCsric02Info$: Scratch | undefined;
-let cusparseCreateCsric02Info$c: NativeFunction | undefined;
+/** cusparseCreateCsrgemm2Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsrgemm2Info(): typeof cusparseCreateCsrgemm2Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrgemm2Info', [s.bytes]);
+  return function cusparseCreateCsrgemm2Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsrgemm2Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrgemm2Info_t;
+  };
+}
+let cusparseCreateCsric02Info$: typeof cusparseCreateCsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csric02Info_t *`. */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
-  const s = (cusparseCreateCsric02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsric02Info$c ??= binder.nativeFixed('cusparseCreateCsric02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csric02Info_t;
+  return (cusparseCreateCsric02Info$ ??= bind$cusparseCreateCsric02Info())();
 }
-let cusparseCreateCsrilu02Info$: Scratch | undefined;
-let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
+/** cusparseCreateCsric02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsric02Info(): typeof cusparseCreateCsric02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsric02Info', [s.bytes]);
+  return function cusparseCreateCsric02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csric02Info_t;
+  };
+}
+let cusparseCreateCsrilu02Info$: typeof cusparseCreateCsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrilu02Info_t *`. */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
-  const s = (cusparseCreateCsrilu02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsrilu02Info$c ??= binder.nativeFixed('cusparseCreateCsrilu02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrilu02Info_t;
+  return (cusparseCreateCsrilu02Info$ ??= bind$cusparseCreateCsrilu02Info())();
 }
-let cusparseCreateCsrsm2Info$: Scratch | undefined;
-let cusparseCreateCsrsm2Info$c: NativeFunction | undefined;
+/** cusparseCreateCsrilu02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsrilu02Info(): typeof cusparseCreateCsrilu02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrilu02Info', [s.bytes]);
+  return function cusparseCreateCsrilu02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrilu02Info_t;
+  };
+}
+let cusparseCreateCsrsm2Info$: typeof cusparseCreateCsrsm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsm2Info(csrsm2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrsm2Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsm2Info(): T.csrsm2Info_t {
-  const s = (cusparseCreateCsrsm2Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsrsm2Info$c ??= binder.nativeFixed('cusparseCreateCsrsm2Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsrsm2Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrsm2Info_t;
+  return (cusparseCreateCsrsm2Info$ ??= bind$cusparseCreateCsrsm2Info())();
 }
-let cusparseCreateCsrsv2Info$: Scratch | undefined;
-let cusparseCreateCsrsv2Info$c: NativeFunction | undefined;
+/** cusparseCreateCsrsm2Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsrsm2Info(): typeof cusparseCreateCsrsm2Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrsm2Info', [s.bytes]);
+  return function cusparseCreateCsrsm2Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsrsm2Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrsm2Info_t;
+  };
+}
+let cusparseCreateCsrsv2Info$: typeof cusparseCreateCsrsv2Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsv2Info(csrsv2Info_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrsv2Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrsv2Info(): T.csrsv2Info_t {
-  const s = (cusparseCreateCsrsv2Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsrsv2Info$c ??= binder.nativeFixed('cusparseCreateCsrsv2Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsrsv2Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrsv2Info_t;
+  return (cusparseCreateCsrsv2Info$ ??= bind$cusparseCreateCsrsv2Info())();
 }
-let cusparseCreateCsru2csrInfo$: Scratch | undefined;
-let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
+/** cusparseCreateCsrsv2Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsrsv2Info(): typeof cusparseCreateCsrsv2Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrsv2Info', [s.bytes]);
+  return function cusparseCreateCsrsv2Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsrsv2Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrsv2Info_t;
+  };
+}
+let cusparseCreateCsru2csrInfo$: typeof cusparseCreateCsru2csrInfo | undefined;
 /** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csru2csrInfo_t *`. */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
-  const s = (cusparseCreateCsru2csrInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsru2csrInfo$c ??= binder.nativeFixed('cusparseCreateCsru2csrInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csru2csrInfo_t;
+  return (cusparseCreateCsru2csrInfo$ ??= bind$cusparseCreateCsru2csrInfo())();
 }
-let cusparseCreateDnMat$: Scratch | undefined;
-let cusparseCreateDnMat$c: NativeFunction | undefined;
+/** cusparseCreateCsru2csrInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsru2csrInfo(): typeof cusparseCreateCsru2csrInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsru2csrInfo', [s.bytes]);
+  return function cusparseCreateCsru2csrInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csru2csrInfo_t;
+  };
+}
+let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
 /** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -441,34 +580,49 @@ let cusparseCreateDnMat$c: NativeFunction | undefined;
  * @param order in `cusparseOrder_t`.
  * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
-  const s = (cusparseCreateDnMat$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
-  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
-  pointerArg('cusparseCreateDnMat', 'values', values, true);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
-  if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
-  const status = (cusparseCreateDnMat$c ??= binder.native('cusparseCreateDnMat'))(s.bytes, rows, cols, ld, values, valueType, order);
-  if (status !== 0) throw fail('cusparseCreateDnMat', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnMatDescr_t;
+  return (cusparseCreateDnMat$ ??= bind$cusparseCreateDnMat())(rows, cols, ld, values, valueType, order);
 }
-let cusparseCreateDnVec$: Scratch | undefined;
-let cusparseCreateDnVec$c: NativeFunction | undefined;
+/** cusparseCreateDnMat around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateDnMat(rows, cols, ld, values, valueType, order) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
+    pointerArg('cusparseCreateDnMat', 'values', values, true);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
+    if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
+    const status = (native$ ??= binder.native('cusparseCreateDnMat'))(s$bytes, rows, cols, ld, values, valueType, order);
+    if (status !== 0) throw fail('cusparseCreateDnMat', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnMatDescr_t;
+  };
+}
+let cusparseCreateDnVec$: typeof cusparseCreateDnVec | undefined;
 /** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`.
  * @param values in `void *`: address or host buffer covering `size` bytes, or null.
  * @param valueType in `cudaDataType`.
  * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
 export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
-  const s = (cusparseCreateDnVec$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
-  pointerArg('cusparseCreateDnVec', 'values', values, true, size);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateDnVec$c ??= binder.native('cusparseCreateDnVec'))(s.bytes, size, values, valueType);
-  if (status !== 0) throw fail('cusparseCreateDnVec', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnVecDescr_t;
+  return (cusparseCreateDnVec$ ??= bind$cusparseCreateDnVec())(size, values, valueType);
+}
+/** cusparseCreateDnVec around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateDnVec(size, values, valueType) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
+    pointerArg('cusparseCreateDnVec', 'values', values, true, size);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values, valueType);
+    if (status !== 0) throw fail('cusparseCreateDnVec', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnVecDescr_t;
+  };
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -482,30 +636,43 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | n
   const status = (cusparseCreateIdentityPermutation$c ??= binder.native('cusparseCreateIdentityPermutation'))(handle, n_, p);
   if (status !== 0) throw fail('cusparseCreateIdentityPermutation', status);
 }
-let cusparseCreateMatDescr$: Scratch | undefined;
-let cusparseCreateMatDescr$c: NativeFunction | undefined;
+let cusparseCreateMatDescr$: typeof cusparseCreateMatDescr | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
-  const s = (cusparseCreateMatDescr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateMatDescr$c ??= binder.nativeFixed('cusparseCreateMatDescr', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateMatDescr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseMatDescr_t;
+  return (cusparseCreateMatDescr$ ??= bind$cusparseCreateMatDescr())();
 }
-let cusparseCreatePruneInfo$: Scratch | undefined;
-let cusparseCreatePruneInfo$c: NativeFunction | undefined;
+/** cusparseCreateMatDescr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateMatDescr(): typeof cusparseCreateMatDescr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateMatDescr', [s.bytes]);
+  return function cusparseCreateMatDescr() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateMatDescr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseMatDescr_t;
+  };
+}
+let cusparseCreatePruneInfo$: typeof cusparseCreatePruneInfo | undefined;
 /** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `pruneInfo_t *`. */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
-  const s = (cusparseCreatePruneInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreatePruneInfo$c ??= binder.nativeFixed('cusparseCreatePruneInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.pruneInfo_t;
+  return (cusparseCreatePruneInfo$ ??= bind$cusparseCreatePruneInfo())();
 }
-let cusparseCreateSpVec$: Scratch | undefined;
-let cusparseCreateSpVec$c: NativeFunction | undefined;
+/** cusparseCreatePruneInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreatePruneInfo(): typeof cusparseCreatePruneInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreatePruneInfo', [s.bytes]);
+  return function cusparseCreatePruneInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.pruneInfo_t;
+  };
+}
+let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`.
  * @param nnz in `int64_t`.
@@ -516,16 +683,24 @@ let cusparseCreateSpVec$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
-  const s = (cusparseCreateSpVec$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
-  pointerArg('cusparseCreateSpVec', 'indices', indices, true, size);
-  pointerArg('cusparseCreateSpVec', 'values', values, true, size);
-  if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateSpVec$c ??= binder.native('cusparseCreateSpVec'))(s.bytes, size, nnz, indices, values, idxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateSpVec', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpVecDescr_t;
+  return (cusparseCreateSpVec$ ??= bind$cusparseCreateSpVec())(size, nnz, indices, values, idxType, idxBase, valueType);
+}
+/** cusparseCreateSpVec around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
+    pointerArg('cusparseCreateSpVec', 'indices', indices, true, size);
+    pointerArg('cusparseCreateSpVec', 'values', values, true, size);
+    if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateSpVec'))(s$bytes, size, nnz, indices, values, idxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateSpVec', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpVecDescr_t;
+  };
 }

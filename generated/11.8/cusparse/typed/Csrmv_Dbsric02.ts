@@ -57,8 +57,7 @@ export function cusparseCsrmvEx(handle: T.cusparseHandle_t | null, alg: T.cuspar
   const status = (cusparseCsrmvEx$c ??= binder.native('cusparseCsrmvEx'))(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
   if (status !== 0) throw fail('cusparseCsrmvEx', status);
 }
-let cusparseCsrmvEx_bufferSize$: Scratch | undefined;
-let cusparseCsrmvEx_bufferSize$c: NativeFunction | undefined;
+let cusparseCsrmvEx_bufferSize$: typeof cusparseCsrmvEx_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCsrmvEx_bufferSize(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param alg in `cusparseAlgMode_t`.
@@ -83,31 +82,39 @@ let cusparseCsrmvEx_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `bufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCsrmvEx_bufferSize(handle: T.cusparseHandle_t | null, alg: T.cusparseAlgMode_t, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number, alpha: T.Pointer, alphatype: T.cudaDataType, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrValAtype: T.cudaDataType, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, x: T.Pointer, xtype: T.cudaDataType, beta: T.Pointer, betatype: T.cudaDataType, y: T.Pointer, ytype: T.cudaDataType, executiontype: T.cudaDataType): number {
-  const s = (cusparseCsrmvEx_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsrmvEx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsrmvEx_bufferSize', 'alg', 'i32', alg);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCsrmvEx_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsrmvEx_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCsrmvEx_bufferSize', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsrmvEx_bufferSize', 'nnz', 'i32', nnz);
-  pointerArg('cusparseCsrmvEx_bufferSize', 'alpha', alpha, true);
-  if (typeof alphatype !== 'number' || (alphatype | 0) !== alphatype) throw intError('cusparseCsrmvEx_bufferSize', 'alphatype', 'i32', alphatype);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCsrmvEx_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCsrmvEx_bufferSize', 'csrValA', csrValA, true);
-  if (typeof csrValAtype !== 'number' || (csrValAtype | 0) !== csrValAtype) throw intError('cusparseCsrmvEx_bufferSize', 'csrValAtype', 'i32', csrValAtype);
-  pointerArg('cusparseCsrmvEx_bufferSize', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusparseCsrmvEx_bufferSize', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusparseCsrmvEx_bufferSize', 'x', x, true);
-  if (typeof xtype !== 'number' || (xtype | 0) !== xtype) throw intError('cusparseCsrmvEx_bufferSize', 'xtype', 'i32', xtype);
-  pointerArg('cusparseCsrmvEx_bufferSize', 'beta', beta, true);
-  if (typeof betatype !== 'number' || (betatype | 0) !== betatype) throw intError('cusparseCsrmvEx_bufferSize', 'betatype', 'i32', betatype);
-  pointerArg('cusparseCsrmvEx_bufferSize', 'y', y, true);
-  if (typeof ytype !== 'number' || (ytype | 0) !== ytype) throw intError('cusparseCsrmvEx_bufferSize', 'ytype', 'i32', ytype);
-  if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cusparseCsrmvEx_bufferSize', 'executiontype', 'i32', executiontype);
-  s.f64[0] = 0;
-  const status = (cusparseCsrmvEx_bufferSize$c ??= binder.native('cusparseCsrmvEx_bufferSize'))(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, s.bytes);
-  if (status !== 0) throw fail('cusparseCsrmvEx_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCsrmvEx_bufferSize$ ??= bind$cusparseCsrmvEx_bufferSize())(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype);
+}
+/** cusparseCsrmvEx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCsrmvEx_bufferSize(): typeof cusparseCsrmvEx_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsrmvEx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsrmvEx_bufferSize', 'alg', 'i32', alg);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCsrmvEx_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsrmvEx_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCsrmvEx_bufferSize', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsrmvEx_bufferSize', 'nnz', 'i32', nnz);
+    pointerArg('cusparseCsrmvEx_bufferSize', 'alpha', alpha, true);
+    if (typeof alphatype !== 'number' || (alphatype | 0) !== alphatype) throw intError('cusparseCsrmvEx_bufferSize', 'alphatype', 'i32', alphatype);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCsrmvEx_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCsrmvEx_bufferSize', 'csrValA', csrValA, true);
+    if (typeof csrValAtype !== 'number' || (csrValAtype | 0) !== csrValAtype) throw intError('cusparseCsrmvEx_bufferSize', 'csrValAtype', 'i32', csrValAtype);
+    pointerArg('cusparseCsrmvEx_bufferSize', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusparseCsrmvEx_bufferSize', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusparseCsrmvEx_bufferSize', 'x', x, true);
+    if (typeof xtype !== 'number' || (xtype | 0) !== xtype) throw intError('cusparseCsrmvEx_bufferSize', 'xtype', 'i32', xtype);
+    pointerArg('cusparseCsrmvEx_bufferSize', 'beta', beta, true);
+    if (typeof betatype !== 'number' || (betatype | 0) !== betatype) throw intError('cusparseCsrmvEx_bufferSize', 'betatype', 'i32', betatype);
+    pointerArg('cusparseCsrmvEx_bufferSize', 'y', y, true);
+    if (typeof ytype !== 'number' || (ytype | 0) !== ytype) throw intError('cusparseCsrmvEx_bufferSize', 'ytype', 'i32', ytype);
+    if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cusparseCsrmvEx_bufferSize', 'executiontype', 'i32', executiontype);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCsrmvEx_bufferSize'))(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, s$bytes);
+    if (status !== 0) throw fail('cusparseCsrmvEx_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDaxpyi$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDaxpyi(cusparseHandle_t handle, int nnz, const double *alpha, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -222,8 +229,7 @@ export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dir
   const status = (cusparseDbsric02_analysis$c ??= binder.native('cusparseDbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
   if (status !== 0) throw fail('cusparseDbsric02_analysis', status);
 }
-let cusparseDbsric02_bufferSize$: Scratch | undefined;
-let cusparseDbsric02_bufferSize$c: NativeFunction | undefined;
+let cusparseDbsric02_bufferSize$: typeof cusparseDbsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -237,24 +243,31 @@ let cusparseDbsric02_bufferSize$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null): number {
-  const s = (cusparseDbsric02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseDbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseDbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDbsric02_bufferSize$c ??= binder.native('cusparseDbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDbsric02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDbsric02_bufferSize$ ??= bind$cusparseDbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
-let cusparseDbsric02_bufferSizeExt$: Scratch | undefined;
-let cusparseDbsric02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDbsric02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDbsric02_bufferSize(): typeof cusparseDbsric02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseDbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseDbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDbsric02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseDbsric02_bufferSizeExt$: typeof cusparseDbsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -268,19 +281,27 @@ let cusparseDbsric02_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t | null): number {
-  const s = (cusparseDbsric02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDbsric02_bufferSizeExt$c ??= binder.native('cusparseDbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDbsric02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDbsric02_bufferSizeExt$ ??= bind$cusparseDbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseDbsric02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDbsric02_bufferSizeExt(): typeof cusparseDbsric02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDbsric02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -84,8 +84,7 @@ export function cusparseDcsrgeam2(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseDcsrgeam2$c ??= binder.native('cusparseDcsrgeam2'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseDcsrgeam2', status);
 }
-let cusparseDcsrgeam2_bufferSizeExt$: Scratch | undefined;
-let cusparseDcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDcsrgeam2_bufferSizeExt$: typeof cusparseDcsrgeam2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -108,30 +107,38 @@ let cusparseDcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
  * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
-  const s = (cusparseDcsrgeam2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'beta', beta, true);
-  if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
-  if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.f64[0] = 0;
-  const status = (cusparseDcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseDcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsrgeam2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDcsrgeam2_bufferSizeExt$ ??= bind$cusparseDcsrgeam2_bufferSizeExt())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
+/** cusparseDcsrgeam2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsrgeam2_bufferSizeExt(): typeof cusparseDcsrgeam2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsrgeam2_bufferSizeExt(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'beta', beta, true);
+    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
+    if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseDcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseDcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsrgeam2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDcsrgemm2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrgemm2(cusparseHandle_t handle, int m, int n, int k, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const double *beta, const cusparseMatDescr_t descrD, int nnzD, const double *csrSortedValD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -194,8 +201,7 @@ export function cusparseDcsrgemm2(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseDcsrgemm2$c ??= binder.native('cusparseDcsrgemm2'))(handle, m, n_, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseDcsrgemm2', status);
 }
-let cusparseDcsrgemm2_bufferSizeExt$: Scratch | undefined;
-let cusparseDcsrgemm2_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDcsrgemm2_bufferSizeExt$: typeof cusparseDcsrgemm2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDcsrgemm2_bufferSizeExt(cusparseHandle_t handle, int m, int n, int k, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const double *beta, const cusparseMatDescr_t descrD, int nnzD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, csrgemm2Info_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -219,30 +225,38 @@ let cusparseDcsrgemm2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t | null, nnzD: number, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, info: T.csrgemm2Info_t | null): number {
-  const s = (cusparseDcsrgemm2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'k', 'i32', k);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'alpha', alpha, true);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
-  if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'nnzB', 'i32', nnzB);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'beta', beta, true);
-  if (typeof descrD !== 'number' || !(descrD >= 0 && descrD <= 9007199254740991) || descrD % 1 !== 0) descrD = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'descrD', descrD, true) as typeof descrD;
-  if (typeof nnzD !== 'number' || (nnzD | 0) !== nnzD) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'nnzD', 'i32', nnzD);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedRowPtrD', csrSortedRowPtrD, true);
-  pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedColIndD', csrSortedColIndD, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDcsrgemm2_bufferSizeExt$c ??= binder.native('cusparseDcsrgemm2_bufferSizeExt'))(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsrgemm2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDcsrgemm2_bufferSizeExt$ ??= bind$cusparseDcsrgemm2_bufferSizeExt())(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info);
+}
+/** cusparseDcsrgemm2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsrgemm2_bufferSizeExt(): typeof cusparseDcsrgemm2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsrgemm2_bufferSizeExt(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'k', 'i32', k);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'alpha', alpha, true);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
+    if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'nnzB', 'i32', nnzB);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'beta', beta, true);
+    if (typeof descrD !== 'number' || !(descrD >= 0 && descrD <= 9007199254740991) || descrD % 1 !== 0) descrD = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'descrD', descrD, true) as typeof descrD;
+    if (typeof nnzD !== 'number' || (nnzD | 0) !== nnzD) throw intError('cusparseDcsrgemm2_bufferSizeExt', 'nnzD', 'i32', nnzD);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedRowPtrD', csrSortedRowPtrD, true);
+    pointerArg('cusparseDcsrgemm2_bufferSizeExt', 'csrSortedColIndD', csrSortedColIndD, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrgemm2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsrgemm2_bufferSizeExt'))(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsrgemm2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDcsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -296,8 +310,7 @@ export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t | null, m: 
   const status = (cusparseDcsric02_analysis$c ??= binder.native('cusparseDcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDcsric02_analysis', status);
 }
-let cusparseDcsric02_bufferSize$: Scratch | undefined;
-let cusparseDcsric02_bufferSize$c: NativeFunction | undefined;
+let cusparseDcsric02_bufferSize$: typeof cusparseDcsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -309,22 +322,29 @@ let cusparseDcsric02_bufferSize$c: NativeFunction | undefined;
  * @param info in `csric02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null): number {
-  const s = (cusparseDcsric02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsric02_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseDcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseDcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsric02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDcsric02_bufferSize$c ??= binder.native('cusparseDcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsric02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDcsric02_bufferSize$ ??= bind$cusparseDcsric02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseDcsric02_bufferSizeExt$: Scratch | undefined;
-let cusparseDcsric02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDcsric02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsric02_bufferSize(): typeof cusparseDcsric02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsric02_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseDcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseDcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsric02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsric02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseDcsric02_bufferSizeExt$: typeof cusparseDcsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -336,17 +356,25 @@ let cusparseDcsric02_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `csric02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t | null): number {
-  const s = (cusparseDcsric02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsric02_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
-  pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
-  pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDcsric02_bufferSizeExt$c ??= binder.native('cusparseDcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsric02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDcsric02_bufferSizeExt$ ??= bind$cusparseDcsric02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
+}
+/** cusparseDcsric02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsric02_bufferSizeExt(): typeof cusparseDcsric02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsric02_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsric02_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
+    pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
+    pointerArg('cusparseDcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsric02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -60,8 +60,7 @@ export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseDcsrilu02_analysis$c ??= binder.native('cusparseDcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDcsrilu02_analysis', status);
 }
-let cusparseDcsrilu02_bufferSize$: Scratch | undefined;
-let cusparseDcsrilu02_bufferSize$c: NativeFunction | undefined;
+let cusparseDcsrilu02_bufferSize$: typeof cusparseDcsrilu02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -73,22 +72,29 @@ let cusparseDcsrilu02_bufferSize$c: NativeFunction | undefined;
  * @param info in `csrilu02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseDcsrilu02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDcsrilu02_bufferSize$c ??= binder.native('cusparseDcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsrilu02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDcsrilu02_bufferSize$ ??= bind$cusparseDcsrilu02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseDcsrilu02_bufferSizeExt$: Scratch | undefined;
-let cusparseDcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDcsrilu02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsrilu02_bufferSize(): typeof cusparseDcsrilu02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseDcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsrilu02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseDcsrilu02_bufferSizeExt$: typeof cusparseDcsrilu02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -100,19 +106,27 @@ let cusparseDcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `csrilu02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseDcsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
-  pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
-  pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDcsrilu02_bufferSizeExt$c ??= binder.native('cusparseDcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsrilu02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDcsrilu02_bufferSizeExt$ ??= bind$cusparseDcsrilu02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
+}
+/** cusparseDcsrilu02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsrilu02_bufferSizeExt(): typeof cusparseDcsrilu02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
+    pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
+    pointerArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsrilu02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -171,8 +185,7 @@ export function cusparseDcsrsm2_analysis(handle: T.cusparseHandle_t | null, algo
   const status = (cusparseDcsrsm2_analysis$c ??= binder.native('cusparseDcsrsm2_analysis'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDcsrsm2_analysis', status);
 }
-let cusparseDcsrsm2_bufferSizeExt$: Scratch | undefined;
-let cusparseDcsrsm2_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDcsrsm2_bufferSizeExt$: typeof cusparseDcsrsm2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDcsrsm2_bufferSizeExt(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const double *alpha, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -193,27 +206,35 @@ let cusparseDcsrsm2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t | null, policy: T.cusparseSolvePolicy_t): number {
-  const s = (cusparseDcsrsm2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDcsrsm2_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsm2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseDcsrsm2_bufferSizeExt', 'transB', 'i32', transB);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrsm2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseDcsrsm2_bufferSizeExt', 'nrhs', 'i32', nrhs);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsm2_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseDcsrsm2_bufferSizeExt', 'alpha', alpha, true);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  pointerArg('cusparseDcsrsm2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
-  if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
-  s.f64[0] = 0;
-  const status = (cusparseDcsrsm2_bufferSizeExt$c ??= binder.native('cusparseDcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsrsm2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDcsrsm2_bufferSizeExt$ ??= bind$cusparseDcsrsm2_bufferSizeExt())(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy);
+}
+/** cusparseDcsrsm2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsrsm2_bufferSizeExt(): typeof cusparseDcsrsm2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDcsrsm2_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsm2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseDcsrsm2_bufferSizeExt', 'transB', 'i32', transB);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrsm2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseDcsrsm2_bufferSizeExt', 'nrhs', 'i32', nrhs);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsm2_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseDcsrsm2_bufferSizeExt', 'alpha', alpha, true);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    pointerArg('cusparseDcsrsm2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsrsm2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDcsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const double *alpha, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, double *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

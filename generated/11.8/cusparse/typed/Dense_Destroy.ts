@@ -24,8 +24,7 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null
   const status = (cusparseDenseToSparse_analysis$c ??= binder.native('cusparseDenseToSparse_analysis'))(handle, matA, matB, alg, externalBuffer);
   if (status !== 0) throw fail('cusparseDenseToSparse_analysis', status);
 }
-let cusparseDenseToSparse_bufferSize$: Scratch | undefined;
-let cusparseDenseToSparse_bufferSize$c: NativeFunction | undefined;
+let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param matA in `cusparseDnMatDescr_t`.
@@ -33,15 +32,23 @@ let cusparseDenseToSparse_bufferSize$c: NativeFunction | undefined;
  * @param alg in `cusparseDenseToSparseAlg_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
-  const s = (cusparseDenseToSparse_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_bufferSize', 'alg', 'i32', alg);
-  s.f64[0] = 0;
-  const status = (cusparseDenseToSparse_bufferSize$c ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s.bytes);
-  if (status !== 0) throw fail('cusparseDenseToSparse_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDenseToSparse_bufferSize$ ??= bind$cusparseDenseToSparse_bufferSize())(handle, matA, matB, alg);
+}
+/** cusparseDenseToSparse_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDenseToSparse_bufferSize(handle, matA, matB, alg) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_bufferSize', 'alg', 'i32', alg);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s$bytes);
+    if (status !== 0) throw fail('cusparseDenseToSparse_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

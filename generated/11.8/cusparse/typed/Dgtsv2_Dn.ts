@@ -56,8 +56,7 @@ export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseDgtsv2StridedBatch$c ??= binder.native('cusparseDgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsv2StridedBatch', status);
 }
-let cusparseDgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseDgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDgtsv2StridedBatch_bufferSizeExt$: typeof cusparseDgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -69,22 +68,29 @@ let cusparseDgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
-  const s = (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.f64[0] = 0;
-  const status = (cusparseDgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
-  if (status !== 0) throw fail('cusparseDgtsv2StridedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseDgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
-let cusparseDgtsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseDgtsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDgtsv2StridedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgtsv2StridedBatch_bufferSizeExt(): typeof cusparseDgtsv2StridedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
+    if (status !== 0) throw fail('cusparseDgtsv2StridedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseDgtsv2_bufferSizeExt$: typeof cusparseDgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -96,19 +102,27 @@ let cusparseDgtsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseDgtsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseDgtsv2_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseDgtsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgtsv2_bufferSizeExt$ ??= bind$cusparseDgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseDgtsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgtsv2_bufferSizeExt(): typeof cusparseDgtsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseDgtsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -134,8 +148,7 @@ export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   const status = (cusparseDgtsv2_nopivot$c ??= binder.native('cusparseDgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot', status);
 }
-let cusparseDgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
-let cusparseDgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDgtsv2_nopivot_bufferSizeExt$: typeof cusparseDgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -147,64 +160,93 @@ let cusparseDgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseDgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseDgtsv2_nopivot_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseDgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
-let cusparseDnMatGet$: Scratch | undefined;
-let cusparseDnMatGet$c: NativeFunction | undefined;
+/** cusparseDgtsv2_nopivot_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgtsv2_nopivot_bufferSizeExt(): typeof cusparseDgtsv2_nopivot_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseDgtsv2_nopivot_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseDnMatGet$: typeof cusparseDnMatGet | undefined;
 /** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`. */
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
-  const s = (cusparseDnMatGet$ ??= new Scratch(6));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  const status = (cusparseDnMatGet$c ??= binder.native('cusparseDnMatGet'))(dnMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
-  if (status !== 0) throw fail('cusparseDnMatGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], ld: s.i64[2], values: (s.u32[7] * 4294967296 + s.u32[6]), type: s.i32[8] as T.cudaDataType, order: s.i32[10] as T.cusparseOrder_t };
+  return (cusparseDnMatGet$ ??= bind$cusparseDnMatGet())(dnMatDescr);
 }
-let cusparseDnMatGetStridedBatch$: Scratch | undefined;
-let cusparseDnMatGetStridedBatch$c: NativeFunction | undefined;
+/** cusparseDnMatGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnMatGet(): typeof cusparseDnMatGet {
+  const s = new Scratch(6);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnMatGet(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    const status = (native$ ??= binder.native('cusparseDnMatGet'))(dnMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5);
+    if (status !== 0) throw fail('cusparseDnMatGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], ld: s$i64[2], values: (s$u32[7] * 4294967296 + s$u32[6]), type: s$i32[8] as T.cudaDataType, order: s$i32[10] as T.cusparseOrder_t };
+  };
+}
+let cusparseDnMatGetStridedBatch$: typeof cusparseDnMatGetStridedBatch | undefined;
 /** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @returns `{ batchCount, batchStride }`: `batchCount`: out `int *`; `batchStride`: out `int64_t *`. */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null): { batchCount: number; batchStride: bigint } {
-  const s = (cusparseDnMatGetStridedBatch$ ??= new Scratch(2));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusparseDnMatGetStridedBatch$c ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusparseDnMatGetStridedBatch', status);
-  return { batchCount: s.i32[0], batchStride: s.i64[1] };
+  return (cusparseDnMatGetStridedBatch$ ??= bind$cusparseDnMatGetStridedBatch())(dnMatDescr);
 }
-let cusparseDnMatGetValues$: Scratch | undefined;
-let cusparseDnMatGetValues$c: NativeFunction | undefined;
+/** cusparseDnMatGetStridedBatch around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnMatGetStridedBatch(): typeof cusparseDnMatGetStridedBatch {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$i64 = s.i64;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnMatGetStridedBatch(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusparseDnMatGetStridedBatch', status);
+    return { batchCount: s$i32[0], batchStride: s$i64[1] };
+  };
+}
+let cusparseDnMatGetValues$: typeof cusparseDnMatGetValues | undefined;
 /** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @returns the value of `values`: out `void **`. */
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t | null): number {
-  const s = (cusparseDnMatGetValues$ ??= new Scratch(1));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseDnMatGetValues$c ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseDnMatGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDnMatGetValues$ ??= bind$cusparseDnMatGetValues())(dnMatDescr);
+}
+/** cusparseDnMatGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnMatGetValues(): typeof cusparseDnMatGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnMatGetValues(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseDnMatGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -228,33 +270,47 @@ export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null
   const status = (cusparseDnMatSetValues$c ??= binder.native('cusparseDnMatSetValues'))(dnMatDescr, values);
   if (status !== 0) throw fail('cusparseDnMatSetValues', status);
 }
-let cusparseDnVecGet$: Scratch | undefined;
-let cusparseDnVecGet$c: NativeFunction | undefined;
+let cusparseDnVecGet$: typeof cusparseDnVecGet | undefined;
 /** `cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
  * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `void **`; `valueType`: out `cudaDataType *`. */
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
-  const s = (cusparseDnVecGet$ ??= new Scratch(3));
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (cusparseDnVecGet$c ??= binder.native('cusparseDnVecGet'))(dnVecDescr, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('cusparseDnVecGet', status);
-  return { size: s.i64[0], values: (s.u32[3] * 4294967296 + s.u32[2]), valueType: s.i32[4] as T.cudaDataType };
+  return (cusparseDnVecGet$ ??= bind$cusparseDnVecGet())(dnVecDescr);
 }
-let cusparseDnVecGetValues$: Scratch | undefined;
-let cusparseDnVecGetValues$c: NativeFunction | undefined;
+/** cusparseDnVecGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnVecGet(): typeof cusparseDnVecGet {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnVecGet(dnVecDescr) {
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cusparseDnVecGet'))(dnVecDescr, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('cusparseDnVecGet', status);
+    return { size: s$i64[0], values: (s$u32[3] * 4294967296 + s$u32[2]), valueType: s$i32[4] as T.cudaDataType };
+  };
+}
+let cusparseDnVecGetValues$: typeof cusparseDnVecGetValues | undefined;
 /** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
  * @returns the value of `values`: out `void **`. */
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t | null): number {
-  const s = (cusparseDnVecGetValues$ ??= new Scratch(1));
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.f64[0] = 0;
-  const status = (cusparseDnVecGetValues$c ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseDnVecGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDnVecGetValues$ ??= bind$cusparseDnVecGetValues())(dnVecDescr);
+}
+/** cusparseDnVecGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnVecGetValues(): typeof cusparseDnVecGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnVecGetValues(dnVecDescr) {
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseDnVecGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDnVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -124,8 +124,7 @@ export function cusparseDpruneCsr2csrByPercentage(handle: T.cusparseHandle_t | n
   const status = (cusparseDpruneCsr2csrByPercentage$c ??= binder.native('cusparseDpruneCsr2csrByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage', status);
 }
-let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$: Scratch | undefined;
-let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$: typeof cusparseDpruneCsr2csrByPercentage_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -143,25 +142,33 @@ let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$c: NativeFunction | undefine
  * @param info in `pruneInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null): number {
-  const s = (cusparseDpruneCsr2csrByPercentage_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof percentage !== 'number') throw argError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDpruneCsr2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseDpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDpruneCsr2csrByPercentage_bufferSizeExt$ ??= bind$cusparseDpruneCsr2csrByPercentage_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
+}
+/** cusparseDpruneCsr2csrByPercentage_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparseDpruneCsr2csrByPercentage_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof percentage !== 'number') throw argError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDpruneCsr2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -229,8 +236,7 @@ export function cusparseDpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t 
   const status = (cusparseDpruneCsr2csrNnzByPercentage$c ??= binder.native('cusparseDpruneCsr2csrNnzByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrNnzByPercentage', status);
 }
-let cusparseDpruneCsr2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseDpruneCsr2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDpruneCsr2csr_bufferSizeExt$: typeof cusparseDpruneCsr2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -247,24 +253,32 @@ let cusparseDpruneCsr2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
-  const s = (cusparseDpruneCsr2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'threshold', threshold, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.f64[0] = 0;
-  const status = (cusparseDpruneCsr2csr_bufferSizeExt$c ??= binder.native('cusparseDpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
-  if (status !== 0) throw fail('cusparseDpruneCsr2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDpruneCsr2csr_bufferSizeExt$ ??= bind$cusparseDpruneCsr2csr_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
+/** cusparseDpruneCsr2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDpruneCsr2csr_bufferSizeExt(): typeof cusparseDpruneCsr2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'threshold', threshold, true);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
+    if (status !== 0) throw fail('cusparseDpruneCsr2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDpruneDense2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -324,8 +338,7 @@ export function cusparseDpruneDense2csrByPercentage(handle: T.cusparseHandle_t |
   const status = (cusparseDpruneDense2csrByPercentage$c ??= binder.native('cusparseDpruneDense2csrByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage', status);
 }
-let cusparseDpruneDense2csrByPercentage_bufferSizeExt$: Scratch | undefined;
-let cusparseDpruneDense2csrByPercentage_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDpruneDense2csrByPercentage_bufferSizeExt$: typeof cusparseDpruneDense2csrByPercentage_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -340,22 +353,30 @@ let cusparseDpruneDense2csrByPercentage_bufferSizeExt$c: NativeFunction | undefi
  * @param info in `pruneInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null): number {
-  const s = (cusparseDpruneDense2csrByPercentage_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'lda', 'i32', lda);
-  if (typeof percentage !== 'number') throw argError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDpruneDense2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseDpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDpruneDense2csrByPercentage_bufferSizeExt$ ??= bind$cusparseDpruneDense2csrByPercentage_bufferSizeExt())(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
+}
+/** cusparseDpruneDense2csrByPercentage_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDpruneDense2csrByPercentage_bufferSizeExt(): typeof cusparseDpruneDense2csrByPercentage_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'lda', 'i32', lda);
+    if (typeof percentage !== 'number') throw argError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDpruneDense2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -411,8 +432,7 @@ export function cusparseDpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_
   const status = (cusparseDpruneDense2csrNnzByPercentage$c ??= binder.native('cusparseDpruneDense2csrNnzByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneDense2csrNnzByPercentage', status);
 }
-let cusparseDpruneDense2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseDpruneDense2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDpruneDense2csr_bufferSizeExt$: typeof cusparseDpruneDense2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -426,19 +446,27 @@ let cusparseDpruneDense2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
-  const s = (cusparseDpruneDense2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'lda', 'i32', lda);
-  pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'threshold', threshold, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.f64[0] = 0;
-  const status = (cusparseDpruneDense2csr_bufferSizeExt$c ??= binder.native('cusparseDpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
-  if (status !== 0) throw fail('cusparseDpruneDense2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDpruneDense2csr_bufferSizeExt$ ??= bind$cusparseDpruneDense2csr_bufferSizeExt())(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
+/** cusparseDpruneDense2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDpruneDense2csr_bufferSizeExt(): typeof cusparseDpruneDense2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDpruneDense2csr_bufferSizeExt(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'lda', 'i32', lda);
+    pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'threshold', threshold, true);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
+    if (status !== 0) throw fail('cusparseDpruneDense2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -98,8 +98,7 @@ export function cusparseSDDMM(handle: T.cusparseHandle_t | null, opA: T.cusparse
   const status = (cusparseSDDMM$c ??= binder.native('cusparseSDDMM'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
   if (status !== 0) throw fail('cusparseSDDMM', status);
 }
-let cusparseSDDMM_bufferSize$: Scratch | undefined;
-let cusparseSDDMM_bufferSize$c: NativeFunction | undefined;
+let cusparseSDDMM_bufferSize$: typeof cusparseSDDMM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -113,21 +112,29 @@ let cusparseSDDMM_bufferSize$c: NativeFunction | undefined;
  * @param alg in `cusparseSDDMMAlg_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t): number {
-  const s = (cusparseSDDMM_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM_bufferSize', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSDDMM_bufferSize', 'opB', 'i32', opB);
-  pointerArg('cusparseSDDMM_bufferSize', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSDDMM_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSDDMM_bufferSize', 'matB', matB, true) as typeof matB;
-  pointerArg('cusparseSDDMM_bufferSize', 'beta', beta, true);
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSDDMM_bufferSize', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM_bufferSize', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM_bufferSize', 'alg', 'i32', alg);
-  s.f64[0] = 0;
-  const status = (cusparseSDDMM_bufferSize$c ??= binder.native('cusparseSDDMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s.bytes);
-  if (status !== 0) throw fail('cusparseSDDMM_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSDDMM_bufferSize$ ??= bind$cusparseSDDMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg);
+}
+/** cusparseSDDMM_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSDDMM_bufferSize(): typeof cusparseSDDMM_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM_bufferSize', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSDDMM_bufferSize', 'opB', 'i32', opB);
+    pointerArg('cusparseSDDMM_bufferSize', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSDDMM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSDDMM_bufferSize', 'matB', matB, true) as typeof matB;
+    pointerArg('cusparseSDDMM_bufferSize', 'beta', beta, true);
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSDDMM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM_bufferSize', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM_bufferSize', 'alg', 'i32', alg);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSDDMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s$bytes);
+    if (status !== 0) throw fail('cusparseSDDMM_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSDDMM_preprocess$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

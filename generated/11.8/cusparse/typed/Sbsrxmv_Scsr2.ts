@@ -238,8 +238,7 @@ export function cusparseScsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cu
   const status = (cusparseScsr2gebsr$c ??= binder.native('cusparseScsr2gebsr'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseScsr2gebsr', status);
 }
-let cusparseScsr2gebsr_bufferSize$: Scratch | undefined;
-let cusparseScsr2gebsr_bufferSize$c: NativeFunction | undefined;
+let cusparseScsr2gebsr_bufferSize$: typeof cusparseScsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -253,24 +252,31 @@ let cusparseScsr2gebsr_bufferSize$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseScsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseScsr2gebsr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2gebsr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2gebsr_bufferSize', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseScsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseScsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseScsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseScsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseScsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseScsr2gebsr_bufferSize$c ??= binder.native('cusparseScsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseScsr2gebsr_bufferSize', status);
-  return s.i32[0];
+  return (cusparseScsr2gebsr_bufferSize$ ??= bind$cusparseScsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
-let cusparseScsr2gebsr_bufferSizeExt$: Scratch | undefined;
-let cusparseScsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseScsr2gebsr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseScsr2gebsr_bufferSize(): typeof cusparseScsr2gebsr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseScsr2gebsr_bufferSize(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2gebsr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2gebsr_bufferSize', 'n', 'i32', n_);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseScsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseScsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseScsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseScsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseScsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseScsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseScsr2gebsr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseScsr2gebsr_bufferSizeExt$: typeof cusparseScsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -284,19 +290,27 @@ let cusparseScsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseScsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseScsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseScsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseScsr2gebsr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseScsr2gebsr_bufferSizeExt$ ??= bind$cusparseScsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
+}
+/** cusparseScsr2gebsr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseScsr2gebsr_bufferSizeExt(): typeof cusparseScsr2gebsr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseScsr2gebsr_bufferSizeExt(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseScsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseScsr2gebsr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -37,8 +37,7 @@ export function cusparseScsrsv2_analysis(handle: T.cusparseHandle_t | null, tran
   const status = (cusparseScsrsv2_analysis$c ??= binder.native('cusparseScsrsv2_analysis'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseScsrsv2_analysis', status);
 }
-let cusparseScsrsv2_bufferSize$: Scratch | undefined;
-let cusparseScsrsv2_bufferSize$c: NativeFunction | undefined;
+let cusparseScsrsv2_bufferSize$: typeof cusparseScsrsv2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseScsrsv2_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -52,23 +51,30 @@ let cusparseScsrsv2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrsv2_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t | null): number {
-  const s = (cusparseScsrsv2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseScsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseScsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseScsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseScsrsv2_bufferSize$c ??= binder.native('cusparseScsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseScsrsv2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseScsrsv2_bufferSize$ ??= bind$cusparseScsrsv2_bufferSize())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseScsrsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseScsrsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseScsrsv2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseScsrsv2_bufferSize(): typeof cusparseScsrsv2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseScsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseScsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseScsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseScsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseScsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseScsrsv2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseScsrsv2_bufferSizeExt$: typeof cusparseScsrsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseScsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -82,20 +88,28 @@ let cusparseScsrsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t | null): number {
-  const s = (cusparseScsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseScsrsv2_bufferSizeExt$c ??= binder.native('cusparseScsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseScsrsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseScsrsv2_bufferSizeExt$ ??= bind$cusparseScsrsv2_bufferSizeExt())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
+}
+/** cusparseScsrsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseScsrsv2_bufferSizeExt(): typeof cusparseScsrsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseScsrsv2_bufferSizeExt(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseScsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseScsrsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseScsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrsv2_solve(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const float *alpha, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -158,8 +172,7 @@ export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseScsru2csr$c ??= binder.native('cusparseScsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseScsru2csr', status);
 }
-let cusparseScsru2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseScsru2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseScsru2csr_bufferSizeExt$: typeof cusparseScsru2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -171,19 +184,27 @@ let cusparseScsru2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `csru2csrInfo_t`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null): number {
-  const s = (cusparseScsru2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsru2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsru2csr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
-  pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseScsru2csr_bufferSizeExt$c ??= binder.native('cusparseScsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseScsru2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseScsru2csr_bufferSizeExt$ ??= bind$cusparseScsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
+}
+/** cusparseScsru2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseScsru2csr_bufferSizeExt(): typeof cusparseScsru2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseScsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsru2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsru2csr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
+    pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseScsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseScsru2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSdense2csc$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSdense2csc(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, const int *nnzPerCol, float *cscSortedValA, int *cscSortedRowIndA, int *cscSortedColPtrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -77,8 +77,7 @@ export function cusparseSgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
   const status = (cusparseSgemvi$c ??= binder.native('cusparseSgemvi'))(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseSgemvi', status);
 }
-let cusparseSgemvi_bufferSize$: Scratch | undefined;
-let cusparseSgemvi_bufferSize$c: NativeFunction | undefined;
+let cusparseSgemvi_bufferSize$: typeof cusparseSgemvi_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -87,16 +86,24 @@ let cusparseSgemvi_bufferSize$c: NativeFunction | undefined;
  * @param nnz in `int`.
  * @returns the value of `pBufferSize`: out `int *`. */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
-  const s = (cusparseSgemvi_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSgemvi_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi_bufferSize', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.f64[0] = 0;
-  const status = (cusparseSgemvi_bufferSize$c ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
-  if (status !== 0) throw fail('cusparseSgemvi_bufferSize', status);
-  return s.i32[0];
+  return (cusparseSgemvi_bufferSize$ ??= bind$cusparseSgemvi_bufferSize())(handle, transA, m, n_, nnz);
+}
+/** cusparseSgemvi_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgemvi_bufferSize(): typeof cusparseSgemvi_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgemvi_bufferSize(handle, transA, m, n_, nnz) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSgemvi_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi_bufferSize', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgemvi_bufferSize', 'nnz', 'i32', nnz);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s$bytes);
+    if (status !== 0) throw fail('cusparseSgemvi_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusparseSgpsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -126,8 +133,7 @@ export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseSgpsvInterleavedBatch$c ??= binder.native('cusparseSgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch', status);
 }
-let cusparseSgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseSgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -141,21 +147,29 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseSgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
+}
+/** cusparseSgpsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgpsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSgthr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgthr(cusparseHandle_t handle, int nnz, const float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -219,8 +233,7 @@ export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseSgtsvInterleavedBatch$c ??= binder.native('cusparseSgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch', status);
 }
-let cusparseSgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -232,17 +245,25 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
+}
+/** cusparseSgtsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgtsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -56,8 +56,7 @@ export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseSgtsv2StridedBatch$c ??= binder.native('cusparseSgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsv2StridedBatch', status);
 }
-let cusparseSgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgtsv2StridedBatch_bufferSizeExt$: typeof cusparseSgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -69,22 +68,29 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
-  const s = (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsv2StridedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseSgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
-let cusparseSgtsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseSgtsv2StridedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsv2StridedBatch_bufferSizeExt(): typeof cusparseSgtsv2StridedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsv2StridedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseSgtsv2_bufferSizeExt$: typeof cusparseSgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -96,19 +102,27 @@ let cusparseSgtsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseSgtsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsv2_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsv2_bufferSizeExt$ ??= bind$cusparseSgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseSgtsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsv2_bufferSizeExt(): typeof cusparseSgtsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -134,8 +148,7 @@ export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   const status = (cusparseSgtsv2_nopivot$c ??= binder.native('cusparseSgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsv2_nopivot', status);
 }
-let cusparseSgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgtsv2_nopivot_bufferSizeExt$: typeof cusparseSgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -147,19 +160,27 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsv2_nopivot_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseSgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseSgtsv2_nopivot_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsv2_nopivot_bufferSizeExt(): typeof cusparseSgtsv2_nopivot_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsv2_nopivot_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSnnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -57,8 +57,7 @@ export function cusparseXcsrsort(handle: T.cusparseHandle_t | null, m: number, n
   const status = (cusparseXcsrsort$c ??= binder.native('cusparseXcsrsort'))(handle, m, n_, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcsrsort', status);
 }
-let cusparseXcsrsort_bufferSizeExt$: Scratch | undefined;
-let cusparseXcsrsort_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseXcsrsort_bufferSizeExt$: typeof cusparseXcsrsort_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -68,17 +67,25 @@ let cusparseXcsrsort_bufferSizeExt$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
-  const s = (cusparseXcsrsort_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrsort_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, true);
-  s.f64[0] = 0;
-  const status = (cusparseXcsrsort_bufferSizeExt$c ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s.bytes);
-  if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseXcsrsort_bufferSizeExt$ ??= bind$cusparseXcsrsort_bufferSizeExt())(handle, m, n_, nnz, csrRowPtrA, csrColIndA);
+}
+/** cusparseXcsrsort_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseXcsrsort_bufferSizeExt(): typeof cusparseXcsrsort_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseXcsrsort_bufferSizeExt(handle, m, n_, nnz, csrRowPtrA, csrColIndA) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrsort_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s$bytes);
+    if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseXcsrsv2_zeroPivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrsv2_zeroPivot(cusparseHandle_t handle, csrsv2Info_t info, int *position)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -100,8 +100,7 @@ export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t | null, dir
   const status = (cusparseZbsric02_analysis$c ??= binder.native('cusparseZbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
   if (status !== 0) throw fail('cusparseZbsric02_analysis', status);
 }
-let cusparseZbsric02_bufferSize$: Scratch | undefined;
-let cusparseZbsric02_bufferSize$c: NativeFunction | undefined;
+let cusparseZbsric02_bufferSize$: typeof cusparseZbsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -115,24 +114,31 @@ let cusparseZbsric02_bufferSize$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null): number {
-  const s = (cusparseZbsric02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsric02_bufferSize$c ??= binder.native('cusparseZbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsric02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZbsric02_bufferSize$ ??= bind$cusparseZbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
-let cusparseZbsric02_bufferSizeExt$: Scratch | undefined;
-let cusparseZbsric02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZbsric02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsric02_bufferSize(): typeof cusparseZbsric02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsric02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZbsric02_bufferSizeExt$: typeof cusparseZbsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -146,21 +152,29 @@ let cusparseZbsric02_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t | null): number {
-  const s = (cusparseZbsric02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsric02_bufferSizeExt$c ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsric02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZbsric02_bufferSizeExt$ ??= bind$cusparseZbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseZbsric02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsric02_bufferSizeExt(): typeof cusparseZbsric02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsric02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZbsrilu02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -222,8 +236,7 @@ export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t | null, di
   const status = (cusparseZbsrilu02_analysis$c ??= binder.native('cusparseZbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrilu02_analysis', status);
 }
-let cusparseZbsrilu02_bufferSize$: Scratch | undefined;
-let cusparseZbsrilu02_bufferSize$c: NativeFunction | undefined;
+let cusparseZbsrilu02_bufferSize$: typeof cusparseZbsrilu02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -237,24 +250,31 @@ let cusparseZbsrilu02_bufferSize$c: NativeFunction | undefined;
  * @param info in `bsrilu02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t | null): number {
-  const s = (cusparseZbsrilu02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrilu02_bufferSize$c ??= binder.native('cusparseZbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrilu02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZbsrilu02_bufferSize$ ??= bind$cusparseZbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
-let cusparseZbsrilu02_bufferSizeExt$: Scratch | undefined;
-let cusparseZbsrilu02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZbsrilu02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrilu02_bufferSize(): typeof cusparseZbsrilu02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrilu02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZbsrilu02_bufferSizeExt$: typeof cusparseZbsrilu02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -268,21 +288,29 @@ let cusparseZbsrilu02_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `bsrilu02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t | null): number {
-  const s = (cusparseZbsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrilu02_bufferSizeExt$c ??= binder.native('cusparseZbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrilu02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZbsrilu02_bufferSizeExt$ ??= bind$cusparseZbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseZbsrilu02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrilu02_bufferSizeExt(): typeof cusparseZbsrilu02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrilu02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZbsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

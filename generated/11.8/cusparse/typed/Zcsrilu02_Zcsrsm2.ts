@@ -60,8 +60,7 @@ export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseZcsrilu02_analysis$c ??= binder.native('cusparseZcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrilu02_analysis', status);
 }
-let cusparseZcsrilu02_bufferSize$: Scratch | undefined;
-let cusparseZcsrilu02_bufferSize$c: NativeFunction | undefined;
+let cusparseZcsrilu02_bufferSize$: typeof cusparseZcsrilu02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -73,22 +72,29 @@ let cusparseZcsrilu02_bufferSize$c: NativeFunction | undefined;
  * @param info in `csrilu02Info_t`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseZcsrilu02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZcsrilu02_bufferSize$c ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZcsrilu02_bufferSize$ ??= bind$cusparseZcsrilu02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseZcsrilu02_bufferSizeExt$: Scratch | undefined;
-let cusparseZcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZcsrilu02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsrilu02_bufferSize(): typeof cusparseZcsrilu02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZcsrilu02_bufferSizeExt$: typeof cusparseZcsrilu02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -100,19 +106,27 @@ let cusparseZcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
  * @param info in `csrilu02Info_t`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseZcsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
-  pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
-  pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZcsrilu02_bufferSizeExt$c ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZcsrilu02_bufferSizeExt$ ??= bind$cusparseZcsrilu02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
+}
+/** cusparseZcsrilu02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsrilu02_bufferSizeExt(): typeof cusparseZcsrilu02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
+    pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
+    pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -171,8 +185,7 @@ export function cusparseZcsrsm2_analysis(handle: T.cusparseHandle_t | null, algo
   const status = (cusparseZcsrsm2_analysis$c ??= binder.native('cusparseZcsrsm2_analysis'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrsm2_analysis', status);
 }
-let cusparseZcsrsm2_bufferSizeExt$: Scratch | undefined;
-let cusparseZcsrsm2_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseZcsrsm2_bufferSizeExt$: typeof cusparseZcsrsm2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZcsrsm2_bufferSizeExt(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -193,27 +206,35 @@ let cusparseZcsrsm2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t | null, policy: T.cusparseSolvePolicy_t): number {
-  const s = (cusparseZcsrsm2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZcsrsm2_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZcsrsm2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZcsrsm2_bufferSizeExt', 'transB', 'i32', transB);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrsm2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseZcsrsm2_bufferSizeExt', 'nrhs', 'i32', nrhs);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsm2_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseZcsrsm2_bufferSizeExt', 'alpha', alpha, true);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  pointerArg('cusparseZcsrsm2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
-  if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
-  s.f64[0] = 0;
-  const status = (cusparseZcsrsm2_bufferSizeExt$c ??= binder.native('cusparseZcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsrsm2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZcsrsm2_bufferSizeExt$ ??= bind$cusparseZcsrsm2_bufferSizeExt())(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy);
+}
+/** cusparseZcsrsm2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsrsm2_bufferSizeExt(): typeof cusparseZcsrsm2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZcsrsm2_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZcsrsm2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZcsrsm2_bufferSizeExt', 'transB', 'i32', transB);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrsm2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseZcsrsm2_bufferSizeExt', 'nrhs', 'i32', nrhs);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsm2_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseZcsrsm2_bufferSizeExt', 'alpha', alpha, true);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    pointerArg('cusparseZcsrsm2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsrsm2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZcsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, cuDoubleComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

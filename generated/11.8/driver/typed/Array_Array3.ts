@@ -8,20 +8,27 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuArray3DCreate$: Scratch | undefined;
-let cuArray3DCreate$c: NativeFunction | undefined;
+let cuArray3DCreate$: typeof cuArray3DCreate | undefined;
 /** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pAllocateArray in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
  * @returns the value of `pHandle`: out `CUarray *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!CudaArray.create | CudaArray.create} (objects layer) */
 export function cuArray3DCreate(pAllocateArray: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array): T.CUarray {
-  const s = (cuArray3DCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pAllocateArray$ = recordArg('cuArray3DCreate', 'pAllocateArray', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pAllocateArray, false);
-  const status = (cuArray3DCreate$c ??= binder.native('cuArray3DCreate'))(s.bytes, pAllocateArray$);
-  if (status !== 0) throw fail('cuArray3DCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
+  return (cuArray3DCreate$ ??= bind$cuArray3DCreate())(pAllocateArray);
+}
+/** cuArray3DCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuArray3DCreate(): typeof cuArray3DCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuArray3DCreate(pAllocateArray) {
+    s$f64[0] = 0;
+    const pAllocateArray$ = recordArg('cuArray3DCreate', 'pAllocateArray', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pAllocateArray, false);
+    const status = (native$ ??= binder.native('cuArray3DCreate'))(s$bytes, pAllocateArray$);
+    if (status !== 0) throw fail('cuArray3DCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+  };
 }
 let cuArray3DGetDescriptor$c: NativeFunction | undefined;
 /** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -35,19 +42,26 @@ export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D
   if (status !== 0) throw fail('cuArray3DGetDescriptor', status);
   return decodeRecord<T.CUDA_ARRAY3D_DESCRIPTOR_st>(records.CUDA_ARRAY3D_DESCRIPTOR_st(), pArrayDescriptor$);
 }
-let cuArrayCreate$: Scratch | undefined;
-let cuArrayCreate$c: NativeFunction | undefined;
+let cuArrayCreate$: typeof cuArrayCreate | undefined;
 /** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pAllocateArray in `const CUDA_ARRAY_DESCRIPTOR *`: a `CUDA_ARRAY_DESCRIPTOR_st` object or its bytes.
  * @returns the value of `pHandle`: out `CUarray *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayCreate(pAllocateArray: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array): T.CUarray {
-  const s = (cuArrayCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pAllocateArray$ = recordArg('cuArrayCreate', 'pAllocateArray', records.CUDA_ARRAY_DESCRIPTOR_st(), pAllocateArray, false);
-  const status = (cuArrayCreate$c ??= binder.native('cuArrayCreate'))(s.bytes, pAllocateArray$);
-  if (status !== 0) throw fail('cuArrayCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
+  return (cuArrayCreate$ ??= bind$cuArrayCreate())(pAllocateArray);
+}
+/** cuArrayCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuArrayCreate(): typeof cuArrayCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuArrayCreate(pAllocateArray) {
+    s$f64[0] = 0;
+    const pAllocateArray$ = recordArg('cuArrayCreate', 'pAllocateArray', records.CUDA_ARRAY_DESCRIPTOR_st(), pAllocateArray, false);
+    const status = (native$ ??= binder.native('cuArrayCreate'))(s$bytes, pAllocateArray$);
+    if (status !== 0) throw fail('cuArrayCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+  };
 }
 let cuArrayDestroy$c: NativeFunction | undefined;
 /** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -84,21 +98,28 @@ export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: nu
   if (status !== 0) throw fail('cuArrayGetMemoryRequirements', status);
   return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
 }
-let cuArrayGetPlane$: Scratch | undefined;
-let cuArrayGetPlane$c: NativeFunction | undefined;
+let cuArrayGetPlane$: typeof cuArrayGetPlane | undefined;
 /** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `CUarray`.
  * @param planeIdx in `unsigned int`.
  * @returns the value of `pPlaneArray`: out `CUarray *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.CUarray {
-  const s = (cuArrayGetPlane$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
-  if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
-  const status = (cuArrayGetPlane$c ??= binder.native('cuArrayGetPlane'))(s.bytes, hArray, planeIdx);
-  if (status !== 0) throw fail('cuArrayGetPlane', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
+  return (cuArrayGetPlane$ ??= bind$cuArrayGetPlane())(hArray, planeIdx);
+}
+/** cuArrayGetPlane around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuArrayGetPlane(): typeof cuArrayGetPlane {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuArrayGetPlane(hArray, planeIdx) {
+    s$f64[0] = 0;
+    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+    if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
+    const status = (native$ ??= binder.native('cuArrayGetPlane'))(s$bytes, hArray, planeIdx);
+    if (status !== 0) throw fail('cuArrayGetPlane', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+  };
 }
 let cuArrayGetSparseProperties$c: NativeFunction | undefined;
 /** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,32 +8,46 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuDriverGetVersion$: Scratch | undefined;
-let cuDriverGetVersion$c: NativeFunction | undefined;
+let cuDriverGetVersion$: typeof cuDriverGetVersion | undefined;
 /** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `driverVersion`: out `int *`.
  * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_VERSION`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html). */
 export function cuDriverGetVersion(): number {
-  const s = (cuDriverGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuDriverGetVersion$c ??= binder.nativeFixed('cuDriverGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('cuDriverGetVersion', status);
-  return s.i32[0];
+  return (cuDriverGetVersion$ ??= bind$cuDriverGetVersion())();
 }
-let cuEventCreate$: Scratch | undefined;
-let cuEventCreate$c: NativeFunction | undefined;
+/** cuDriverGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDriverGetVersion(): typeof cuDriverGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuDriverGetVersion', [s.bytes]);
+  return function cuDriverGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuDriverGetVersion', status);
+    return s$i32[0];
+  };
+}
+let cuEventCreate$: typeof cuEventCreate | undefined;
 /** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param Flags in `unsigned int`.
  * @returns the value of `phEvent`: out `CUevent *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event.create | Event.create} (objects layer) */
 export function cuEventCreate(Flags: number): T.CUevent {
-  const s = (cuEventCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuEventCreate', 'Flags', 'u32', Flags);
-  const status = (cuEventCreate$c ??= binder.native('cuEventCreate'))(s.bytes, Flags);
-  if (status !== 0) throw fail('cuEventCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
+  return (cuEventCreate$ ??= bind$cuEventCreate())(Flags);
+}
+/** cuEventCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuEventCreate(): typeof cuEventCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuEventCreate(Flags) {
+    s$f64[0] = 0;
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuEventCreate', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuEventCreate'))(s$bytes, Flags);
+    if (status !== 0) throw fail('cuEventCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+  };
 }
 let cuEventDestroy$c: NativeFunction | undefined;
 /** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -44,8 +58,7 @@ export function cuEventDestroy(hEvent: T.CUevent | null): void {
   const status = (cuEventDestroy$c ??= binder.native('cuEventDestroy'))(hEvent);
   if (status !== 0) throw fail('cuEventDestroy', status);
 }
-let cuEventElapsedTime$: Scratch | undefined;
-let cuEventElapsedTime$c: NativeFunction | undefined;
+let cuEventElapsedTime$: typeof cuEventElapsedTime | undefined;
 /** `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStart in `CUevent`.
  * @param hEnd in `CUevent`.
@@ -53,13 +66,21 @@ let cuEventElapsedTime$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#elapsedSince | Event.elapsedSince} (objects layer) */
 export function cuEventElapsedTime(hStart: T.CUevent | null, hEnd: T.CUevent | null): number {
-  const s = (cuEventElapsedTime$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hStart !== 'number' || !(hStart >= 0 && hStart <= 9007199254740991) || hStart % 1 !== 0) hStart = addressArg('cuEventElapsedTime', 'hStart', hStart, true) as typeof hStart;
-  if (typeof hEnd !== 'number' || !(hEnd >= 0 && hEnd <= 9007199254740991) || hEnd % 1 !== 0) hEnd = addressArg('cuEventElapsedTime', 'hEnd', hEnd, true) as typeof hEnd;
-  const status = (cuEventElapsedTime$c ??= binder.native('cuEventElapsedTime'))(s.bytes, hStart, hEnd);
-  if (status !== 0) throw fail('cuEventElapsedTime', status);
-  return s.f32[0];
+  return (cuEventElapsedTime$ ??= bind$cuEventElapsedTime())(hStart, hEnd);
+}
+/** cuEventElapsedTime around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuEventElapsedTime(): typeof cuEventElapsedTime {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$f32 = s.f32;
+  let native$: NativeFunction | undefined;
+  return function cuEventElapsedTime(hStart, hEnd) {
+    s$f64[0] = 0;
+    if (typeof hStart !== 'number' || !(hStart >= 0 && hStart <= 9007199254740991) || hStart % 1 !== 0) hStart = addressArg('cuEventElapsedTime', 'hStart', hStart, true) as typeof hStart;
+    if (typeof hEnd !== 'number' || !(hEnd >= 0 && hEnd <= 9007199254740991) || hEnd % 1 !== 0) hEnd = addressArg('cuEventElapsedTime', 'hEnd', hEnd, true) as typeof hEnd;
+    const status = (native$ ??= binder.native('cuEventElapsedTime'))(s$bytes, hStart, hEnd);
+    if (status !== 0) throw fail('cuEventElapsedTime', status);
+    return s$f32[0];
+  };
 }
 let cuEventQuery$c: NativeFunction | undefined;
 /** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 11.8 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.

@@ -8,37 +8,51 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuExternalMemoryGetMappedBuffer$: Scratch | undefined;
-let cuExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
+let cuExternalMemoryGetMappedBuffer$: typeof cuExternalMemoryGetMappedBuffer | undefined;
 /** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `CUexternalMemory`.
  * @param bufferDesc in `const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *`: a `CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` object or its bytes.
  * @returns the value of `devPtr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory | null, bufferDesc: T.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st | Uint8Array): T.CUdeviceptr {
-  const s = (cuExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
-  const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
-  const status = (cuExternalMemoryGetMappedBuffer$c ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s.bytes, extMem, bufferDesc$);
-  if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuExternalMemoryGetMappedBuffer$ ??= bind$cuExternalMemoryGetMappedBuffer())(extMem, bufferDesc);
 }
-let cuExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
-let cuExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
+/** cuExternalMemoryGetMappedBuffer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuExternalMemoryGetMappedBuffer(): typeof cuExternalMemoryGetMappedBuffer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+    const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
+    const status = (native$ ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
+    if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuExternalMemoryGetMappedMipmappedArray$: typeof cuExternalMemoryGetMappedMipmappedArray | undefined;
 /** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `CUexternalMemory`.
  * @param mipmapDesc in `const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *`: a `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` object or its bytes.
  * @returns the value of `mipmap`: out `CUmipmappedArray *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemory | null, mipmapDesc: T.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st | Uint8Array): T.CUmipmappedArray {
-  const s = (cuExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
-  const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
-  const status = (cuExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s.bytes, extMem, mipmapDesc$);
-  if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
+  return (cuExternalMemoryGetMappedMipmappedArray$ ??= bind$cuExternalMemoryGetMappedMipmappedArray())(extMem, mipmapDesc);
+}
+/** cuExternalMemoryGetMappedMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuExternalMemoryGetMappedMipmappedArray(): typeof cuExternalMemoryGetMappedMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+    const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
+    const status = (native$ ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
+    if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+  };
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -51,8 +65,7 @@ export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesT
   const status = (cuFlushGPUDirectRDMAWrites$c ??= binder.native('cuFlushGPUDirectRDMAWrites'))(target, scope);
   if (status !== 0) throw fail('cuFlushGPUDirectRDMAWrites', status);
 }
-let cuFuncGetAttribute$: Scratch | undefined;
-let cuFuncGetAttribute$c: NativeFunction | undefined;
+let cuFuncGetAttribute$: typeof cuFuncGetAttribute | undefined;
 /** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUfunction_attribute`.
  * @param hfunc in `CUfunction`.
@@ -60,27 +73,42 @@ let cuFuncGetAttribute$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Kernel#attribute | Kernel.attribute} (objects layer) */
 export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction | null): number {
-  const s = (cuFuncGetAttribute$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuFuncGetAttribute$c ??= binder.native('cuFuncGetAttribute'))(s.bytes, attrib, hfunc);
-  if (status !== 0) throw fail('cuFuncGetAttribute', status);
-  return s.i32[0];
+  return (cuFuncGetAttribute$ ??= bind$cuFuncGetAttribute())(attrib, hfunc);
 }
-let cuFuncGetModule$: Scratch | undefined;
-let cuFuncGetModule$c: NativeFunction | undefined;
+/** cuFuncGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFuncGetAttribute(): typeof cuFuncGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuFuncGetAttribute(attrib, hfunc) {
+    s$f64[0] = 0;
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
+    const status = (native$ ??= binder.native('cuFuncGetAttribute'))(s$bytes, attrib, hfunc);
+    if (status !== 0) throw fail('cuFuncGetAttribute', status);
+    return s$i32[0];
+  };
+}
+let cuFuncGetModule$: typeof cuFuncGetModule | undefined;
 /** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @returns the value of `hmod`: out `CUmodule *`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
-  const s = (cuFuncGetModule$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuFuncGetModule$c ??= binder.native('cuFuncGetModule'))(s.bytes, hfunc);
-  if (status !== 0) throw fail('cuFuncGetModule', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
+  return (cuFuncGetModule$ ??= bind$cuFuncGetModule())(hfunc);
+}
+/** cuFuncGetModule around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFuncGetModule(): typeof cuFuncGetModule {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFuncGetModule(hfunc) {
+    s$f64[0] = 0;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
+    const status = (native$ ??= binder.native('cuFuncGetModule'))(s$bytes, hfunc);
+    if (status !== 0) throw fail('cuFuncGetModule', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+  };
 }
 let cuFuncSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

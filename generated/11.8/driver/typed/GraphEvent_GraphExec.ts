@@ -8,19 +8,26 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuGraphEventRecordNodeGetEvent$: Scratch | undefined;
-let cuGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
+let cuGraphEventRecordNodeGetEvent$: typeof cuGraphEventRecordNodeGetEvent | undefined;
 /** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `event_out`: out `CUevent *`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
-  const s = (cuGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphEventRecordNodeGetEvent$c ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
+  return (cuGraphEventRecordNodeGetEvent$ ??= bind$cuGraphEventRecordNodeGetEvent())(hNode);
+}
+/** cuGraphEventRecordNodeGetEvent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphEventRecordNodeGetEvent(): typeof cuGraphEventRecordNodeGetEvent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphEventRecordNodeGetEvent(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+  };
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -33,19 +40,26 @@ export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, even
   const status = (cuGraphEventRecordNodeSetEvent$c ??= binder.native('cuGraphEventRecordNodeSetEvent'))(hNode, event);
   if (status !== 0) throw fail('cuGraphEventRecordNodeSetEvent', status);
 }
-let cuGraphEventWaitNodeGetEvent$: Scratch | undefined;
-let cuGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
+let cuGraphEventWaitNodeGetEvent$: typeof cuGraphEventWaitNodeGetEvent | undefined;
 /** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `event_out`: out `CUevent *`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
-  const s = (cuGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphEventWaitNodeGetEvent$c ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
+  return (cuGraphEventWaitNodeGetEvent$ ??= bind$cuGraphEventWaitNodeGetEvent())(hNode);
+}
+/** cuGraphEventWaitNodeGetEvent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphEventWaitNodeGetEvent(): typeof cuGraphEventWaitNodeGetEvent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphEventWaitNodeGetEvent(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+  };
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -201,8 +215,7 @@ export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null,
   const status = (cuGraphExecMemsetNodeSetParams$c ??= binder.native('cuGraphExecMemsetNodeSetParams'))(hGraphExec, hNode, memsetParams$, ctx);
   if (status !== 0) throw fail('cuGraphExecMemsetNodeSetParams', status);
 }
-let cuGraphExecUpdate$: Scratch | undefined;
-let cuGraphExecUpdate$c: NativeFunction | undefined;
+let cuGraphExecUpdate$: typeof cuGraphExecUpdate | undefined;
 /** `CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hGraph in `CUgraph`.
@@ -210,12 +223,20 @@ let cuGraphExecUpdate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#update | GraphExec.update} (objects layer) */
 export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec | null, hGraph: T.CUgraph | null): { hErrorNode_out: T.CUgraphNode; updateResult_out: T.CUgraphExecUpdateResult } {
-  const s = (cuGraphExecUpdate$ ??= new Scratch(2));
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuGraphExecUpdate$c ??= binder.native('cuGraphExecUpdate'))(hGraphExec, hGraph, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuGraphExecUpdate', status);
-  return { hErrorNode_out: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, updateResult_out: s.i32[2] as T.CUgraphExecUpdateResult };
+  return (cuGraphExecUpdate$ ??= bind$cuGraphExecUpdate())(hGraphExec, hGraph);
+}
+/** cuGraphExecUpdate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphExecUpdate(): typeof cuGraphExecUpdate {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphExecUpdate(hGraphExec, hGraph) {
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuGraphExecUpdate'))(hGraphExec, hGraph, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cuGraphExecUpdate', status);
+    return { hErrorNode_out: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode, updateResult_out: s$i32[2] as T.CUgraphExecUpdateResult };
+  };
 }

@@ -8,26 +8,32 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuGraphInstantiate$: Scratch | undefined;
-let cuGraphInstantiate$c: NativeFunction | undefined;
+let cuGraphInstantiate$: typeof cuGraphInstantiate | undefined;
 /** `CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param bufferSize in `size_t`.
  * @returns `{ phGraphExec, phErrorNode, logBuffer }`: `phGraphExec`: out `CUgraphExec *`; `phErrorNode`: out `CUgraphNode *`; `logBuffer`: out text (`char *`, length `bufferSize`).
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiate(hGraph: T.CUgraph | null, bufferSize: T.Int64): { phGraphExec: T.CUgraphExec; phErrorNode: T.CUgraphNode; logBuffer: string } {
-  const s = (cuGraphInstantiate$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiate', 'hGraph', hGraph, true) as typeof hGraph;
-  s.f64[1] = 0;
-  if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cuGraphInstantiate', 'bufferSize', bufferSize, false);
-  const logBuffer$ = new Uint8Array(Math.max(1, allocLength('cuGraphInstantiate', 'bufferSize', bufferSize)));
-  const status = (cuGraphInstantiate$c ??= binder.native('cuGraphInstantiate'))(s.slot(0), hGraph, s.slot(1), logBuffer$, bufferSize);
-  if (status !== 0) throw fail('cuGraphInstantiate', status);
-  return { phGraphExec: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphExec, phErrorNode: (s.u32[3] * 4294967296 + s.u32[2]) as T.CUgraphNode, logBuffer: textFrom(logBuffer$) };
+  return (cuGraphInstantiate$ ??= bind$cuGraphInstantiate())(hGraph, bufferSize);
 }
-let cuGraphInstantiateWithFlags$: Scratch | undefined;
-let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
+/** cuGraphInstantiate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphInstantiate(): typeof cuGraphInstantiate {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphInstantiate(hGraph, bufferSize) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiate', 'hGraph', hGraph, true) as typeof hGraph;
+    s$f64[1] = 0;
+    if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cuGraphInstantiate', 'bufferSize', bufferSize, false);
+    const logBuffer$ = new Uint8Array(Math.max(1, allocLength('cuGraphInstantiate', 'bufferSize', bufferSize)));
+    const status = (native$ ??= binder.native('cuGraphInstantiate'))(s$slot0, hGraph, s$slot1, logBuffer$, bufferSize);
+    if (status !== 0) throw fail('cuGraphInstantiate', status);
+    return { phGraphExec: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphExec, phErrorNode: (s$u32[3] * 4294967296 + s$u32[2]) as T.CUgraphNode, logBuffer: textFrom(logBuffer$) };
+  };
+}
+let cuGraphInstantiateWithFlags$: typeof cuGraphInstantiateWithFlags | undefined;
 /** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param flags in `unsigned long long`.
@@ -35,13 +41,21 @@ let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
 export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.Int64): T.CUgraphExec {
-  const s = (cuGraphInstantiateWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
-  const status = (cuGraphInstantiateWithFlags$c ??= binder.native('cuGraphInstantiateWithFlags'))(s.bytes, hGraph, flags);
-  if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphExec;
+  return (cuGraphInstantiateWithFlags$ ??= bind$cuGraphInstantiateWithFlags())(hGraph, flags);
+}
+/** cuGraphInstantiateWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphInstantiateWithFlags(): typeof cuGraphInstantiateWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphInstantiateWithFlags(hGraph, flags) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuGraphInstantiateWithFlags'))(s$bytes, hGraph, flags);
+    if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphExec;
+  };
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,33 +8,47 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuImportExternalMemory$: Scratch | undefined;
-let cuImportExternalMemory$c: NativeFunction | undefined;
+let cuImportExternalMemory$: typeof cuImportExternalMemory | undefined;
 /** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param memHandleDesc in `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`: a `CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extMem_out`: out `CUexternalMemory *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
-  const s = (cuImportExternalMemory$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
-  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.bytes, memHandleDesc$);
-  if (status !== 0) throw fail('cuImportExternalMemory', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalMemory;
+  return (cuImportExternalMemory$ ??= bind$cuImportExternalMemory())(memHandleDesc);
 }
-let cuImportExternalSemaphore$: Scratch | undefined;
-let cuImportExternalSemaphore$c: NativeFunction | undefined;
+/** cuImportExternalMemory around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuImportExternalMemory(): typeof cuImportExternalMemory {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuImportExternalMemory(memHandleDesc) {
+    s$f64[0] = 0;
+    const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
+    const status = (native$ ??= binder.native('cuImportExternalMemory'))(s$bytes, memHandleDesc$);
+    if (status !== 0) throw fail('cuImportExternalMemory', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalMemory;
+  };
+}
+let cuImportExternalSemaphore$: typeof cuImportExternalSemaphore | undefined;
 /** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param semHandleDesc in `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`: a `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extSem_out`: out `CUexternalSemaphore *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
-  const s = (cuImportExternalSemaphore$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
-  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.bytes, semHandleDesc$);
-  if (status !== 0) throw fail('cuImportExternalSemaphore', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalSemaphore;
+  return (cuImportExternalSemaphore$ ??= bind$cuImportExternalSemaphore())(semHandleDesc);
+}
+/** cuImportExternalSemaphore around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuImportExternalSemaphore(): typeof cuImportExternalSemaphore {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuImportExternalSemaphore(semHandleDesc) {
+    s$f64[0] = 0;
+    const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
+    const status = (native$ ??= binder.native('cuImportExternalSemaphore'))(s$bytes, semHandleDesc$);
+    if (status !== 0) throw fail('cuImportExternalSemaphore', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalSemaphore;
+  };
 }
 let cuInit$c: NativeFunction | undefined;
 /** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -79,34 +93,48 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   if (status !== 0) throw fail('cuIpcGetMemHandle', status);
   return pHandle$;
 }
-let cuIpcOpenEventHandle$: Scratch | undefined;
-let cuIpcOpenEventHandle$c: NativeFunction | undefined;
+let cuIpcOpenEventHandle$: typeof cuIpcOpenEventHandle | undefined;
 /** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcEventHandle_st` by value.
  * @returns the value of `phEvent`: out `CUevent *`.
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
-  const s = (cuIpcOpenEventHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
-  const status = (cuIpcOpenEventHandle$c ??= binder.native('cuIpcOpenEventHandle'))(s.bytes, handle);
-  if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
+  return (cuIpcOpenEventHandle$ ??= bind$cuIpcOpenEventHandle())(handle);
 }
-let cuIpcOpenMemHandle$: Scratch | undefined;
-let cuIpcOpenMemHandle$c: NativeFunction | undefined;
+/** cuIpcOpenEventHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuIpcOpenEventHandle(handle) {
+    s$f64[0] = 0;
+    checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
+    const status = (native$ ??= binder.native('cuIpcOpenEventHandle'))(s$bytes, handle);
+    if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+  };
+}
+let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
 /** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcMemHandle_st` by value.
  * @param Flags in `unsigned int`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
-  const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
-  const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.bytes, handle, Flags);
-  if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuIpcOpenMemHandle$ ??= bind$cuIpcOpenMemHandle())(handle, Flags);
+}
+/** cuIpcOpenMemHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuIpcOpenMemHandle(): typeof cuIpcOpenMemHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuIpcOpenMemHandle(handle, Flags) {
+    s$f64[0] = 0;
+    checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuIpcOpenMemHandle'))(s$bytes, handle, Flags);
+    if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
 }

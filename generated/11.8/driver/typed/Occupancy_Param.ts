@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
-let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
+let cuOccupancyAvailableDynamicSMemPerBlock$: typeof cuOccupancyAvailableDynamicSMemPerBlock | undefined;
 /** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param numBlocks in `int`.
@@ -17,17 +16,24 @@ let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
-  const s = (cuOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
-  if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
-  const status = (cuOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s.bytes, func, numBlocks, blockSize);
-  if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuOccupancyAvailableDynamicSMemPerBlock$ ??= bind$cuOccupancyAvailableDynamicSMemPerBlock())(func, numBlocks, blockSize);
 }
-let cuOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
-let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
+/** cuOccupancyAvailableDynamicSMemPerBlock around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvailableDynamicSMemPerBlock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
+    if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
+    const status = (native$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s$bytes, func, numBlocks, blockSize);
+    if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
@@ -36,17 +42,24 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
-  const s = (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s.bytes, func, blockSize, dynamicSMemSize);
-  if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
-  return s.i32[0];
+  return (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessor())(func, blockSize, dynamicSMemSize);
 }
-let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
-let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
+/** cuOccupancyMaxActiveBlocksPerMultiprocessor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyMaxActiveBlocksPerMultiprocessor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
+    const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s$bytes, func, blockSize, dynamicSMemSize);
+    if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
+    return s$i32[0];
+  };
+}
+let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
@@ -55,34 +68,48 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | und
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
-  const s = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.bytes, func, blockSize, dynamicSMemSize, flags);
-  if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
-  return s.i32[0];
+  return (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags())(func, blockSize, dynamicSMemSize, flags);
 }
-let cuOccupancyMaxActiveClusters$: Scratch | undefined;
-let cuOccupancyMaxActiveClusters$c: NativeFunction | undefined;
+/** cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s$bytes, func, blockSize, dynamicSMemSize, flags);
+    if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
+    return s$i32[0];
+  };
+}
+let cuOccupancyMaxActiveClusters$: typeof cuOccupancyMaxActiveClusters | undefined;
 /** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
-  const s = (cuOccupancyMaxActiveClusters$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
-  const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
-  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(s.bytes, func, config$);
-  if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
-  return s.i32[0];
+  return (cuOccupancyMaxActiveClusters$ ??= bind$cuOccupancyMaxActiveClusters())(func, config);
 }
-let cuOccupancyMaxPotentialBlockSize$: Scratch | undefined;
-let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
+/** cuOccupancyMaxActiveClusters around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveClusters {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxActiveClusters(func, config) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
+    const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
+    const status = (native$ ??= binder.native('cuOccupancyMaxActiveClusters'))(s$bytes, func, config$);
+    if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
+    return s$i32[0];
+  };
+}
+let cuOccupancyMaxPotentialBlockSize$: typeof cuOccupancyMaxPotentialBlockSize | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
@@ -92,19 +119,26 @@ let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
-  const s = (cuOccupancyMaxPotentialBlockSize$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
-  callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
-  if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
-  const status = (cuOccupancyMaxPotentialBlockSize$c ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-  if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
-  return { minGridSize: s.i32[0], blockSize: s.i32[2] };
+  return (cuOccupancyMaxPotentialBlockSize$ ??= bind$cuOccupancyMaxPotentialBlockSize())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
-let cuOccupancyMaxPotentialBlockSizeWithFlags$: Scratch | undefined;
-let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
+/** cuOccupancyMaxPotentialBlockSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotentialBlockSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
+    callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
+    const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
+    return { minGridSize: s$i32[0], blockSize: s$i32[2] };
+  };
+}
+let cuOccupancyMaxPotentialBlockSizeWithFlags$: typeof cuOccupancyMaxPotentialBlockSizeWithFlags | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 11.8 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
@@ -114,33 +148,48 @@ let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
-  const s = (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
-  callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
-  const status = (cuOccupancyMaxPotentialBlockSizeWithFlags$c ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-  if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSizeWithFlags', status);
-  return { minGridSize: s.i32[0], blockSize: s.i32[2] };
+  return (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= bind$cuOccupancyMaxPotentialBlockSizeWithFlags())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
-let cuOccupancyMaxPotentialClusterSize$: Scratch | undefined;
-let cuOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
+/** cuOccupancyMaxPotentialBlockSizeWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMaxPotentialBlockSizeWithFlags {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
+    callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSizeWithFlags', status);
+    return { minGridSize: s$i32[0], blockSize: s$i32[2] };
+  };
+}
+let cuOccupancyMaxPotentialClusterSize$: typeof cuOccupancyMaxPotentialClusterSize | undefined;
 /** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
-  const s = (cuOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
-  const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
-  const status = (cuOccupancyMaxPotentialClusterSize$c ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s.bytes, func, config$);
-  if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);
-  return s.i32[0];
+  return (cuOccupancyMaxPotentialClusterSize$ ??= bind$cuOccupancyMaxPotentialClusterSize())(func, config);
+}
+/** cuOccupancyMaxPotentialClusterSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxPotentialClusterSize(): typeof cuOccupancyMaxPotentialClusterSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxPotentialClusterSize(func, config) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
+    const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
+    const status = (native$ ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s$bytes, func, config$);
+    if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);
+    return s$i32[0];
+  };
 }
 let cuParamSetSize$c: NativeFunction | undefined;
 /** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 11.8 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

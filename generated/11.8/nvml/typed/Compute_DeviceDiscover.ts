@@ -58,24 +58,30 @@ export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, cou
   const status = (nvmlDeviceClearEccErrorCounts$c ??= binder.native('nvmlDeviceClearEccErrorCounts'))(device, counterType);
   if (status !== 0) throw fail('nvmlDeviceClearEccErrorCounts', status);
 }
-let nvmlDeviceCreateGpuInstance$: Scratch | undefined;
-let nvmlDeviceCreateGpuInstance$c: NativeFunction | undefined;
+let nvmlDeviceCreateGpuInstance$: typeof nvmlDeviceCreateGpuInstance | undefined;
 /** `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t {
-  const s = (nvmlDeviceCreateGpuInstance$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceCreateGpuInstance$c ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceCreateGpuInstance', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpuInstance_t;
+  return (nvmlDeviceCreateGpuInstance$ ??= bind$nvmlDeviceCreateGpuInstance())(device, profileId);
 }
-let nvmlDeviceCreateGpuInstanceWithPlacement$: Scratch | undefined;
-let nvmlDeviceCreateGpuInstanceWithPlacement$c: NativeFunction | undefined;
+/** nvmlDeviceCreateGpuInstance around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceCreateGpuInstance(): typeof nvmlDeviceCreateGpuInstance {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceCreateGpuInstance(device, profileId) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceCreateGpuInstance', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpuInstance_t;
+  };
+}
+let nvmlDeviceCreateGpuInstanceWithPlacement$: typeof nvmlDeviceCreateGpuInstanceWithPlacement | undefined;
 /** `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
@@ -83,14 +89,22 @@ let nvmlDeviceCreateGpuInstanceWithPlacement$c: NativeFunction | undefined;
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t | null, profileId: number, placement: T.nvmlGpuInstancePlacement_st | Uint8Array): T.nvmlGpuInstance_t {
-  const s = (nvmlDeviceCreateGpuInstanceWithPlacement$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
-  const placement$ = recordArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'placement', records.nvmlGpuInstancePlacement_st(), placement, false);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceCreateGpuInstanceWithPlacement$c ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement$, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceCreateGpuInstanceWithPlacement', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpuInstance_t;
+  return (nvmlDeviceCreateGpuInstanceWithPlacement$ ??= bind$nvmlDeviceCreateGpuInstanceWithPlacement())(device, profileId, placement);
+}
+/** nvmlDeviceCreateGpuInstanceWithPlacement around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceCreateGpuInstanceWithPlacement(): typeof nvmlDeviceCreateGpuInstanceWithPlacement {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceCreateGpuInstanceWithPlacement(device, profileId, placement) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
+    const placement$ = recordArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'placement', records.nvmlGpuInstancePlacement_st(), placement, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement$, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceCreateGpuInstanceWithPlacement', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpuInstance_t;
+  };
 }
 let nvmlDeviceDiscoverGpus$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

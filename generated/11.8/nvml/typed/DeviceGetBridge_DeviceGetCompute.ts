@@ -20,19 +20,26 @@ export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nv
   if (status !== 0) throw fail('nvmlDeviceGetBridgeChipInfo', status);
   return decodeRecord<T.nvmlBridgeChipHierarchy_st>(records.nvmlBridgeChipHierarchy_st(), bridgeHierarchy$);
 }
-let nvmlDeviceGetBusType$: Scratch | undefined;
-let nvmlDeviceGetBusType$c: NativeFunction | undefined;
+let nvmlDeviceGetBusType$: typeof nvmlDeviceGetBusType | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `type`: out `nvmlBusType_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetBusType$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetBusType$c ??= binder.native('nvmlDeviceGetBusType'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
-  return s.u32[0];
+  return (nvmlDeviceGetBusType$ ??= bind$nvmlDeviceGetBusType())(device);
+}
+/** nvmlDeviceGetBusType around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetBusType(): typeof nvmlDeviceGetBusType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetBusType(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetBusType'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetClkMonStatus$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -46,8 +53,7 @@ export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvml
   if (status !== 0) throw fail('nvmlDeviceGetClkMonStatus', status);
   return decodeRecord<T.nvmlClkMonStatus_status>(records.nvmlClkMonStatus_status(), status_$);
 }
-let nvmlDeviceGetClock$: Scratch | undefined;
-let nvmlDeviceGetClock$c: NativeFunction | undefined;
+let nvmlDeviceGetClock$: typeof nvmlDeviceGetClock | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
@@ -55,78 +61,114 @@ let nvmlDeviceGetClock$c: NativeFunction | undefined;
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
-  const s = (nvmlDeviceGetClock$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
-  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
-  if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetClock', status);
-  return s.u32[0];
+  return (nvmlDeviceGetClock$ ??= bind$nvmlDeviceGetClock())(device, clockType, clockId);
 }
-let nvmlDeviceGetClockInfo$: Scratch | undefined;
-let nvmlDeviceGetClockInfo$c: NativeFunction | undefined;
+/** nvmlDeviceGetClock around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetClock(): typeof nvmlDeviceGetClock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetClock(device, clockType, clockId) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
+    if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
+    if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetClock', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetClockInfo$: typeof nvmlDeviceGetClockInfo | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetClockInfo$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
-  return s.u32[0];
+  return (nvmlDeviceGetClockInfo$ ??= bind$nvmlDeviceGetClockInfo())(device, type);
 }
-let nvmlDeviceGetComputeInstanceId$: Scratch | undefined;
-let nvmlDeviceGetComputeInstanceId$c: NativeFunction | undefined;
+/** nvmlDeviceGetClockInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetClockInfo(): typeof nvmlDeviceGetClockInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetClockInfo(device, type) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetComputeInstanceId$: typeof nvmlDeviceGetComputeInstanceId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetComputeInstanceId$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetComputeInstanceId$c ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
-  return s.u32[0];
+  return (nvmlDeviceGetComputeInstanceId$ ??= bind$nvmlDeviceGetComputeInstanceId())(device);
 }
-let nvmlDeviceGetComputeMode$: Scratch | undefined;
-let nvmlDeviceGetComputeMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetComputeInstanceId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetComputeInstanceId(): typeof nvmlDeviceGetComputeInstanceId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetComputeInstanceId(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetComputeMode$: typeof nvmlDeviceGetComputeMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlComputeMode_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
-  const s = (nvmlDeviceGetComputeMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetComputeMode$c ??= binder.native('nvmlDeviceGetComputeMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
-  return s.i32[0] as T.nvmlComputeMode_t;
+  return (nvmlDeviceGetComputeMode$ ??= bind$nvmlDeviceGetComputeMode())(device);
 }
-let nvmlDeviceGetComputeRunningProcesses$: Scratch | undefined;
-let nvmlDeviceGetComputeRunningProcesses$c: NativeFunction | undefined;
+/** nvmlDeviceGetComputeMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetComputeMode(): typeof nvmlDeviceGetComputeMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetComputeMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetComputeMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
+    return s$i32[0] as T.nvmlComputeMode_t;
+  };
+}
+let nvmlDeviceGetComputeRunningProcesses$: typeof nvmlDeviceGetComputeRunningProcesses | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_st`: its length asked first through `infoCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_st[] {
-  const s = (nvmlDeviceGetComputeRunningProcesses$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
-  let n = Number(s.u32[0]);
-  const infos$ = new Uint8Array(Math.max(1, n) * 24);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, infos$);
-    if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlProcessInfo_st>(records.nvmlProcessInfo_st(), infos$, n);
+  return (nvmlDeviceGetComputeRunningProcesses$ ??= bind$nvmlDeviceGetComputeRunningProcesses())(device);
+}
+/** nvmlDeviceGetComputeRunningProcesses around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetComputeRunningProcesses(): typeof nvmlDeviceGetComputeRunningProcesses {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetComputeRunningProcesses(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
+    let n = Number(s$u32[0]);
+    const infos$ = new Uint8Array(Math.max(1, n) * 24);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s$bytes, infos$);
+      if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlProcessInfo_st>(records.nvmlProcessInfo_st(), infos$, n);
+  };
 }

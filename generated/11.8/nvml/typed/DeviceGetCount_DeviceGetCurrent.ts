@@ -8,17 +8,24 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetCount$: Scratch | undefined;
-let nvmlDeviceGetCount$c: NativeFunction | undefined;
+let nvmlDeviceGetCount$: typeof nvmlDeviceGetCount | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCount(): number {
-  const s = (nvmlDeviceGetCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCount$c ??= binder.nativeFixed('nvmlDeviceGetCount', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlDeviceGetCount', status);
-  return s.u32[0];
+  return (nvmlDeviceGetCount$ ??= bind$nvmlDeviceGetCount())();
+}
+/** nvmlDeviceGetCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCount(): typeof nvmlDeviceGetCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlDeviceGetCount', [s.bytes]);
+  return function nvmlDeviceGetCount() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlDeviceGetCount', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetCpuAffinity$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -50,82 +57,117 @@ export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | nul
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinityWithinScope', status);
   return cpuSet$.slice(0, Number(cpuSetSize));
 }
-let nvmlDeviceGetCreatableVgpus$: Scratch | undefined;
-let nvmlDeviceGetCreatableVgpus$c: NativeFunction | undefined;
+let nvmlDeviceGetCreatableVgpus$: typeof nvmlDeviceGetCreatableVgpus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetCreatableVgpus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetCreatableVgpus', asked);
-  let n = Number(s.u32[0]);
-  const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.bytes, vgpuTypeIds$);
-    if (status !== 0) throw fail('nvmlDeviceGetCreatableVgpus', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return vgpuTypeIds$.slice(0, n);
+  return (nvmlDeviceGetCreatableVgpus$ ??= bind$nvmlDeviceGetCreatableVgpus())(device);
 }
-let nvmlDeviceGetCudaComputeCapability$: Scratch | undefined;
-let nvmlDeviceGetCudaComputeCapability$c: NativeFunction | undefined;
+/** nvmlDeviceGetCreatableVgpus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCreatableVgpus(): typeof nvmlDeviceGetCreatableVgpus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCreatableVgpus(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetCreatableVgpus', asked);
+    let n = Number(s$u32[0]);
+    const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s$bytes, vgpuTypeIds$);
+      if (status !== 0) throw fail('nvmlDeviceGetCreatableVgpus', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return vgpuTypeIds$.slice(0, n);
+  };
+}
+let nvmlDeviceGetCudaComputeCapability$: typeof nvmlDeviceGetCudaComputeCapability | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null): { major: number; minor: number } {
-  const s = (nvmlDeviceGetCudaComputeCapability$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetCudaComputeCapability$c ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetCudaComputeCapability', status);
-  return { major: s.i32[0], minor: s.i32[2] };
+  return (nvmlDeviceGetCudaComputeCapability$ ??= bind$nvmlDeviceGetCudaComputeCapability())(device);
 }
-let nvmlDeviceGetCurrPcieLinkGeneration$: Scratch | undefined;
-let nvmlDeviceGetCurrPcieLinkGeneration$c: NativeFunction | undefined;
+/** nvmlDeviceGetCudaComputeCapability around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCudaComputeCapability(): typeof nvmlDeviceGetCudaComputeCapability {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCudaComputeCapability(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetCudaComputeCapability', status);
+    return { major: s$i32[0], minor: s$i32[2] };
+  };
+}
+let nvmlDeviceGetCurrPcieLinkGeneration$: typeof nvmlDeviceGetCurrPcieLinkGeneration | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkGen`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetCurrPcieLinkGeneration$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCurrPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkGeneration', status);
-  return s.u32[0];
+  return (nvmlDeviceGetCurrPcieLinkGeneration$ ??= bind$nvmlDeviceGetCurrPcieLinkGeneration())(device);
 }
-let nvmlDeviceGetCurrPcieLinkWidth$: Scratch | undefined;
-let nvmlDeviceGetCurrPcieLinkWidth$c: NativeFunction | undefined;
+/** nvmlDeviceGetCurrPcieLinkGeneration around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCurrPcieLinkGeneration(): typeof nvmlDeviceGetCurrPcieLinkGeneration {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCurrPcieLinkGeneration(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkGeneration', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetCurrPcieLinkWidth$: typeof nvmlDeviceGetCurrPcieLinkWidth | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkWidth`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetCurrPcieLinkWidth$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCurrPcieLinkWidth$c ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkWidth', status);
-  return s.u32[0];
+  return (nvmlDeviceGetCurrPcieLinkWidth$ ??= bind$nvmlDeviceGetCurrPcieLinkWidth())(device);
 }
-let nvmlDeviceGetCurrentClocksThrottleReasons$: Scratch | undefined;
-let nvmlDeviceGetCurrentClocksThrottleReasons$c: NativeFunction | undefined;
+/** nvmlDeviceGetCurrPcieLinkWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCurrPcieLinkWidth(): typeof nvmlDeviceGetCurrPcieLinkWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCurrPcieLinkWidth(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkWidth', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetCurrentClocksThrottleReasons$: typeof nvmlDeviceGetCurrentClocksThrottleReasons | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksThrottleReasons`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCurrentClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksThrottleReasons', status);
-  return s.u64[0];
+  return (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= bind$nvmlDeviceGetCurrentClocksThrottleReasons())(device);
+}
+/** nvmlDeviceGetCurrentClocksThrottleReasons around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCurrentClocksThrottleReasons(): typeof nvmlDeviceGetCurrentClocksThrottleReasons {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCurrentClocksThrottleReasons(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksThrottleReasons', status);
+    return s$u64[0];
+  };
 }

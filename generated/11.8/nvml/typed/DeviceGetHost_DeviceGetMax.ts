@@ -8,47 +8,68 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetHostVgpuMode$: Scratch | undefined;
-let nvmlDeviceGetHostVgpuMode$c: NativeFunction | undefined;
+let nvmlDeviceGetHostVgpuMode$: typeof nvmlDeviceGetHostVgpuMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pHostVgpuMode`: out `nvmlHostVgpuMode_t *`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
-  const s = (nvmlDeviceGetHostVgpuMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetHostVgpuMode$c ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
-  return s.i32[0] as T.nvmlHostVgpuMode_t;
+  return (nvmlDeviceGetHostVgpuMode$ ??= bind$nvmlDeviceGetHostVgpuMode())(device);
 }
-let nvmlDeviceGetIndex$: Scratch | undefined;
-let nvmlDeviceGetIndex$c: NativeFunction | undefined;
+/** nvmlDeviceGetHostVgpuMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetHostVgpuMode(): typeof nvmlDeviceGetHostVgpuMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetHostVgpuMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
+    return s$i32[0] as T.nvmlHostVgpuMode_t;
+  };
+}
+let nvmlDeviceGetIndex$: typeof nvmlDeviceGetIndex | undefined;
 /** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `index`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetIndex$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetIndex$c ??= binder.native('nvmlDeviceGetIndex'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
-  return s.u32[0];
+  return (nvmlDeviceGetIndex$ ??= bind$nvmlDeviceGetIndex())(device);
 }
-let nvmlDeviceGetInforomConfigurationChecksum$: Scratch | undefined;
-let nvmlDeviceGetInforomConfigurationChecksum$c: NativeFunction | undefined;
+/** nvmlDeviceGetIndex around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetIndex(): typeof nvmlDeviceGetIndex {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetIndex(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetIndex'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetInforomConfigurationChecksum$: typeof nvmlDeviceGetInforomConfigurationChecksum | undefined;
 /** `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `checksum`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetInforomConfigurationChecksum$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetInforomConfigurationChecksum$c ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
-  return s.u32[0];
+  return (nvmlDeviceGetInforomConfigurationChecksum$ ??= bind$nvmlDeviceGetInforomConfigurationChecksum())(device);
+}
+/** nvmlDeviceGetInforomConfigurationChecksum around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetInforomConfigurationChecksum(): typeof nvmlDeviceGetInforomConfigurationChecksum {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetInforomConfigurationChecksum(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -80,113 +101,162 @@ export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, objec
   if (status !== 0) throw fail('nvmlDeviceGetInforomVersion', status);
   return textFrom(version$);
 }
-let nvmlDeviceGetIrqNum$: Scratch | undefined;
-let nvmlDeviceGetIrqNum$c: NativeFunction | undefined;
+let nvmlDeviceGetIrqNum$: typeof nvmlDeviceGetIrqNum | undefined;
 /** `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `irqNum`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetIrqNum$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetIrqNum$c ??= binder.native('nvmlDeviceGetIrqNum'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
-  return s.u32[0];
+  return (nvmlDeviceGetIrqNum$ ??= bind$nvmlDeviceGetIrqNum())(device);
 }
-let nvmlDeviceGetMPSComputeRunningProcesses$: Scratch | undefined;
-let nvmlDeviceGetMPSComputeRunningProcesses$c: NativeFunction | undefined;
+/** nvmlDeviceGetIrqNum around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetIrqNum(): typeof nvmlDeviceGetIrqNum {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetIrqNum(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetIrqNum'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMPSComputeRunningProcesses$: typeof nvmlDeviceGetMPSComputeRunningProcesses | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_st`: its length asked first through `infoCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_st[] {
-  const s = (nvmlDeviceGetMPSComputeRunningProcesses$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
-  let n = Number(s.u32[0]);
-  const infos$ = new Uint8Array(Math.max(1, n) * 24);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, infos$);
-    if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlProcessInfo_st>(records.nvmlProcessInfo_st(), infos$, n);
+  return (nvmlDeviceGetMPSComputeRunningProcesses$ ??= bind$nvmlDeviceGetMPSComputeRunningProcesses())(device);
 }
-let nvmlDeviceGetMaxClockInfo$: Scratch | undefined;
-let nvmlDeviceGetMaxClockInfo$c: NativeFunction | undefined;
+/** nvmlDeviceGetMPSComputeRunningProcesses around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMPSComputeRunningProcesses(): typeof nvmlDeviceGetMPSComputeRunningProcesses {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMPSComputeRunningProcesses(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
+    let n = Number(s$u32[0]);
+    const infos$ = new Uint8Array(Math.max(1, n) * 24);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s$bytes, infos$);
+      if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlProcessInfo_st>(records.nvmlProcessInfo_st(), infos$, n);
+  };
+}
+let nvmlDeviceGetMaxClockInfo$: typeof nvmlDeviceGetMaxClockInfo | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetMaxClockInfo$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxClockInfo$ ??= bind$nvmlDeviceGetMaxClockInfo())(device, type);
 }
-let nvmlDeviceGetMaxCustomerBoostClock$: Scratch | undefined;
-let nvmlDeviceGetMaxCustomerBoostClock$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxClockInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxClockInfo(): typeof nvmlDeviceGetMaxClockInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxClockInfo(device, type) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxCustomerBoostClock$: typeof nvmlDeviceGetMaxCustomerBoostClock | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetMaxCustomerBoostClock$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
-  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxCustomerBoostClock$ ??= bind$nvmlDeviceGetMaxCustomerBoostClock())(device, clockType);
 }
-let nvmlDeviceGetMaxMigDeviceCount$: Scratch | undefined;
-let nvmlDeviceGetMaxMigDeviceCount$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxCustomerBoostClock around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxCustomerBoostClock(): typeof nvmlDeviceGetMaxCustomerBoostClock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxCustomerBoostClock(device, clockType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
+    if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxMigDeviceCount$: typeof nvmlDeviceGetMaxMigDeviceCount | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMaxMigDeviceCount$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxMigDeviceCount$c ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxMigDeviceCount$ ??= bind$nvmlDeviceGetMaxMigDeviceCount())(device);
 }
-let nvmlDeviceGetMaxPcieLinkGeneration$: Scratch | undefined;
-let nvmlDeviceGetMaxPcieLinkGeneration$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxMigDeviceCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxMigDeviceCount(): typeof nvmlDeviceGetMaxMigDeviceCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxMigDeviceCount(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxPcieLinkGeneration$: typeof nvmlDeviceGetMaxPcieLinkGeneration | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGen`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMaxPcieLinkGeneration$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetMaxPcieLinkGeneration())(device);
 }
-let nvmlDeviceGetMaxPcieLinkWidth$: Scratch | undefined;
-let nvmlDeviceGetMaxPcieLinkWidth$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxPcieLinkGeneration around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxPcieLinkGeneration(): typeof nvmlDeviceGetMaxPcieLinkGeneration {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxPcieLinkGeneration(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxPcieLinkWidth$: typeof nvmlDeviceGetMaxPcieLinkWidth | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkWidth`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMaxPcieLinkWidth$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxPcieLinkWidth$c ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxPcieLinkWidth$ ??= bind$nvmlDeviceGetMaxPcieLinkWidth())(device);
+}
+/** nvmlDeviceGetMaxPcieLinkWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxPcieLinkWidth(): typeof nvmlDeviceGetMaxPcieLinkWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxPcieLinkWidth(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
+    return s$u32[0];
+  };
 }

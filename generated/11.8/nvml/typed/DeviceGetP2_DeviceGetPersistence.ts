@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetP2PStatus$: Scratch | undefined;
-let nvmlDeviceGetP2PStatus$c: NativeFunction | undefined;
+let nvmlDeviceGetP2PStatus$: typeof nvmlDeviceGetP2PStatus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
@@ -17,14 +16,22 @@ let nvmlDeviceGetP2PStatus$c: NativeFunction | undefined;
  * @returns the value of `p2pStatus`: out `nvmlGpuP2PStatus_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null, p2pIndex: T.nvmlGpuP2PCapsIndex_t): T.nvmlGpuP2PStatus_t {
-  const s = (nvmlDeviceGetP2PStatus$ ??= new Scratch(1));
-  if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
-  if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
-  if (typeof p2pIndex !== 'number' || (p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetP2PStatus$c ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetP2PStatus', status);
-  return s.i32[0] as T.nvmlGpuP2PStatus_t;
+  return (nvmlDeviceGetP2PStatus$ ??= bind$nvmlDeviceGetP2PStatus())(device1, device2, p2pIndex);
+}
+/** nvmlDeviceGetP2PStatus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetP2PStatus(): typeof nvmlDeviceGetP2PStatus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetP2PStatus(device1, device2, p2pIndex) {
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
+    if (typeof p2pIndex !== 'number' || (p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetP2PStatus', status);
+    return s$i32[0] as T.nvmlGpuP2PStatus_t;
+  };
 }
 let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -38,89 +45,131 @@ export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciIn
   if (status !== 0) throw fail('nvmlDeviceGetPciInfo', status);
   return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pci$);
 }
-let nvmlDeviceGetPcieLinkMaxSpeed$: Scratch | undefined;
-let nvmlDeviceGetPcieLinkMaxSpeed$c: NativeFunction | undefined;
+let nvmlDeviceGetPcieLinkMaxSpeed$: typeof nvmlDeviceGetPcieLinkMaxSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxSpeed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetPcieLinkMaxSpeed$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPcieLinkMaxSpeed$c ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPcieLinkMaxSpeed', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPcieLinkMaxSpeed$ ??= bind$nvmlDeviceGetPcieLinkMaxSpeed())(device);
 }
-let nvmlDeviceGetPcieReplayCounter$: Scratch | undefined;
-let nvmlDeviceGetPcieReplayCounter$c: NativeFunction | undefined;
+/** nvmlDeviceGetPcieLinkMaxSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPcieLinkMaxSpeed(): typeof nvmlDeviceGetPcieLinkMaxSpeed {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPcieLinkMaxSpeed(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPcieLinkMaxSpeed', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetPcieReplayCounter$: typeof nvmlDeviceGetPcieReplayCounter | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `value`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetPcieReplayCounter$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPcieReplayCounter$c ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPcieReplayCounter', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPcieReplayCounter$ ??= bind$nvmlDeviceGetPcieReplayCounter())(device);
 }
-let nvmlDeviceGetPcieSpeed$: Scratch | undefined;
-let nvmlDeviceGetPcieSpeed$c: NativeFunction | undefined;
+/** nvmlDeviceGetPcieReplayCounter around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPcieReplayCounter(): typeof nvmlDeviceGetPcieReplayCounter {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPcieReplayCounter(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPcieReplayCounter', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetPcieSpeed$: typeof nvmlDeviceGetPcieSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pcieSpeed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetPcieSpeed$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPcieSpeed$c ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPcieSpeed', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPcieSpeed$ ??= bind$nvmlDeviceGetPcieSpeed())(device);
 }
-let nvmlDeviceGetPcieThroughput$: Scratch | undefined;
-let nvmlDeviceGetPcieThroughput$c: NativeFunction | undefined;
+/** nvmlDeviceGetPcieSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPcieSpeed(): typeof nvmlDeviceGetPcieSpeed {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPcieSpeed(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPcieSpeed', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetPcieThroughput$: typeof nvmlDeviceGetPcieThroughput | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param counter in `nvmlPcieUtilCounter_t`.
  * @returns the value of `value`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, counter: T.nvmlPcieUtilCounter_t): number {
-  const s = (nvmlDeviceGetPcieThroughput$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
-  if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPcieThroughput$c ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPcieThroughput', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPcieThroughput$ ??= bind$nvmlDeviceGetPcieThroughput())(device, counter);
 }
-let nvmlDeviceGetPerformanceState$: Scratch | undefined;
-let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
+/** nvmlDeviceGetPcieThroughput around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPcieThroughput(): typeof nvmlDeviceGetPcieThroughput {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPcieThroughput(device, counter) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
+    if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPcieThroughput', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetPerformanceState$: typeof nvmlDeviceGetPerformanceState | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
-  const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPerformanceState$c ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
-  return s.i32[0] as T.nvmlPstates_t;
+  return (nvmlDeviceGetPerformanceState$ ??= bind$nvmlDeviceGetPerformanceState())(device);
 }
-let nvmlDeviceGetPersistenceMode$: Scratch | undefined;
-let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetPerformanceState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPerformanceState(): typeof nvmlDeviceGetPerformanceState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPerformanceState(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
+    return s$i32[0] as T.nvmlPstates_t;
+  };
+}
+let nvmlDeviceGetPersistenceMode$: typeof nvmlDeviceGetPersistenceMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPersistenceMode$c ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetPersistenceMode$ ??= bind$nvmlDeviceGetPersistenceMode())(device);
+}
+/** nvmlDeviceGetPersistenceMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPersistenceMode(): typeof nvmlDeviceGetPersistenceMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPersistenceMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
 }

@@ -8,79 +8,107 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetSupportedClocksThrottleReasons$: Scratch | undefined;
-let nvmlDeviceGetSupportedClocksThrottleReasons$c: NativeFunction | undefined;
+let nvmlDeviceGetSupportedClocksThrottleReasons$: typeof nvmlDeviceGetSupportedClocksThrottleReasons | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
-  return s.u64[0];
+  return (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= bind$nvmlDeviceGetSupportedClocksThrottleReasons())(device);
 }
-let nvmlDeviceGetSupportedEventTypes$: Scratch | undefined;
-let nvmlDeviceGetSupportedEventTypes$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedClocksThrottleReasons around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedClocksThrottleReasons(): typeof nvmlDeviceGetSupportedClocksThrottleReasons {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedClocksThrottleReasons(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetSupportedEventTypes$: typeof nvmlDeviceGetSupportedEventTypes | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `eventTypes`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetSupportedEventTypes$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
-  return s.u64[0];
+  return (nvmlDeviceGetSupportedEventTypes$ ??= bind$nvmlDeviceGetSupportedEventTypes())(device);
 }
-let nvmlDeviceGetSupportedGraphicsClocks$: Scratch | undefined;
-let nvmlDeviceGetSupportedGraphicsClocks$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedEventTypes around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedEventTypes(): typeof nvmlDeviceGetSupportedEventTypes {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedEventTypes(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetSupportedGraphicsClocks$: typeof nvmlDeviceGetSupportedGraphicsClocks | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param memoryClockMHz in `unsigned int`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
-  const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
-  if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
-  let n = Number(s.u32[0]);
-  const clocksMHz$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, clocksMHz$);
-    if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return clocksMHz$.slice(0, n);
+  return (nvmlDeviceGetSupportedGraphicsClocks$ ??= bind$nvmlDeviceGetSupportedGraphicsClocks())(device, memoryClockMHz);
 }
-let nvmlDeviceGetSupportedMemoryClocks$: Scratch | undefined;
-let nvmlDeviceGetSupportedMemoryClocks$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedGraphicsClocks around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedGraphicsClocks(): typeof nvmlDeviceGetSupportedGraphicsClocks {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
+    if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
+    let n = Number(s$u32[0]);
+    const clocksMHz$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s$bytes, clocksMHz$);
+      if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return clocksMHz$.slice(0, n);
+  };
+}
+let nvmlDeviceGetSupportedMemoryClocks$: typeof nvmlDeviceGetSupportedMemoryClocks | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
-  let n = Number(s.u32[0]);
-  const clocksMHz$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, clocksMHz$);
-    if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return clocksMHz$.slice(0, n);
+  return (nvmlDeviceGetSupportedMemoryClocks$ ??= bind$nvmlDeviceGetSupportedMemoryClocks())(device);
+}
+/** nvmlDeviceGetSupportedMemoryClocks around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedMemoryClocks(): typeof nvmlDeviceGetSupportedMemoryClocks {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedMemoryClocks(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
+    let n = Number(s$u32[0]);
+    const clocksMHz$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s$bytes, clocksMHz$);
+      if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return clocksMHz$.slice(0, n);
+  };
 }
 let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -107,41 +135,55 @@ export function nvmlDeviceGetSupportedPowerModes(device: T.nvmlDevice_t | null, 
   const status = (nvmlDeviceGetSupportedPowerModes$c ??= binder.native('nvmlDeviceGetSupportedPowerModes'))(device, supportedPowerModes);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPowerModes', status);
 }
-let nvmlDeviceGetSupportedVgpus$: Scratch | undefined;
-let nvmlDeviceGetSupportedVgpus$c: NativeFunction | undefined;
+let nvmlDeviceGetSupportedVgpus$: typeof nvmlDeviceGetSupportedVgpus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetSupportedVgpus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
-  let n = Number(s.u32[0]);
-  const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, vgpuTypeIds$);
-    if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return vgpuTypeIds$.slice(0, n);
+  return (nvmlDeviceGetSupportedVgpus$ ??= bind$nvmlDeviceGetSupportedVgpus())(device);
 }
-let nvmlDeviceGetTargetFanSpeed$: Scratch | undefined;
-let nvmlDeviceGetTargetFanSpeed$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedVgpus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedVgpus(): typeof nvmlDeviceGetSupportedVgpus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedVgpus(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
+    let n = Number(s$u32[0]);
+    const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s$bytes, vgpuTypeIds$);
+      if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return vgpuTypeIds$.slice(0, n);
+  };
+}
+let nvmlDeviceGetTargetFanSpeed$: typeof nvmlDeviceGetTargetFanSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `targetSpeed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
-  const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
-  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
-  return s.u32[0];
+  return (nvmlDeviceGetTargetFanSpeed$ ??= bind$nvmlDeviceGetTargetFanSpeed())(device, fan);
+}
+/** nvmlDeviceGetTargetFanSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTargetFanSpeed(): typeof nvmlDeviceGetTargetFanSpeed {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTargetFanSpeed(device, fan) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
+    if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
+    return s$u32[0];
+  };
 }

@@ -34,71 +34,92 @@ export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length:
   if (status !== 0) throw fail('nvmlDeviceGetVbiosVersion', status);
   return textFrom(version$);
 }
-let nvmlDeviceGetVgpuMetadata$: Scratch | undefined;
-let nvmlDeviceGetVgpuMetadata$c: NativeFunction | undefined;
+let nvmlDeviceGetVgpuMetadata$: typeof nvmlDeviceGetVgpuMetadata | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ pgpuMetadata, bufferSize }`: `pgpuMetadata`: out `nvmlVgpuPgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferSize: number): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
-  const s = (nvmlDeviceGetVgpuMetadata$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
-  const pgpuMetadata$ = new Uint8Array(128);
-  if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
-  s.f64[0] = 0; s.u32[0] = bufferSize;
-  const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
-  return { pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), bufferSize: s.u32[0] };
+  return (nvmlDeviceGetVgpuMetadata$ ??= bind$nvmlDeviceGetVgpuMetadata())(device, bufferSize);
 }
-let nvmlDeviceGetVgpuProcessUtilization$: Scratch | undefined;
-let nvmlDeviceGetVgpuProcessUtilization$c: NativeFunction | undefined;
+/** nvmlDeviceGetVgpuMetadata around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVgpuMetadata(): typeof nvmlDeviceGetVgpuMetadata {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVgpuMetadata(device, bufferSize) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
+    const pgpuMetadata$ = new Uint8Array(128);
+    if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
+    s$f64[0] = 0; s$u32[0] = bufferSize;
+    const status = (native$ ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
+    return { pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), bufferSize: s$u32[0] };
+  };
+}
+let nvmlDeviceGetVgpuProcessUtilization$: typeof nvmlDeviceGetVgpuProcessUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns the value of `utilizationSamples`: out array of `struct nvmlVgpuProcessUtilizationSample_st`: its length asked first through `vgpuProcessSamplesCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
-  const s = (nvmlDeviceGetVgpuProcessUtilization$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
-  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
-  let n = Number(s.u32[0]);
-  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 96);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, utilizationSamples$);
-    if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlVgpuProcessUtilizationSample_st>(records.nvmlVgpuProcessUtilizationSample_st(), utilizationSamples$, n);
+  return (nvmlDeviceGetVgpuProcessUtilization$ ??= bind$nvmlDeviceGetVgpuProcessUtilization())(device, lastSeenTimeStamp);
 }
-let nvmlDeviceGetVgpuUtilization$: Scratch | undefined;
-let nvmlDeviceGetVgpuUtilization$c: NativeFunction | undefined;
+/** nvmlDeviceGetVgpuProcessUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVgpuProcessUtilization(): typeof nvmlDeviceGetVgpuProcessUtilization {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
+    let n = Number(s$u32[0]);
+    const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 96);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s$bytes, utilizationSamples$);
+      if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlVgpuProcessUtilizationSample_st>(records.nvmlVgpuProcessUtilizationSample_st(), utilizationSamples$, n);
+  };
+}
+let nvmlDeviceGetVgpuUtilization$: typeof nvmlDeviceGetVgpuUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns `{ sampleValType, utilizationSamples }`: `sampleValType`: out `nvmlValueType_t *`; `utilizationSamples`: out array of `struct nvmlVgpuInstanceUtilizationSample_st`: its length asked first through `vgpuInstanceSamplesCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {
-  const s = (nvmlDeviceGetVgpuUtilization$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
-  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.f64[0] = 0;
-  s.f64[1] = 0; s.u32[2] = 0;
-  const asked = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuUtilization', asked);
-  let n = Number(s.u32[2]);
-  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 48);
-  if (n > 0) {
-    s.f64[1] = 0; s.u32[2] = n;
-    const status = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), utilizationSamples$);
-    if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
-    n = Math.min(n, Number(s.u32[2]));
-  }
-  return { sampleValType: s.i32[0] as T.nvmlValueType_t, utilizationSamples: decodeRecords<T.nvmlVgpuInstanceUtilizationSample_st>(records.nvmlVgpuInstanceUtilizationSample_st(), utilizationSamples$, n) };
+  return (nvmlDeviceGetVgpuUtilization$ ??= bind$nvmlDeviceGetVgpuUtilization())(device, lastSeenTimeStamp);
+}
+/** nvmlDeviceGetVgpuUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVgpuUtilization(): typeof nvmlDeviceGetVgpuUtilization {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVgpuUtilization(device, lastSeenTimeStamp) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    s$f64[0] = 0;
+    s$f64[1] = 0; s$u32[2] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s$slot0, s$slot1, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuUtilization', asked);
+    let n = Number(s$u32[2]);
+    const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 48);
+    if (n > 0) {
+      s$f64[1] = 0; s$u32[2] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s$slot0, s$slot1, utilizationSamples$);
+      if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
+      n = Math.min(n, Number(s$u32[2]));
+    }
+    return { sampleValType: s$i32[0] as T.nvmlValueType_t, utilizationSamples: decodeRecords<T.nvmlVgpuInstanceUtilizationSample_st>(records.nvmlVgpuInstanceUtilizationSample_st(), utilizationSamples$, n) };
+  };
 }
 let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -114,31 +135,45 @@ export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perf
   if (status !== 0) throw fail('nvmlDeviceGetViolationStatus', status);
   return decodeRecord<T.nvmlViolationTime_st>(records.nvmlViolationTime_st(), violTime$);
 }
-let nvmlDeviceGetVirtualizationMode$: Scratch | undefined;
-let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
+let nvmlDeviceGetVirtualizationMode$: typeof nvmlDeviceGetVirtualizationMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
-  const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetVirtualizationMode$c ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
-  return s.i32[0] as T.nvmlGpuVirtualizationMode_t;
+  return (nvmlDeviceGetVirtualizationMode$ ??= bind$nvmlDeviceGetVirtualizationMode())(device);
 }
-let nvmlDeviceIsMigDeviceHandle$: Scratch | undefined;
-let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
+/** nvmlDeviceGetVirtualizationMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVirtualizationMode(): typeof nvmlDeviceGetVirtualizationMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVirtualizationMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
+    return s$i32[0] as T.nvmlGpuVirtualizationMode_t;
+  };
+}
+let nvmlDeviceIsMigDeviceHandle$: typeof nvmlDeviceIsMigDeviceHandle | undefined;
 /** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isMigDevice`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceIsMigDeviceHandle$c ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
-  return s.u32[0];
+  return (nvmlDeviceIsMigDeviceHandle$ ??= bind$nvmlDeviceIsMigDeviceHandle())(device);
+}
+/** nvmlDeviceIsMigDeviceHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceIsMigDeviceHandle(): typeof nvmlDeviceIsMigDeviceHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceIsMigDeviceHandle(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
+    return s$u32[0];
+  };
 }

@@ -19,35 +19,49 @@ export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Arra
   const status = (nvmlDeviceModifyDrainState$c ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo$, newState);
   if (status !== 0) throw fail('nvmlDeviceModifyDrainState', status);
 }
-let nvmlDeviceOnSameBoard$: Scratch | undefined;
-let nvmlDeviceOnSameBoard$c: NativeFunction | undefined;
+let nvmlDeviceOnSameBoard$: typeof nvmlDeviceOnSameBoard | undefined;
 /** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
  * @returns the value of `onSameBoard`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceOnSameBoard$ ??= new Scratch(1));
-  if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
-  if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceOnSameBoard$c ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
-  return s.i32[0];
+  return (nvmlDeviceOnSameBoard$ ??= bind$nvmlDeviceOnSameBoard())(device1, device2);
 }
-let nvmlDeviceQueryDrainState$: Scratch | undefined;
-let nvmlDeviceQueryDrainState$c: NativeFunction | undefined;
+/** nvmlDeviceOnSameBoard around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceOnSameBoard(): typeof nvmlDeviceOnSameBoard {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceOnSameBoard(device1, device2) {
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
+    return s$i32[0];
+  };
+}
+let nvmlDeviceQueryDrainState$: typeof nvmlDeviceQueryDrainState | undefined;
 /** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @returns the value of `currentState`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
-  const s = (nvmlDeviceQueryDrainState$ ??= new Scratch(1));
-  const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceQueryDrainState$c ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo$, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceQueryDrainState', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceQueryDrainState$ ??= bind$nvmlDeviceQueryDrainState())(pciInfo);
+}
+/** nvmlDeviceQueryDrainState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceQueryDrainState(): typeof nvmlDeviceQueryDrainState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceQueryDrainState(pciInfo) {
+    const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo$, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceQueryDrainState', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
 }
 let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

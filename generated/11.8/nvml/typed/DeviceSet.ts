@@ -196,21 +196,28 @@ export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, m
   const status = (nvmlDeviceSetMemoryLockedClocks$c ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
   if (status !== 0) throw fail('nvmlDeviceSetMemoryLockedClocks', status);
 }
-let nvmlDeviceSetMigMode$: Scratch | undefined;
-let nvmlDeviceSetMigMode$c: NativeFunction | undefined;
+let nvmlDeviceSetMigMode$: typeof nvmlDeviceSetMigMode | undefined;
 /** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param mode in `unsigned int`.
  * @returns the value of `activationStatus`: out `nvmlReturn_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number): T.nvmlReturn_t {
-  const s = (nvmlDeviceSetMigMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
-  if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceSetMigMode$c ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceSetMigMode', status);
-  return s.i32[0] as T.nvmlReturn_t;
+  return (nvmlDeviceSetMigMode$ ??= bind$nvmlDeviceSetMigMode())(device, mode);
+}
+/** nvmlDeviceSetMigMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceSetMigMode(): typeof nvmlDeviceSetMigMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceSetMigMode(device, mode) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
+    if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceSetMigMode', status);
+    return s$i32[0] as T.nvmlReturn_t;
+  };
 }
 let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -262,8 +269,7 @@ export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t | null, powerModeI
   const status = (nvmlDeviceSetPowerMode$c ??= binder.native('nvmlDeviceSetPowerMode'))(device, powerModeId);
   if (status !== 0) throw fail('nvmlDeviceSetPowerMode', status);
 }
-let nvmlDeviceSetTemperatureThreshold$: Scratch | undefined;
-let nvmlDeviceSetTemperatureThreshold$c: NativeFunction | undefined;
+let nvmlDeviceSetTemperatureThreshold$: typeof nvmlDeviceSetTemperatureThreshold | undefined;
 /** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param thresholdType in `nvmlTemperatureThresholds_t`.
@@ -271,14 +277,22 @@ let nvmlDeviceSetTemperatureThreshold$c: NativeFunction | undefined;
  * @returns the value of `temp`: in/out `int *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t, temp: number): number {
-  const s = (nvmlDeviceSetTemperatureThreshold$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
-  if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
-  if (typeof temp !== 'number' || (temp | 0) !== temp) throw intError('nvmlDeviceSetTemperatureThreshold', 'temp', 'i32', temp);
-  s.f64[0] = 0; s.i32[0] = temp;
-  const status = (nvmlDeviceSetTemperatureThreshold$c ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceSetTemperatureThreshold', status);
-  return s.i32[0];
+  return (nvmlDeviceSetTemperatureThreshold$ ??= bind$nvmlDeviceSetTemperatureThreshold())(device, thresholdType, temp);
+}
+/** nvmlDeviceSetTemperatureThreshold around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceSetTemperatureThreshold(): typeof nvmlDeviceSetTemperatureThreshold {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
+    if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
+    if (typeof temp !== 'number' || (temp | 0) !== temp) throw intError('nvmlDeviceSetTemperatureThreshold', 'temp', 'i32', temp);
+    s$f64[0] = 0; s$i32[0] = temp;
+    const status = (native$ ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceSetTemperatureThreshold', status);
+    return s$i32[0];
+  };
 }
 let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 11.8 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -31,8 +31,7 @@ export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readon
   const status = (nvrtcCompileProgram$c ??= binder.native('nvrtcCompileProgram'))(prog, numOptions$n, options$.data);
   if (status !== 0) throw fail('nvrtcCompileProgram', status);
 }
-let nvrtcCreateProgram$: Scratch | undefined;
-let nvrtcCreateProgram$c: NativeFunction | undefined;
+let nvrtcCreateProgram$: typeof nvrtcCreateProgram | undefined;
 /** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param src in string (`const char *`).
  * @param name in string (`const char *`); null allowed.
@@ -41,30 +40,45 @@ let nvrtcCreateProgram$c: NativeFunction | undefined;
  * @returns the value of `prog`: out `nvrtcProgram *`.
  * @remarks Group `compilation`. */
 export function nvrtcCreateProgram(src: string, name: string | null, headers: readonly (string)[], includeNames: readonly (string)[] | null): T.nvrtcProgram {
-  const s = (nvrtcCreateProgram$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof src !== 'string') throw argError('nvrtcCreateProgram', 'src', 'a string', src);
-  if (typeof name !== 'string' && name !== null) throw argError('nvrtcCreateProgram', 'name', 'a string or null', name);
-  const headers$ = stringArrayArg('nvrtcCreateProgram', 'headers', headers, false);
-  const includeNames$ = stringArrayArg('nvrtcCreateProgram', 'includeNames', includeNames, true);
-  const numHeaders$n = sameLength('nvrtcCreateProgram', ['headers', 'includeNames'], [headers$.count, includeNames$.count], [headers !== null, includeNames !== null]);
-  const status = (nvrtcCreateProgram$c ??= binder.native('nvrtcCreateProgram'))(s.bytes, src, name, numHeaders$n, headers$.data, includeNames$.data);
-  if (status !== 0) throw fail('nvrtcCreateProgram', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvrtcProgram;
+  return (nvrtcCreateProgram$ ??= bind$nvrtcCreateProgram())(src, name, headers, includeNames);
 }
-let nvrtcDestroyProgram$: Scratch | undefined;
-let nvrtcDestroyProgram$c: NativeFunction | undefined;
+/** nvrtcCreateProgram around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcCreateProgram(): typeof nvrtcCreateProgram {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvrtcCreateProgram(src, name, headers, includeNames) {
+    s$f64[0] = 0;
+    if (typeof src !== 'string') throw argError('nvrtcCreateProgram', 'src', 'a string', src);
+    if (typeof name !== 'string' && name !== null) throw argError('nvrtcCreateProgram', 'name', 'a string or null', name);
+    const headers$ = stringArrayArg('nvrtcCreateProgram', 'headers', headers, false);
+    const includeNames$ = stringArrayArg('nvrtcCreateProgram', 'includeNames', includeNames, true);
+    const numHeaders$n = sameLength('nvrtcCreateProgram', ['headers', 'includeNames'], [headers$.count, includeNames$.count], [headers !== null, includeNames !== null]);
+    const status = (native$ ??= binder.native('nvrtcCreateProgram'))(s$bytes, src, name, numHeaders$n, headers$.data, includeNames$.data);
+    if (status !== 0) throw fail('nvrtcCreateProgram', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvrtcProgram;
+  };
+}
+let nvrtcDestroyProgram$: typeof nvrtcDestroyProgram | undefined;
 /** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in/out `nvrtcProgram *`: this value in, the call's value returned.
  * @returns the value of `prog`: in/out `nvrtcProgram *`: this value in, the call's value returned.
  * @remarks Group `compilation`. */
 export function nvrtcDestroyProgram(prog: T.nvrtcProgram | null): T.nvrtcProgram {
-  const s = (nvrtcDestroyProgram$ ??= new Scratch(1));
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
-  s.u64[0] = BigInt(prog as number | bigint);
-  const status = (nvrtcDestroyProgram$c ??= binder.nativeFixed('nvrtcDestroyProgram', [s.bytes]))();
-  if (status !== 0) throw fail('nvrtcDestroyProgram', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvrtcProgram;
+  return (nvrtcDestroyProgram$ ??= bind$nvrtcDestroyProgram())(prog);
+}
+/** nvrtcDestroyProgram around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcDestroyProgram(): typeof nvrtcDestroyProgram {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvrtcDestroyProgram(prog) {
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
+    s$u64[0] = BigInt(prog as number | bigint);
+    const status = (native$ ??= binder.nativeFixed('nvrtcDestroyProgram', [s$bytes]))();
+    if (status !== 0) throw fail('nvrtcDestroyProgram', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvrtcProgram;
+  };
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
@@ -77,19 +91,26 @@ export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): vo
   const status = (nvrtcGetCUBIN$c ??= binder.native('nvrtcGetCUBIN'))(prog, cubin);
   if (status !== 0) throw fail('nvrtcGetCUBIN', status);
 }
-let nvrtcGetCUBINSize$: Scratch | undefined;
-let nvrtcGetCUBINSize$c: NativeFunction | undefined;
+let nvrtcGetCUBINSize$: typeof nvrtcGetCUBINSize | undefined;
 /** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `cubinSizeRet`: out `size_t *`.
  * @remarks Group `compilation`. */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
-  const s = (nvrtcGetCUBINSize$ ??= new Scratch(1));
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
-  s.f64[0] = 0;
-  const status = (nvrtcGetCUBINSize$c ??= binder.native('nvrtcGetCUBINSize'))(prog, s.bytes);
-  if (status !== 0) throw fail('nvrtcGetCUBINSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvrtcGetCUBINSize$ ??= bind$nvrtcGetCUBINSize())(prog);
+}
+/** nvrtcGetCUBINSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcGetCUBINSize(): typeof nvrtcGetCUBINSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvrtcGetCUBINSize(prog) {
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvrtcGetCUBINSize'))(prog, s$bytes);
+    if (status !== 0) throw fail('nvrtcGetCUBINSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let nvrtcGetErrorString$c: NativeFunction | undefined;
 /** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 11.8
@@ -101,21 +122,28 @@ export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
   const result = (nvrtcGetErrorString$c ??= binder.native('nvrtcGetErrorString'))(result_);
   return result;
 }
-let nvrtcGetLoweredName$: Scratch | undefined;
-let nvrtcGetLoweredName$c: NativeFunction | undefined;
+let nvrtcGetLoweredName$: typeof nvrtcGetLoweredName | undefined;
 /** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @param name_expression in string (`const char *`).
  * @returns the value of `lowered_name`: out `const char **`.
  * @remarks Group `compilation`. */
 export function nvrtcGetLoweredName(prog: T.nvrtcProgram | null, name_expression: string): string | null {
-  const s = (nvrtcGetLoweredName$ ??= new Scratch(1));
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLoweredName', 'prog', prog, true) as typeof prog;
-  if (typeof name_expression !== 'string') throw argError('nvrtcGetLoweredName', 'name_expression', 'a string', name_expression);
-  s.f64[0] = 0;
-  const status = (nvrtcGetLoweredName$c ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, s.bytes);
-  if (status !== 0) throw fail('nvrtcGetLoweredName', status);
-  return readCString(s.address(0));
+  return (nvrtcGetLoweredName$ ??= bind$nvrtcGetLoweredName())(prog, name_expression);
+}
+/** nvrtcGetLoweredName around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcGetLoweredName(): typeof nvrtcGetLoweredName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvrtcGetLoweredName(prog, name_expression) {
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLoweredName', 'prog', prog, true) as typeof prog;
+    if (typeof name_expression !== 'string') throw argError('nvrtcGetLoweredName', 'name_expression', 'a string', name_expression);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, s$bytes);
+    if (status !== 0) throw fail('nvrtcGetLoweredName', status);
+    return readCString(s.address(0));
+  };
 }
 let nvrtcGetNVVM$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
@@ -128,31 +156,45 @@ export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void
   const status = (nvrtcGetNVVM$c ??= binder.native('nvrtcGetNVVM'))(prog, nvvm);
   if (status !== 0) throw fail('nvrtcGetNVVM', status);
 }
-let nvrtcGetNVVMSize$: Scratch | undefined;
-let nvrtcGetNVVMSize$c: NativeFunction | undefined;
+let nvrtcGetNVVMSize$: typeof nvrtcGetNVVMSize | undefined;
 /** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `nvvmSizeRet`: out `size_t *`.
  * @remarks Group `compilation`. */
 export function nvrtcGetNVVMSize(prog: T.nvrtcProgram | null): number {
-  const s = (nvrtcGetNVVMSize$ ??= new Scratch(1));
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
-  s.f64[0] = 0;
-  const status = (nvrtcGetNVVMSize$c ??= binder.native('nvrtcGetNVVMSize'))(prog, s.bytes);
-  if (status !== 0) throw fail('nvrtcGetNVVMSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvrtcGetNVVMSize$ ??= bind$nvrtcGetNVVMSize())(prog);
 }
-let nvrtcGetNumSupportedArchs$: Scratch | undefined;
-let nvrtcGetNumSupportedArchs$c: NativeFunction | undefined;
+/** nvrtcGetNVVMSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcGetNVVMSize(): typeof nvrtcGetNVVMSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvrtcGetNVVMSize(prog) {
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvrtcGetNVVMSize'))(prog, s$bytes);
+    if (status !== 0) throw fail('nvrtcGetNVVMSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let nvrtcGetNumSupportedArchs$: typeof nvrtcGetNumSupportedArchs | undefined;
 /** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `numArchs`: out `int *`.
  * @remarks Group `query`. */
 export function nvrtcGetNumSupportedArchs(): number {
-  const s = (nvrtcGetNumSupportedArchs$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvrtcGetNumSupportedArchs$c ??= binder.nativeFixed('nvrtcGetNumSupportedArchs', [s.bytes]))();
-  if (status !== 0) throw fail('nvrtcGetNumSupportedArchs', status);
-  return s.i32[0];
+  return (nvrtcGetNumSupportedArchs$ ??= bind$nvrtcGetNumSupportedArchs())();
+}
+/** nvrtcGetNumSupportedArchs around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcGetNumSupportedArchs(): typeof nvrtcGetNumSupportedArchs {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('nvrtcGetNumSupportedArchs', [s.bytes]);
+  return function nvrtcGetNumSupportedArchs() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvrtcGetNumSupportedArchs', status);
+    return s$i32[0];
+  };
 }
 let nvrtcGetPTX$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
@@ -165,19 +207,26 @@ export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
   const status = (nvrtcGetPTX$c ??= binder.native('nvrtcGetPTX'))(prog, ptx);
   if (status !== 0) throw fail('nvrtcGetPTX', status);
 }
-let nvrtcGetPTXSize$: Scratch | undefined;
-let nvrtcGetPTXSize$c: NativeFunction | undefined;
+let nvrtcGetPTXSize$: typeof nvrtcGetPTXSize | undefined;
 /** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `ptxSizeRet`: out `size_t *`.
  * @remarks Group `compilation`. */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
-  const s = (nvrtcGetPTXSize$ ??= new Scratch(1));
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
-  s.f64[0] = 0;
-  const status = (nvrtcGetPTXSize$c ??= binder.native('nvrtcGetPTXSize'))(prog, s.bytes);
-  if (status !== 0) throw fail('nvrtcGetPTXSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvrtcGetPTXSize$ ??= bind$nvrtcGetPTXSize())(prog);
+}
+/** nvrtcGetPTXSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcGetPTXSize(): typeof nvrtcGetPTXSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvrtcGetPTXSize(prog) {
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvrtcGetPTXSize'))(prog, s$bytes);
+    if (status !== 0) throw fail('nvrtcGetPTXSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
@@ -190,19 +239,26 @@ export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer):
   const status = (nvrtcGetProgramLog$c ??= binder.native('nvrtcGetProgramLog'))(prog, log);
   if (status !== 0) throw fail('nvrtcGetProgramLog', status);
 }
-let nvrtcGetProgramLogSize$: Scratch | undefined;
-let nvrtcGetProgramLogSize$c: NativeFunction | undefined;
+let nvrtcGetProgramLogSize$: typeof nvrtcGetProgramLogSize | undefined;
 /** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @param prog in `nvrtcProgram`.
  * @returns the value of `logSizeRet`: out `size_t *`.
  * @remarks Group `compilation`. */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {
-  const s = (nvrtcGetProgramLogSize$ ??= new Scratch(1));
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
-  s.f64[0] = 0;
-  const status = (nvrtcGetProgramLogSize$c ??= binder.native('nvrtcGetProgramLogSize'))(prog, s.bytes);
-  if (status !== 0) throw fail('nvrtcGetProgramLogSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvrtcGetProgramLogSize$ ??= bind$nvrtcGetProgramLogSize())(prog);
+}
+/** nvrtcGetProgramLogSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcGetProgramLogSize(): typeof nvrtcGetProgramLogSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvrtcGetProgramLogSize(prog) {
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvrtcGetProgramLogSize'))(prog, s$bytes);
+    if (status !== 0) throw fail('nvrtcGetProgramLogSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let nvrtcGetSupportedArchs$c: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 11.8 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,21 +8,28 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaArrayGetInfo$: Scratch | undefined;
-let cudaArrayGetInfo$c: NativeFunction | undefined;
+let cudaArrayGetInfo$: typeof cudaArrayGetInfo | undefined;
 /** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
-  const s = (cudaArrayGetInfo$ ??= new Scratch(1));
-  const desc$ = new Uint8Array(20);
-  const extent$ = new Uint8Array(24);
-  s.f64[0] = 0;
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
-  const status = (cudaArrayGetInfo$c ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s.bytes, array);
-  if (status !== 0) throw fail('cudaArrayGetInfo', status);
-  return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s.u32[0] };
+  return (cudaArrayGetInfo$ ??= bind$cudaArrayGetInfo())(array);
+}
+/** cudaArrayGetInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaArrayGetInfo(array) {
+    const desc$ = new Uint8Array(20);
+    const extent$ = new Uint8Array(24);
+    s$f64[0] = 0;
+    if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
+    const status = (native$ ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s$bytes, array);
+    if (status !== 0) throw fail('cudaArrayGetInfo', status);
+    return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s$u32[0] };
+  };
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -38,21 +45,28 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
   if (status !== 0) throw fail('cudaArrayGetMemoryRequirements', status);
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
-let cudaArrayGetPlane$: Scratch | undefined;
-let cudaArrayGetPlane$c: NativeFunction | undefined;
+let cudaArrayGetPlane$: typeof cudaArrayGetPlane | undefined;
 /** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `cudaArray_t`.
  * @param planeIdx in `unsigned int`.
  * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
-  const s = (cudaArrayGetPlane$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
-  if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
-  const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.bytes, hArray, planeIdx);
-  if (status !== 0) throw fail('cudaArrayGetPlane', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
+  return (cudaArrayGetPlane$ ??= bind$cudaArrayGetPlane())(hArray, planeIdx);
+}
+/** cudaArrayGetPlane around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaArrayGetPlane(hArray, planeIdx) {
+    s$f64[0] = 0;
+    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+    if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
+    const status = (native$ ??= binder.native('cudaArrayGetPlane'))(s$bytes, hArray, planeIdx);
+    if (status !== 0) throw fail('cudaArrayGetPlane', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+  };
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -80,8 +94,7 @@ export function cudaBindSurfaceToArray(surfref: T.surfaceReference | Uint8Array,
   const status = (cudaBindSurfaceToArray$c ??= binder.native('cudaBindSurfaceToArray'))(surfref$, array, desc$);
   if (status !== 0) throw fail('cudaBindSurfaceToArray', status);
 }
-let cudaBindTexture$: Scratch | undefined;
-let cudaBindTexture$c: NativeFunction | undefined;
+let cudaBindTexture$: typeof cudaBindTexture | undefined;
 /** `cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t size)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
  * @param devPtr in `const void *`: address or host buffer covering `size` bytes, or null.
@@ -91,19 +104,26 @@ let cudaBindTexture$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, size: T.Int64): number {
-  const s = (cudaBindTexture$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const texref$ = recordArg('cudaBindTexture', 'texref', records.textureReference(), texref, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
-  pointerArg('cudaBindTexture', 'devPtr', devPtr, true, size);
-  const desc$ = recordArg('cudaBindTexture', 'desc', records.cudaChannelFormatDesc(), desc, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
-  const status = (cudaBindTexture$c ??= binder.native('cudaBindTexture'))(s.bytes, texref$, devPtr, desc$, size);
-  if (status !== 0) throw fail('cudaBindTexture', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaBindTexture$ ??= bind$cudaBindTexture())(texref, devPtr, desc, size);
 }
-let cudaBindTexture2D$: Scratch | undefined;
-let cudaBindTexture2D$c: NativeFunction | undefined;
+/** cudaBindTexture around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaBindTexture(): typeof cudaBindTexture {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaBindTexture(texref, devPtr, desc, size) {
+    s$f64[0] = 0;
+    const texref$ = recordArg('cudaBindTexture', 'texref', records.textureReference(), texref, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
+    pointerArg('cudaBindTexture', 'devPtr', devPtr, true, size);
+    const desc$ = recordArg('cudaBindTexture', 'desc', records.cudaChannelFormatDesc(), desc, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
+    const status = (native$ ??= binder.native('cudaBindTexture'))(s$bytes, texref$, devPtr, desc$, size);
+    if (status !== 0) throw fail('cudaBindTexture', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudaBindTexture2D$: typeof cudaBindTexture2D | undefined;
 /** `cudaError_t cudaBindTexture2D(size_t *offset, const struct textureReference *texref, const void *devPtr, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param texref in `const struct textureReference *`: a `textureReference` object or its bytes.
  * @param devPtr in `const void *`: address or host buffer, or null.
@@ -115,17 +135,25 @@ let cudaBindTexture2D$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTexture2D(texref: T.textureReference | Uint8Array, devPtr: T.Pointer, desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, pitch: T.Int64): number {
-  const s = (cudaBindTexture2D$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const texref$ = recordArg('cudaBindTexture2D', 'texref', records.textureReference(), texref, false);
-  pointerArg('cudaBindTexture2D', 'devPtr', devPtr, true);
-  const desc$ = recordArg('cudaBindTexture2D', 'desc', records.cudaChannelFormatDesc(), desc, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaBindTexture2D', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaBindTexture2D', 'height', height, false);
-  if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaBindTexture2D', 'pitch', pitch, false);
-  const status = (cudaBindTexture2D$c ??= binder.native('cudaBindTexture2D'))(s.bytes, texref$, devPtr, desc$, width, height, pitch);
-  if (status !== 0) throw fail('cudaBindTexture2D', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaBindTexture2D$ ??= bind$cudaBindTexture2D())(texref, devPtr, desc, width, height, pitch);
+}
+/** cudaBindTexture2D around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaBindTexture2D(): typeof cudaBindTexture2D {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaBindTexture2D(texref, devPtr, desc, width, height, pitch) {
+    s$f64[0] = 0;
+    const texref$ = recordArg('cudaBindTexture2D', 'texref', records.textureReference(), texref, false);
+    pointerArg('cudaBindTexture2D', 'devPtr', devPtr, true);
+    const desc$ = recordArg('cudaBindTexture2D', 'desc', records.cudaChannelFormatDesc(), desc, false);
+    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaBindTexture2D', 'width', width, false);
+    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaBindTexture2D', 'height', height, false);
+    if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaBindTexture2D', 'pitch', pitch, false);
+    const status = (native$ ??= binder.native('cudaBindTexture2D'))(s$bytes, texref$, devPtr, desc$, width, height, pitch);
+    if (status !== 0) throw fail('cudaBindTexture2D', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cudaBindTextureToArray$c: NativeFunction | undefined;
 /** `cudaError_t cudaBindTextureToArray(const struct textureReference *texref, cudaArray_const_t array, const struct cudaChannelFormatDesc *desc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,19 +8,26 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaChooseDevice$: Scratch | undefined;
-let cudaChooseDevice$c: NativeFunction | undefined;
+let cudaChooseDevice$: typeof cudaChooseDevice | undefined;
 /** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const struct cudaDeviceProp *`: a `cudaDeviceProp` object or its bytes.
  * @returns the value of `device`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
-  const s = (cudaChooseDevice$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const prop$ = recordArg('cudaChooseDevice', 'prop', records.cudaDeviceProp(), prop, false);
-  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.bytes, prop$);
-  if (status !== 0) throw fail('cudaChooseDevice', status);
-  return s.i32[0];
+  return (cudaChooseDevice$ ??= bind$cudaChooseDevice())(prop);
+}
+/** cudaChooseDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaChooseDevice(): typeof cudaChooseDevice {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaChooseDevice(prop) {
+    s$f64[0] = 0;
+    const prop$ = recordArg('cudaChooseDevice', 'prop', records.cudaDeviceProp(), prop, false);
+    const status = (native$ ??= binder.native('cudaChooseDevice'))(s$bytes, prop$);
+    if (status !== 0) throw fail('cudaChooseDevice', status);
+    return s$i32[0];
+  };
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
 /** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 11.8
@@ -40,22 +47,28 @@ export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number
   const result = (cudaCreateChannelDesc$c ??= binder.native('cudaCreateChannelDesc'))(x, y, z, w, f);
   return result;
 }
-let cudaCreateSurfaceObject$: Scratch | undefined;
-let cudaCreateSurfaceObject$c: NativeFunction | undefined;
+let cudaCreateSurfaceObject$: typeof cudaCreateSurfaceObject | undefined;
 /** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @returns the value of `pSurfObject`: out `cudaSurfaceObject_t *`.
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
-  const s = (cudaCreateSurfaceObject$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pResDesc$ = recordArg('cudaCreateSurfaceObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
-  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.bytes, pResDesc$);
-  if (status !== 0) throw fail('cudaCreateSurfaceObject', status);
-  return s.u64[0];
+  return (cudaCreateSurfaceObject$ ??= bind$cudaCreateSurfaceObject())(pResDesc);
 }
-let cudaCreateTextureObject$: Scratch | undefined;
-let cudaCreateTextureObject$c: NativeFunction | undefined;
+/** cudaCreateSurfaceObject around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaCreateSurfaceObject(): typeof cudaCreateSurfaceObject {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaCreateSurfaceObject(pResDesc) {
+    s$f64[0] = 0;
+    const pResDesc$ = recordArg('cudaCreateSurfaceObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
+    const status = (native$ ??= binder.native('cudaCreateSurfaceObject'))(s$bytes, pResDesc$);
+    if (status !== 0) throw fail('cudaCreateSurfaceObject', status);
+    return s$u64[0];
+  };
+}
+let cudaCreateTextureObject$: typeof cudaCreateTextureObject | undefined;
 /** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @param pTexDesc in `const struct cudaTextureDesc *`: a `cudaTextureDesc` object or its bytes.
@@ -63,17 +76,24 @@ let cudaCreateTextureObject$c: NativeFunction | undefined;
  * @returns the value of `pTexObject`: out `cudaTextureObject_t *`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
-  const s = (cudaCreateTextureObject$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pResDesc$ = recordArg('cudaCreateTextureObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
-  const pTexDesc$ = recordArg('cudaCreateTextureObject', 'pTexDesc', records.cudaTextureDesc(), pTexDesc, false);
-  const pResViewDesc$ = recordArg('cudaCreateTextureObject', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
-  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
-  if (status !== 0) throw fail('cudaCreateTextureObject', status);
-  return s.u64[0];
+  return (cudaCreateTextureObject$ ??= bind$cudaCreateTextureObject())(pResDesc, pTexDesc, pResViewDesc);
 }
-let cudaCreateTextureObject_v2$: Scratch | undefined;
-let cudaCreateTextureObject_v2$c: NativeFunction | undefined;
+/** cudaCreateTextureObject around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaCreateTextureObject(): typeof cudaCreateTextureObject {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaCreateTextureObject(pResDesc, pTexDesc, pResViewDesc) {
+    s$f64[0] = 0;
+    const pResDesc$ = recordArg('cudaCreateTextureObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
+    const pTexDesc$ = recordArg('cudaCreateTextureObject', 'pTexDesc', records.cudaTextureDesc(), pTexDesc, false);
+    const pResViewDesc$ = recordArg('cudaCreateTextureObject', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
+    const status = (native$ ??= binder.native('cudaCreateTextureObject'))(s$bytes, pResDesc$, pTexDesc$, pResViewDesc$);
+    if (status !== 0) throw fail('cudaCreateTextureObject', status);
+    return s$u64[0];
+  };
+}
+let cudaCreateTextureObject_v2$: typeof cudaCreateTextureObject_v2 | undefined;
 /** `cudaError_t cudaCreateTextureObject_v2(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc_v2 *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @param pTexDesc in `const struct cudaTextureDesc_v2 *`: a `cudaTextureDesc_v2` object or its bytes.
@@ -81,14 +101,22 @@ let cudaCreateTextureObject_v2$c: NativeFunction | undefined;
  * @returns the value of `pTexObject`: out `cudaTextureObject_t *`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject_v2(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc_v2 | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
-  const s = (cudaCreateTextureObject_v2$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pResDesc$ = recordArg('cudaCreateTextureObject_v2', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
-  const pTexDesc$ = recordArg('cudaCreateTextureObject_v2', 'pTexDesc', records.cudaTextureDesc_v2(), pTexDesc, false);
-  const pResViewDesc$ = recordArg('cudaCreateTextureObject_v2', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
-  const status = (cudaCreateTextureObject_v2$c ??= binder.native('cudaCreateTextureObject_v2'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
-  if (status !== 0) throw fail('cudaCreateTextureObject_v2', status);
-  return s.u64[0];
+  return (cudaCreateTextureObject_v2$ ??= bind$cudaCreateTextureObject_v2())(pResDesc, pTexDesc, pResViewDesc);
+}
+/** cudaCreateTextureObject_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaCreateTextureObject_v2(): typeof cudaCreateTextureObject_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaCreateTextureObject_v2(pResDesc, pTexDesc, pResViewDesc) {
+    s$f64[0] = 0;
+    const pResDesc$ = recordArg('cudaCreateTextureObject_v2', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
+    const pTexDesc$ = recordArg('cudaCreateTextureObject_v2', 'pTexDesc', records.cudaTextureDesc_v2(), pTexDesc, false);
+    const pResViewDesc$ = recordArg('cudaCreateTextureObject_v2', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
+    const status = (native$ ??= binder.native('cudaCreateTextureObject_v2'))(s$bytes, pResDesc$, pTexDesc$, pResViewDesc$);
+    if (status !== 0) throw fail('cudaCreateTextureObject_v2', status);
+    return s$u64[0];
+  };
 }
 let cudaCtxResetPersistingL2Cache$c: NativeFunction | undefined;
 /** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

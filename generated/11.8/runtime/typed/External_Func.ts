@@ -8,37 +8,51 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaExternalMemoryGetMappedBuffer$: Scratch | undefined;
-let cudaExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
+let cudaExternalMemoryGetMappedBuffer$: typeof cudaExternalMemoryGetMappedBuffer | undefined;
 /** `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
  * @param bufferDesc in `const struct cudaExternalMemoryBufferDesc *`: a `cudaExternalMemoryBufferDesc` object or its bytes.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedBuffer(extMem: T.cudaExternalMemory_t | null, bufferDesc: T.cudaExternalMemoryBufferDesc | Uint8Array): T.DevicePointer {
-  const s = (cudaExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
-  const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
-  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.bytes, extMem, bufferDesc$);
-  if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaExternalMemoryGetMappedBuffer$ ??= bind$cudaExternalMemoryGetMappedBuffer())(extMem, bufferDesc);
 }
-let cudaExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
-let cudaExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
+/** cudaExternalMemoryGetMappedBuffer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaExternalMemoryGetMappedBuffer(): typeof cudaExternalMemoryGetMappedBuffer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+    const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
+    const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
+    if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaExternalMemoryGetMappedMipmappedArray$: typeof cudaExternalMemoryGetMappedMipmappedArray | undefined;
 /** `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
  * @param mipmapDesc in `const struct cudaExternalMemoryMipmappedArrayDesc *`: a `cudaExternalMemoryMipmappedArrayDesc` object or its bytes.
  * @returns the value of `mipmap`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternalMemory_t | null, mipmapDesc: T.cudaExternalMemoryMipmappedArrayDesc | Uint8Array): T.cudaMipmappedArray_t {
-  const s = (cudaExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
-  const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
-  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.bytes, extMem, mipmapDesc$);
-  if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
+  return (cudaExternalMemoryGetMappedMipmappedArray$ ??= bind$cudaExternalMemoryGetMappedMipmappedArray())(extMem, mipmapDesc);
+}
+/** cudaExternalMemoryGetMappedMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaExternalMemoryGetMappedMipmappedArray(): typeof cudaExternalMemoryGetMappedMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+    const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
+    const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
+    if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMipmappedArray_t;
+  };
 }
 let cudaFree$c: NativeFunction | undefined;
 /** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 11.8 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

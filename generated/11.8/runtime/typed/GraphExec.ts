@@ -201,20 +201,27 @@ export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t |
   const status = (cudaGraphExecMemsetNodeSetParams$c ??= binder.native('cudaGraphExecMemsetNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecMemsetNodeSetParams', status);
 }
-let cudaGraphExecUpdate$: Scratch | undefined;
-let cudaGraphExecUpdate$c: NativeFunction | undefined;
+let cudaGraphExecUpdate$: typeof cudaGraphExecUpdate | undefined;
 /** `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphNode_t *hErrorNode_out, enum cudaGraphExecUpdateResult *updateResult_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hGraph in `cudaGraph_t`.
  * @returns `{ hErrorNode_out, updateResult_out }`: `hErrorNode_out`: out `cudaGraphNode_t *`; `updateResult_out`: out `enum cudaGraphExecUpdateResult *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t | null, hGraph: T.cudaGraph_t | null): { hErrorNode_out: T.cudaGraphNode_t; updateResult_out: T.cudaGraphExecUpdateResult } {
-  const s = (cudaGraphExecUpdate$ ??= new Scratch(2));
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cudaGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudaGraphExecUpdate$c ??= binder.native('cudaGraphExecUpdate'))(hGraphExec, hGraph, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cudaGraphExecUpdate', status);
-  return { hErrorNode_out: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, updateResult_out: s.i32[2] as T.cudaGraphExecUpdateResult };
+  return (cudaGraphExecUpdate$ ??= bind$cudaGraphExecUpdate())(hGraphExec, hGraph);
+}
+/** cudaGraphExecUpdate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphExecUpdate(): typeof cudaGraphExecUpdate {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphExecUpdate(hGraphExec, hGraph) {
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cudaGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudaGraphExecUpdate'))(hGraphExec, hGraph, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cudaGraphExecUpdate', status);
+    return { hErrorNode_out: (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t, updateResult_out: s$i32[2] as T.cudaGraphExecUpdateResult };
+  };
 }

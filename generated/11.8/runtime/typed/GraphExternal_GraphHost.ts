@@ -54,72 +54,93 @@ export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphN
   const status = (cudaGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresWaitNodeSetParams', status);
 }
-let cudaGraphGetEdges$: Scratch | undefined;
-let cudaGraphGetEdges$c: NativeFunction | undefined;
+let cudaGraphGetEdges$: typeof cudaGraphGetEdges | undefined;
 /** `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, size_t *numEdges)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @returns `{ from, to }`: `from`: out array of `cudaGraphNode_t`: its length asked first through `numEdges` (capacity/count pair); `to`: out array of `cudaGraphNode_t`: its length asked first through `numEdges` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetEdges(graph: T.cudaGraph_t | null): { from: T.cudaGraphNode_t[]; to: T.cudaGraphNode_t[] } {
-  const s = (cudaGraphGetEdges$ ??= new Scratch(1));
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetEdges', 'graph', graph, true) as typeof graph;
-  s.u64[0] = BigInt(0);
-  const asked = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, null, null, s.bytes);
-  if (asked !== 0) throw fail('cudaGraphGetEdges', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const from$ = new BigUint64Array(Math.max(1, n));
-  const to$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, from$, to$, s.bytes);
-    if (status !== 0) throw fail('cudaGraphGetEdges', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t) };
+  return (cudaGraphGetEdges$ ??= bind$cudaGraphGetEdges())(graph);
 }
-let cudaGraphGetNodes$: Scratch | undefined;
-let cudaGraphGetNodes$c: NativeFunction | undefined;
+/** cudaGraphGetEdges around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphGetEdges(): typeof cudaGraphGetEdges {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphGetEdges(graph) {
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetEdges', 'graph', graph, true) as typeof graph;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cudaGraphGetEdges'))(graph, null, null, s$bytes);
+    if (asked !== 0) throw fail('cudaGraphGetEdges', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const from$ = new BigUint64Array(Math.max(1, n));
+    const to$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cudaGraphGetEdges'))(graph, from$, to$, s$bytes);
+      if (status !== 0) throw fail('cudaGraphGetEdges', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t) };
+  };
+}
+let cudaGraphGetNodes$: typeof cudaGraphGetNodes | undefined;
 /** `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @returns the value of `nodes`: out array of `cudaGraphNode_t`: its length asked first through `numNodes` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {
-  const s = (cudaGraphGetNodes$ ??= new Scratch(1));
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetNodes', 'graph', graph, true) as typeof graph;
-  s.u64[0] = BigInt(0);
-  const asked = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, null, s.bytes);
-  if (asked !== 0) throw fail('cudaGraphGetNodes', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const nodes$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, nodes$, s.bytes);
-    if (status !== 0) throw fail('cudaGraphGetNodes', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  return (cudaGraphGetNodes$ ??= bind$cudaGraphGetNodes())(graph);
 }
-let cudaGraphGetRootNodes$: Scratch | undefined;
-let cudaGraphGetRootNodes$c: NativeFunction | undefined;
+/** cudaGraphGetNodes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphGetNodes(): typeof cudaGraphGetNodes {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphGetNodes(graph) {
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetNodes', 'graph', graph, true) as typeof graph;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cudaGraphGetNodes'))(graph, null, s$bytes);
+    if (asked !== 0) throw fail('cudaGraphGetNodes', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const nodes$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cudaGraphGetNodes'))(graph, nodes$, s$bytes);
+      if (status !== 0) throw fail('cudaGraphGetNodes', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  };
+}
+let cudaGraphGetRootNodes$: typeof cudaGraphGetRootNodes | undefined;
 /** `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @returns the value of `pRootNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumRootNodes` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphGetRootNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {
-  const s = (cudaGraphGetRootNodes$ ??= new Scratch(1));
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetRootNodes', 'graph', graph, true) as typeof graph;
-  s.u64[0] = BigInt(0);
-  const asked = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, null, s.bytes);
-  if (asked !== 0) throw fail('cudaGraphGetRootNodes', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const pRootNodes$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, pRootNodes$, s.bytes);
-    if (status !== 0) throw fail('cudaGraphGetRootNodes', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(pRootNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  return (cudaGraphGetRootNodes$ ??= bind$cudaGraphGetRootNodes())(graph);
+}
+/** cudaGraphGetRootNodes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphGetRootNodes(): typeof cudaGraphGetRootNodes {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphGetRootNodes(graph) {
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetRootNodes', 'graph', graph, true) as typeof graph;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cudaGraphGetRootNodes'))(graph, null, s$bytes);
+    if (asked !== 0) throw fail('cudaGraphGetRootNodes', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const pRootNodes$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cudaGraphGetRootNodes'))(graph, pRootNodes$, s$bytes);
+      if (status !== 0) throw fail('cudaGraphGetRootNodes', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(pRootNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  };
 }
 let cudaGraphHostNodeGetParams$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,39 +8,53 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaGraphInstantiate$: Scratch | undefined;
-let cudaGraphInstantiate$c: NativeFunction | undefined;
+let cudaGraphInstantiate$: typeof cudaGraphInstantiate | undefined;
 /** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param bufferSize in `size_t`.
  * @returns `{ pGraphExec, pErrorNode, pLogBuffer }`: `pGraphExec`: out `cudaGraphExec_t *`; `pErrorNode`: out `cudaGraphNode_t *`; `pLogBuffer`: out text (`char *`, length `bufferSize`).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, bufferSize: T.Int64): { pGraphExec: T.cudaGraphExec_t; pErrorNode: T.cudaGraphNode_t; pLogBuffer: string } {
-  const s = (cudaGraphInstantiate$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
-  s.f64[1] = 0;
-  if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cudaGraphInstantiate', 'bufferSize', bufferSize, false);
-  const pLogBuffer$ = new Uint8Array(Math.max(1, allocLength('cudaGraphInstantiate', 'bufferSize', bufferSize)));
-  const status = (cudaGraphInstantiate$c ??= binder.native('cudaGraphInstantiate'))(s.slot(0), graph, s.slot(1), pLogBuffer$, bufferSize);
-  if (status !== 0) throw fail('cudaGraphInstantiate', status);
-  return { pGraphExec: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t, pErrorNode: (s.u32[3] * 4294967296 + s.u32[2]) as T.cudaGraphNode_t, pLogBuffer: textFrom(pLogBuffer$) };
+  return (cudaGraphInstantiate$ ??= bind$cudaGraphInstantiate())(graph, bufferSize);
 }
-let cudaGraphInstantiateWithFlags$: Scratch | undefined;
-let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
+/** cudaGraphInstantiate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphInstantiate(): typeof cudaGraphInstantiate {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphInstantiate(graph, bufferSize) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
+    s$f64[1] = 0;
+    if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cudaGraphInstantiate', 'bufferSize', bufferSize, false);
+    const pLogBuffer$ = new Uint8Array(Math.max(1, allocLength('cudaGraphInstantiate', 'bufferSize', bufferSize)));
+    const status = (native$ ??= binder.native('cudaGraphInstantiate'))(s$slot0, graph, s$slot1, pLogBuffer$, bufferSize);
+    if (status !== 0) throw fail('cudaGraphInstantiate', status);
+    return { pGraphExec: (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphExec_t, pErrorNode: (s$u32[3] * 4294967296 + s$u32[2]) as T.cudaGraphNode_t, pLogBuffer: textFrom(pLogBuffer$) };
+  };
+}
+let cudaGraphInstantiateWithFlags$: typeof cudaGraphInstantiateWithFlags | undefined;
 /** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param flags in `unsigned long long`.
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
-  const s = (cudaGraphInstantiateWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
-  const status = (cudaGraphInstantiateWithFlags$c ??= binder.native('cudaGraphInstantiateWithFlags'))(s.bytes, graph, flags);
-  if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t;
+  return (cudaGraphInstantiateWithFlags$ ??= bind$cudaGraphInstantiateWithFlags())(graph, flags);
+}
+/** cudaGraphInstantiateWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphInstantiateWithFlags(graph, flags) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cudaGraphInstantiateWithFlags'))(s$bytes, graph, flags);
+    if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphExec_t;
+  };
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hSrc, cudaGraphNode_t hDst)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -20,19 +20,26 @@ export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t | null): 
   if (status !== 0) throw fail('cudaGraphMemAllocNodeGetParams', status);
   return decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), params_out$);
 }
-let cudaGraphMemFreeNodeGetParams$: Scratch | undefined;
-let cudaGraphMemFreeNodeGetParams$c: NativeFunction | undefined;
+let cudaGraphMemFreeNodeGetParams$: typeof cudaGraphMemFreeNodeGetParams | undefined;
 /** `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `dptr_out`: out `void *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t | null): T.DevicePointer {
-  const s = (cudaGraphMemFreeNodeGetParams$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemFreeNodeGetParams', 'node', node, true) as typeof node;
-  s.f64[0] = 0;
-  const status = (cudaGraphMemFreeNodeGetParams$c ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, s.bytes);
-  if (status !== 0) throw fail('cudaGraphMemFreeNodeGetParams', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaGraphMemFreeNodeGetParams$ ??= bind$cudaGraphMemFreeNodeGetParams())(node);
+}
+/** cudaGraphMemFreeNodeGetParams around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphMemFreeNodeGetParams(): typeof cudaGraphMemFreeNodeGetParams {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphMemFreeNodeGetParams(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemFreeNodeGetParams', 'node', node, true) as typeof node;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, s$bytes);
+    if (status !== 0) throw fail('cudaGraphMemFreeNodeGetParams', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
 }
 let cudaGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

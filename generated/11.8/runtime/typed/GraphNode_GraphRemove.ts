@@ -8,95 +8,130 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaGraphNodeFindInClone$: Scratch | undefined;
-let cudaGraphNodeFindInClone$c: NativeFunction | undefined;
+let cudaGraphNodeFindInClone$: typeof cudaGraphNodeFindInClone | undefined;
 /** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param originalNode in `cudaGraphNode_t`.
  * @param clonedGraph in `cudaGraph_t`.
  * @returns the value of `pNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
-  const s = (cudaGraphNodeFindInClone$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || originalNode % 1 !== 0) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
-  if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || clonedGraph % 1 !== 0) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
-  const status = (cudaGraphNodeFindInClone$c ??= binder.native('cudaGraphNodeFindInClone'))(s.bytes, originalNode, clonedGraph);
-  if (status !== 0) throw fail('cudaGraphNodeFindInClone', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphNodeFindInClone$ ??= bind$cudaGraphNodeFindInClone())(originalNode, clonedGraph);
 }
-let cudaGraphNodeGetDependencies$: Scratch | undefined;
-let cudaGraphNodeGetDependencies$c: NativeFunction | undefined;
+/** cudaGraphNodeFindInClone around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphNodeFindInClone(): typeof cudaGraphNodeFindInClone {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphNodeFindInClone(originalNode, clonedGraph) {
+    s$f64[0] = 0;
+    if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || originalNode % 1 !== 0) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
+    if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || clonedGraph % 1 !== 0) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
+    const status = (native$ ??= binder.native('cudaGraphNodeFindInClone'))(s$bytes, originalNode, clonedGraph);
+    if (status !== 0) throw fail('cudaGraphNodeFindInClone', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphNodeGetDependencies$: typeof cudaGraphNodeGetDependencies | undefined;
 /** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pDependencies`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependencies` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
-  const s = (cudaGraphNodeGetDependencies$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
-  s.u64[0] = BigInt(0);
-  const asked = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, null, s.bytes);
-  if (asked !== 0) throw fail('cudaGraphNodeGetDependencies', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const pDependencies$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, pDependencies$, s.bytes);
-    if (status !== 0) throw fail('cudaGraphNodeGetDependencies', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(pDependencies$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  return (cudaGraphNodeGetDependencies$ ??= bind$cudaGraphNodeGetDependencies())(node);
 }
-let cudaGraphNodeGetDependentNodes$: Scratch | undefined;
-let cudaGraphNodeGetDependentNodes$c: NativeFunction | undefined;
+/** cudaGraphNodeGetDependencies around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphNodeGetDependencies(): typeof cudaGraphNodeGetDependencies {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphNodeGetDependencies(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cudaGraphNodeGetDependencies'))(node, null, s$bytes);
+    if (asked !== 0) throw fail('cudaGraphNodeGetDependencies', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const pDependencies$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cudaGraphNodeGetDependencies'))(node, pDependencies$, s$bytes);
+      if (status !== 0) throw fail('cudaGraphNodeGetDependencies', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(pDependencies$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  };
+}
+let cudaGraphNodeGetDependentNodes$: typeof cudaGraphNodeGetDependentNodes | undefined;
 /** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pDependentNodes`: out array of `cudaGraphNode_t`: its length asked first through `pNumDependentNodes` (capacity/count pair).
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): T.cudaGraphNode_t[] {
-  const s = (cudaGraphNodeGetDependentNodes$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
-  s.u64[0] = BigInt(0);
-  const asked = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, null, s.bytes);
-  if (asked !== 0) throw fail('cudaGraphNodeGetDependentNodes', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const pDependentNodes$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, pDependentNodes$, s.bytes);
-    if (status !== 0) throw fail('cudaGraphNodeGetDependentNodes', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(pDependentNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  return (cudaGraphNodeGetDependentNodes$ ??= bind$cudaGraphNodeGetDependentNodes())(node);
 }
-let cudaGraphNodeGetEnabled$: Scratch | undefined;
-let cudaGraphNodeGetEnabled$c: NativeFunction | undefined;
+/** cudaGraphNodeGetDependentNodes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphNodeGetDependentNodes(): typeof cudaGraphNodeGetDependentNodes {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphNodeGetDependentNodes(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, null, s$bytes);
+    if (asked !== 0) throw fail('cudaGraphNodeGetDependentNodes', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const pDependentNodes$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, pDependentNodes$, s$bytes);
+      if (status !== 0) throw fail('cudaGraphNodeGetDependentNodes', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(pDependentNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
+  };
+}
+let cudaGraphNodeGetEnabled$: typeof cudaGraphNodeGetEnabled | undefined;
 /** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `cudaGraphExec_t`.
  * @param hNode in `cudaGraphNode_t`.
  * @returns the value of `isEnabled`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null): number {
-  const s = (cudaGraphNodeGetEnabled$ ??= new Scratch(1));
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cudaGraphNodeGetEnabled$c ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, s.bytes);
-  if (status !== 0) throw fail('cudaGraphNodeGetEnabled', status);
-  return s.u32[0];
+  return (cudaGraphNodeGetEnabled$ ??= bind$cudaGraphNodeGetEnabled())(hGraphExec, hNode);
 }
-let cudaGraphNodeGetType$: Scratch | undefined;
-let cudaGraphNodeGetType$c: NativeFunction | undefined;
+/** cudaGraphNodeGetEnabled around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphNodeGetEnabled(): typeof cudaGraphNodeGetEnabled {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphNodeGetEnabled(hGraphExec, hNode) {
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, s$bytes);
+    if (status !== 0) throw fail('cudaGraphNodeGetEnabled', status);
+    return s$u32[0];
+  };
+}
+let cudaGraphNodeGetType$: typeof cudaGraphNodeGetType | undefined;
 /** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pType`: out `enum cudaGraphNodeType *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
-  const s = (cudaGraphNodeGetType$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
-  s.f64[0] = 0;
-  const status = (cudaGraphNodeGetType$c ??= binder.native('cudaGraphNodeGetType'))(node, s.bytes);
-  if (status !== 0) throw fail('cudaGraphNodeGetType', status);
-  return s.i32[0] as T.cudaGraphNodeType;
+  return (cudaGraphNodeGetType$ ??= bind$cudaGraphNodeGetType())(node);
+}
+/** cudaGraphNodeGetType around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphNodeGetType(): typeof cudaGraphNodeGetType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphNodeGetType(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaGraphNodeGetType'))(node, s$bytes);
+    if (status !== 0) throw fail('cudaGraphNodeGetType', status);
+    return s$i32[0] as T.cudaGraphNodeType;
+  };
 }
 let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

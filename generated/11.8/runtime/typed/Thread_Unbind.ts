@@ -8,19 +8,26 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaThreadExchangeStreamCaptureMode$: Scratch | undefined;
-let cudaThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
+let cudaThreadExchangeStreamCaptureMode$: typeof cudaThreadExchangeStreamCaptureMode | undefined;
 /** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param mode in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
  * @returns the value of `mode`: in/out `enum cudaStreamCaptureMode *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMode): T.cudaStreamCaptureMode {
-  const s = (cudaThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
-  if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
-  s.f64[0] = 0; s.u32[0] = mode;
-  const status = (cudaThreadExchangeStreamCaptureMode$c ??= binder.nativeFixed('cudaThreadExchangeStreamCaptureMode', [s.bytes]))();
-  if (status !== 0) throw fail('cudaThreadExchangeStreamCaptureMode', status);
-  return s.u32[0] as T.cudaStreamCaptureMode;
+  return (cudaThreadExchangeStreamCaptureMode$ ??= bind$cudaThreadExchangeStreamCaptureMode())(mode);
+}
+/** cudaThreadExchangeStreamCaptureMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaThreadExchangeStreamCaptureMode(): typeof cudaThreadExchangeStreamCaptureMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cudaThreadExchangeStreamCaptureMode(mode) {
+    if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
+    s$f64[0] = 0; s$u32[0] = mode;
+    const status = (native$ ??= binder.nativeFixed('cudaThreadExchangeStreamCaptureMode', [s$bytes]))();
+    if (status !== 0) throw fail('cudaThreadExchangeStreamCaptureMode', status);
+    return s$u32[0] as T.cudaStreamCaptureMode;
+  };
 }
 let cudaThreadExit$c: NativeFunction | undefined;
 /** `cudaError_t cudaThreadExit(void)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -30,33 +37,47 @@ export function cudaThreadExit(): void {
   const status = (cudaThreadExit$c ??= binder.native('cudaThreadExit'))();
   if (status !== 0) throw fail('cudaThreadExit', status);
 }
-let cudaThreadGetCacheConfig$: Scratch | undefined;
-let cudaThreadGetCacheConfig$c: NativeFunction | undefined;
+let cudaThreadGetCacheConfig$: typeof cudaThreadGetCacheConfig | undefined;
 /** `cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetCacheConfig(): T.cudaFuncCache {
-  const s = (cudaThreadGetCacheConfig$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaThreadGetCacheConfig$c ??= binder.nativeFixed('cudaThreadGetCacheConfig', [s.bytes]))();
-  if (status !== 0) throw fail('cudaThreadGetCacheConfig', status);
-  return s.i32[0] as T.cudaFuncCache;
+  return (cudaThreadGetCacheConfig$ ??= bind$cudaThreadGetCacheConfig())();
 }
-let cudaThreadGetLimit$: Scratch | undefined;
-let cudaThreadGetLimit$c: NativeFunction | undefined;
+/** cudaThreadGetCacheConfig around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaThreadGetCacheConfig(): typeof cudaThreadGetCacheConfig {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaThreadGetCacheConfig', [s.bytes]);
+  return function cudaThreadGetCacheConfig() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaThreadGetCacheConfig', status);
+    return s$i32[0] as T.cudaFuncCache;
+  };
+}
+let cudaThreadGetLimit$: typeof cudaThreadGetLimit | undefined;
 /** `cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `enum cudaLimit`.
  * @returns the value of `pValue`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_THREAD_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__THREAD__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadGetLimit(limit: T.cudaLimit): number {
-  const s = (cudaThreadGetLimit$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadGetLimit', 'limit', 'i32', limit);
-  const status = (cudaThreadGetLimit$c ??= binder.native('cudaThreadGetLimit'))(s.bytes, limit);
-  if (status !== 0) throw fail('cudaThreadGetLimit', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaThreadGetLimit$ ??= bind$cudaThreadGetLimit())(limit);
+}
+/** cudaThreadGetLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaThreadGetLimit(): typeof cudaThreadGetLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaThreadGetLimit(limit) {
+    s$f64[0] = 0;
+    if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadGetLimit', 'limit', 'i32', limit);
+    const status = (native$ ??= binder.native('cudaThreadGetLimit'))(s$bytes, limit);
+    if (status !== 0) throw fail('cudaThreadGetLimit', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
 /** `cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

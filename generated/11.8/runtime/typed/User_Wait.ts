@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaUserObjectCreate$: Scratch | undefined;
-let cudaUserObjectCreate$c: NativeFunction | undefined;
+let cudaUserObjectCreate$: typeof cudaUserObjectCreate | undefined;
 /** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 11.8 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `void *`: address or host buffer, or null.
  * @param destroy in C callback `cudaHostFn_t`; null allowed.
@@ -18,20 +17,28 @@ let cudaUserObjectCreate$c: NativeFunction | undefined;
  * @returns the value of `object_out`: out `cudaUserObject_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
-  const s = (cudaUserObjectCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
-  if (typeof destroy !== 'function') callbackArg('cudaUserObjectCreate', 'destroy', destroy, true);
-  if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
-  const native = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'));
-  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
-  const status = native(s.bytes, ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
-  if (status !== 0) {
-    destroy$cb?.cancel(); // refused: it will never run
-    throw fail('cudaUserObjectCreate', status);
-  }
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaUserObject_t;
+  return (cudaUserObjectCreate$ ??= bind$cudaUserObjectCreate())(ptr, destroy, initialRefcount, flags);
+}
+/** cudaUserObjectCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaUserObjectCreate(ptr, destroy, initialRefcount, flags) {
+    s$f64[0] = 0;
+    pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
+    if (typeof destroy !== 'function') callbackArg('cudaUserObjectCreate', 'destroy', destroy, true);
+    if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
+    const native = (native$ ??= binder.native('cudaUserObjectCreate'));
+    const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
+    const status = native(s$bytes, ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+    if (status !== 0) {
+      destroy$cb?.cancel(); // refused: it will never run
+      throw fail('cudaUserObjectCreate', status);
+    }
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaUserObject_t;
+  };
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
 /** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 11.8 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,16 +8,23 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cufftCreate$: Scratch | undefined;
-let cufftCreate$c: NativeFunction | undefined;
+let cufftCreate$: typeof cufftCreate | undefined;
 /** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cufftHandle *`. */
 export function cufftCreate(): number {
-  const s = (cufftCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cufftCreate$c ??= binder.nativeFixed('cufftCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cufftCreate', status);
-  return s.i32[0];
+  return (cufftCreate$ ??= bind$cufftCreate())();
+}
+/** cufftCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftCreate(): typeof cufftCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cufftCreate', [s.bytes]);
+  return function cufftCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cufftCreate', status);
+    return s$i32[0];
+  };
 }
 let cufftDestroy$c: NativeFunction | undefined;
 /** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
@@ -27,42 +34,55 @@ export function cufftDestroy(plan: number): void {
   const status = (cufftDestroy$c ??= binder.native('cufftDestroy'))(plan);
   if (status !== 0) throw fail('cufftDestroy', status);
 }
-let cufftEstimate1d$: Scratch | undefined;
-let cufftEstimate1d$c: NativeFunction | undefined;
+let cufftEstimate1d$: typeof cufftEstimate1d | undefined;
 /** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param nx in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): number {
-  const s = (cufftEstimate1d$ ??= new Scratch(1));
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate1d', 'nx', 'i32', nx);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate1d', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimate1d', 'batch', 'i32', batch);
-  s.f64[0] = 0;
-  const status = (cufftEstimate1d$c ??= binder.native('cufftEstimate1d'))(nx, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftEstimate1d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftEstimate1d$ ??= bind$cufftEstimate1d())(nx, type, batch);
 }
-let cufftEstimate2d$: Scratch | undefined;
-let cufftEstimate2d$c: NativeFunction | undefined;
+/** cufftEstimate1d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftEstimate1d(): typeof cufftEstimate1d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftEstimate1d(nx, type, batch) {
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate1d', 'nx', 'i32', nx);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate1d', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimate1d', 'batch', 'i32', batch);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftEstimate1d'))(nx, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftEstimate1d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftEstimate2d$: typeof cufftEstimate2d | undefined;
 /** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param nx in `int`.
  * @param ny in `int`.
  * @param type in `cufftType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): number {
-  const s = (cufftEstimate2d$ ??= new Scratch(1));
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate2d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate2d', 'ny', 'i32', ny);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate2d', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cufftEstimate2d$c ??= binder.native('cufftEstimate2d'))(nx, ny, type, s.bytes);
-  if (status !== 0) throw fail('cufftEstimate2d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftEstimate2d$ ??= bind$cufftEstimate2d())(nx, ny, type);
 }
-let cufftEstimate3d$: Scratch | undefined;
-let cufftEstimate3d$c: NativeFunction | undefined;
+/** cufftEstimate2d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftEstimate2d(): typeof cufftEstimate2d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftEstimate2d(nx, ny, type) {
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate2d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate2d', 'ny', 'i32', ny);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate2d', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftEstimate2d'))(nx, ny, type, s$bytes);
+    if (status !== 0) throw fail('cufftEstimate2d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftEstimate3d$: typeof cufftEstimate3d | undefined;
 /** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param nx in `int`.
  * @param ny in `int`.
@@ -70,18 +90,25 @@ let cufftEstimate3d$c: NativeFunction | undefined;
  * @param type in `cufftType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
-  const s = (cufftEstimate3d$ ??= new Scratch(1));
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate3d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate3d', 'ny', 'i32', ny);
-  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftEstimate3d', 'nz', 'i32', nz);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate3d', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cufftEstimate3d$c ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, s.bytes);
-  if (status !== 0) throw fail('cufftEstimate3d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftEstimate3d$ ??= bind$cufftEstimate3d())(nx, ny, nz, type);
 }
-let cufftEstimateMany$: Scratch | undefined;
-let cufftEstimateMany$c: NativeFunction | undefined;
+/** cufftEstimate3d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftEstimate3d(): typeof cufftEstimate3d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftEstimate3d(nx, ny, nz, type) {
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate3d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate3d', 'ny', 'i32', ny);
+    if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftEstimate3d', 'nz', 'i32', nz);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate3d', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, s$bytes);
+    if (status !== 0) throw fail('cufftEstimate3d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftEstimateMany$: typeof cufftEstimateMany | undefined;
 /** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param rank in `int`.
  * @param n_ in `int *`: address or host buffer, or null.
@@ -95,21 +122,29 @@ let cufftEstimateMany$c: NativeFunction | undefined;
  * @param batch in `int`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
-  const s = (cufftEstimateMany$ ??= new Scratch(1));
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftEstimateMany', 'rank', 'i32', rank);
-  pointerArg('cufftEstimateMany', 'n', n_, true);
-  pointerArg('cufftEstimateMany', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftEstimateMany', 'istride', 'i32', istride);
-  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftEstimateMany', 'idist', 'i32', idist);
-  pointerArg('cufftEstimateMany', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftEstimateMany', 'ostride', 'i32', ostride);
-  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftEstimateMany', 'odist', 'i32', odist);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimateMany', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimateMany', 'batch', 'i32', batch);
-  s.f64[0] = 0;
-  const status = (cufftEstimateMany$c ??= binder.native('cufftEstimateMany'))(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftEstimateMany', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftEstimateMany$ ??= bind$cufftEstimateMany())(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
+}
+/** cufftEstimateMany around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftEstimateMany(): typeof cufftEstimateMany {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftEstimateMany(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftEstimateMany', 'rank', 'i32', rank);
+    pointerArg('cufftEstimateMany', 'n', n_, true);
+    pointerArg('cufftEstimateMany', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftEstimateMany', 'istride', 'i32', istride);
+    if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftEstimateMany', 'idist', 'i32', idist);
+    pointerArg('cufftEstimateMany', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftEstimateMany', 'ostride', 'i32', ostride);
+    if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftEstimateMany', 'odist', 'i32', odist);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimateMany', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftEstimateMany', 'batch', 'i32', batch);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftEstimateMany'))(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftEstimateMany', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cufftExecC2C$c: NativeFunction | undefined;
 /** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.5 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.

@@ -25,35 +25,49 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   const result = (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
   return result;
 }
-let cuFileBatchIOGetStatus$: Scratch | undefined;
-let cuFileBatchIOGetStatus$c: NativeFunction | undefined;
+let cuFileBatchIOGetStatus$: typeof cuFileBatchIOGetStatus | undefined;
 /** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
  * @param min_nr in `unsigned int`.
  * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
-  const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
-  pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
-  if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
-  s.f64[0] = 0;
-  const iocbp$ = new Uint8Array(24);
-  const timeout$ = new Uint8Array(16);
-  const status = ((cuFileBatchIOGetStatus$c ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s.bytes, iocbp$, timeout$) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileBatchIOGetStatus', status);
-  return { nr: s.u32[0], iocbp: decodeRecord<T.CUfileIOEvents>(records.CUfileIOEvents(), iocbp$), timeout: decodeRecord<T.timespec>(records.timespec(), timeout$) };
+  return (cuFileBatchIOGetStatus$ ??= bind$cuFileBatchIOGetStatus())(batch_idp, min_nr);
 }
-let cuFileBatchIOSetUp$: Scratch | undefined;
-let cuFileBatchIOSetUp$c: NativeFunction | undefined;
+/** cuFileBatchIOGetStatus around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileBatchIOGetStatus(): typeof cuFileBatchIOGetStatus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileBatchIOGetStatus(batch_idp, min_nr) {
+    pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
+    if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
+    s$f64[0] = 0;
+    const iocbp$ = new Uint8Array(24);
+    const timeout$ = new Uint8Array(16);
+    const status = ((native$ ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s$bytes, iocbp$, timeout$) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileBatchIOGetStatus', status);
+    return { nr: s$u32[0], iocbp: decodeRecord<T.CUfileIOEvents>(records.CUfileIOEvents(), iocbp$), timeout: decodeRecord<T.timespec>(records.timespec(), timeout$) };
+  };
+}
+let cuFileBatchIOSetUp$: typeof cuFileBatchIOSetUp | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param nr in `unsigned int`.
  * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
-  const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
-  const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.bytes, nr) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuFileBatchIOSetUp$ ??= bind$cuFileBatchIOSetUp())(nr);
+}
+/** cuFileBatchIOSetUp around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileBatchIOSetUp(): typeof cuFileBatchIOSetUp {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileBatchIOSetUp(nr) {
+    s$f64[0] = 0;
+    if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
+    const status = ((native$ ??= binder.native('cuFileBatchIOSetUp'))(s$bytes, nr) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -142,17 +156,24 @@ export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.In
   const status = ((cuFileDriverSetPollMode$c ??= binder.native('cuFileDriverSetPollMode'))(poll, poll_threshold_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetPollMode', status);
 }
-let cuFileGetVersion$: Scratch | undefined;
-let cuFileGetVersion$c: NativeFunction | undefined;
+let cuFileGetVersion$: typeof cuFileGetVersion | undefined;
 /** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`.
  * @remarks Since CUDA 12.5. */
 export function cuFileGetVersion(): number {
-  const s = (cuFileGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = ((cuFileGetVersion$c ??= binder.nativeFixed('cuFileGetVersion', [s.bytes]))() as { err: number }).err;
-  if (status !== 0) throw fail('cuFileGetVersion', status);
-  return s.i32[0];
+  return (cuFileGetVersion$ ??= bind$cuFileGetVersion())();
+}
+/** cuFileGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileGetVersion(): typeof cuFileGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuFileGetVersion', [s.bytes]);
+  return function cuFileGetVersion() {
+    s$f64[0] = 0;
+    const status = (native() as { err: number }).err;
+    if (status !== 0) throw fail('cuFileGetVersion', status);
+    return s$i32[0];
+  };
 }
 let cuFileHandleDeregister$c: NativeFunction | undefined;
 /** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 12.5
@@ -163,18 +184,25 @@ export function cuFileHandleDeregister(fh: T.Pointer): void {
   const result = (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
   return result;
 }
-let cuFileHandleRegister$: Scratch | undefined;
-let cuFileHandleRegister$c: NativeFunction | undefined;
+let cuFileHandleRegister$: typeof cuFileHandleRegister | undefined;
 /** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 12.5 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param descr in `CUfileDescr_t *`: a `CUfileDescr_t` object or its bytes.
  * @returns the value of `fh`: out `CUfileHandle_t *`. */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
-  const s = (cuFileHandleRegister$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
-  const status = ((cuFileHandleRegister$c ??= binder.native('cuFileHandleRegister'))(s.bytes, descr$) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileHandleRegister', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuFileHandleRegister$ ??= bind$cuFileHandleRegister())(descr);
+}
+/** cuFileHandleRegister around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileHandleRegister(): typeof cuFileHandleRegister {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileHandleRegister(descr) {
+    s$f64[0] = 0;
+    const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
+    const status = ((native$ ??= binder.native('cuFileHandleRegister'))(s$bytes, descr$) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileHandleRegister', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuFileRead$c: NativeFunction | undefined;
 /** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 12.5

@@ -28,41 +28,55 @@ export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
   const status = (cuptiSetThreadIdType$c ??= binder.native('cuptiSetThreadIdType'))(type);
   if (status !== 0) throw fail('cuptiSetThreadIdType', status);
 }
-let cuptiSubscribe$: Scratch | undefined;
-let cuptiSubscribe$c: NativeFunction | undefined;
+let cuptiSubscribe$: typeof cuptiSubscribe | undefined;
 /** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 12.5 Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param callback in C callback `CUpti_CallbackFunc`; null allowed.
  * @param userdata in `void *`: address or host buffer, or null.
  * @returns the value of `subscriber`: out `CUpti_SubscriberHandle *`.
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSubscribe(callback: T.Pointer, userdata: T.Pointer): T.CUpti_SubscriberHandle {
-  const s = (cuptiSubscribe$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  callbackArg('cuptiSubscribe', 'callback', callback, true);
-  pointerArg('cuptiSubscribe', 'userdata', userdata, true);
-  const status = (cuptiSubscribe$c ??= binder.native('cuptiSubscribe'))(s.bytes, callback, userdata);
-  if (status !== 0) throw fail('cuptiSubscribe', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUpti_SubscriberHandle;
+  return (cuptiSubscribe$ ??= bind$cuptiSubscribe())(callback, userdata);
 }
-let cuptiSupportedDomains$: Scratch | undefined;
-let cuptiSupportedDomains$c: NativeFunction | undefined;
+/** cuptiSubscribe around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiSubscribe(): typeof cuptiSubscribe {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiSubscribe(callback, userdata) {
+    s$f64[0] = 0;
+    callbackArg('cuptiSubscribe', 'callback', callback, true);
+    pointerArg('cuptiSubscribe', 'userdata', userdata, true);
+    const status = (native$ ??= binder.native('cuptiSubscribe'))(s$bytes, callback, userdata);
+    if (status !== 0) throw fail('cuptiSubscribe', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUpti_SubscriberHandle;
+  };
+}
+let cuptiSupportedDomains$: typeof cuptiSupportedDomains | undefined;
 /** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `domainTable`: out array of address: its length asked first through `domainCount` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiSupportedDomains(): number[] {
-  const s = (cuptiSupportedDomains$ ??= new Scratch(1));
-  s.u64[0] = BigInt(0);
-  const asked = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.bytes, null);
-  if (asked !== 0) throw fail('cuptiSupportedDomains', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const domainTable$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.bytes, domainTable$);
-    if (status !== 0) throw fail('cuptiSupportedDomains', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(domainTable$.subarray(0, n), (x) => Number(x) as number);
+  return (cuptiSupportedDomains$ ??= bind$cuptiSupportedDomains())();
+}
+/** cuptiSupportedDomains around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiSupportedDomains(): typeof cuptiSupportedDomains {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  const native: NativeFunction = binder.native('cuptiSupportedDomains');
+  return function cuptiSupportedDomains() {
+    s$u64[0] = BigInt(0);
+    const asked = native(s$bytes, null);
+    if (asked !== 0) throw fail('cuptiSupportedDomains', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const domainTable$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = native(s$bytes, domainTable$);
+      if (status !== 0) throw fail('cuptiSupportedDomains', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(domainTable$.subarray(0, n), (x) => Number(x) as number);
+  };
 }
 let cuptiUnsubscribe$c: NativeFunction | undefined;
 /** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 12.5 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnChegvdx$: Scratch | undefined;
-let cusolverDnChegvdx$c: NativeFunction | undefined;
+let cusolverDnChegvdx$: typeof cusolverDnChegvdx | undefined;
 /** `cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -31,32 +30,39 @@ let cusolverDnChegvdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnChegvdx(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnChegvdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvdx', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvdx', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnChegvdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnChegvdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvdx', 'lda', 'i32', lda);
-  pointerArg('cusolverDnChegvdx', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvdx', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnChegvdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnChegvdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnChegvdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnChegvdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnChegvdx', 'W', W, true);
-  pointerArg('cusolverDnChegvdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnChegvdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnChegvdx', 'info', info, true);
-  const status = (cusolverDnChegvdx$c ??= binder.native('cusolverDnChegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnChegvdx', status);
-  return s.i32[0];
+  return (cusolverDnChegvdx$ ??= bind$cusolverDnChegvdx())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnChegvdx_bufferSize$: Scratch | undefined;
-let cusolverDnChegvdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnChegvdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnChegvdx(): typeof cusolverDnChegvdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnChegvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvdx', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvdx', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnChegvdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnChegvdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvdx', 'lda', 'i32', lda);
+    pointerArg('cusolverDnChegvdx', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvdx', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnChegvdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnChegvdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnChegvdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnChegvdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnChegvdx', 'W', W, true);
+    pointerArg('cusolverDnChegvdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnChegvdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnChegvdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnChegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnChegvdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnChegvdx_bufferSize$: typeof cusolverDnChegvdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -75,27 +81,35 @@ let cusolverDnChegvdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnChegvdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvdx_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnChegvdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnChegvdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvdx_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnChegvdx_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvdx_bufferSize', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnChegvdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnChegvdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnChegvdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnChegvdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnChegvdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnChegvdx_bufferSize$c ??= binder.native('cusolverDnChegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnChegvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnChegvdx_bufferSize$ ??= bind$cusolverDnChegvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
+}
+/** cusolverDnChegvdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnChegvdx_bufferSize(): typeof cusolverDnChegvdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvdx_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnChegvdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnChegvdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvdx_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnChegvdx_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvdx_bufferSize', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnChegvdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnChegvdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnChegvdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnChegvdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnChegvdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnChegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnChegvdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }
 let cusolverDnChegvj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -131,8 +145,7 @@ export function cusolverDnChegvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnChegvj$c ??= binder.native('cusolverDnChegvj'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnChegvj', status);
 }
-let cusolverDnChegvj_bufferSize$: Scratch | undefined;
-let cusolverDnChegvj_bufferSize$c: NativeFunction | undefined;
+let cusolverDnChegvj_bufferSize$: typeof cusolverDnChegvj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -147,22 +160,30 @@ let cusolverDnChegvj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnChegvj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvj_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnChegvj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnChegvj_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvj_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnChegvj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnChegvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnChegvj_bufferSize$c ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnChegvj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnChegvj_bufferSize$ ??= bind$cusolverDnChegvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
+}
+/** cusolverDnChegvj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnChegvj_bufferSize(): typeof cusolverDnChegvj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnChegvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvj_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnChegvj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnChegvj_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvj_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnChegvj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnChegvj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnChegvj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnChetrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -192,8 +213,7 @@ export function cusolverDnChetrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnChetrd$c ??= binder.native('cusolverDnChetrd'))(handle, uplo, n_, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnChetrd', status);
 }
-let cusolverDnChetrd_bufferSize$: Scratch | undefined;
-let cusolverDnChetrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnChetrd_bufferSize$: typeof cusolverDnChetrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -205,19 +225,27 @@ let cusolverDnChetrd_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
-  const s = (cusolverDnChetrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChetrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChetrd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChetrd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnChetrd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChetrd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnChetrd_bufferSize', 'd', d, true);
-  pointerArg('cusolverDnChetrd_bufferSize', 'e', e, true);
-  pointerArg('cusolverDnChetrd_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnChetrd_bufferSize$c ??= binder.native('cusolverDnChetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnChetrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnChetrd_bufferSize$ ??= bind$cusolverDnChetrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
+}
+/** cusolverDnChetrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnChetrd_bufferSize(): typeof cusolverDnChetrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnChetrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChetrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChetrd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChetrd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnChetrd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChetrd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnChetrd_bufferSize', 'd', d, true);
+    pointerArg('cusolverDnChetrd_bufferSize', 'e', e, true);
+    pointerArg('cusolverDnChetrd_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnChetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnChetrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnClaswp$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -263,8 +291,7 @@ export function cusolverDnClauum(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnClauum$c ??= binder.native('cusolverDnClauum'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnClauum', status);
 }
-let cusolverDnClauum_bufferSize$: Scratch | undefined;
-let cusolverDnClauum_bufferSize$c: NativeFunction | undefined;
+let cusolverDnClauum_bufferSize$: typeof cusolverDnClauum_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -273,14 +300,22 @@ let cusolverDnClauum_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnClauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnClauum_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnClauum_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnClauum_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnClauum_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnClauum_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnClauum_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnClauum_bufferSize$c ??= binder.native('cusolverDnClauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnClauum_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnClauum_bufferSize$ ??= bind$cusolverDnClauum_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnClauum_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnClauum_bufferSize(): typeof cusolverDnClauum_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnClauum_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnClauum_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnClauum_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnClauum_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnClauum_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnClauum_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnClauum_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnClauum_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -50,8 +50,7 @@ export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   const status = (cusolverDnCpotrfBatched$c ??= binder.native('cusolverDnCpotrfBatched'))(handle, uplo, n_, Aarray, lda, infoArray, batchSize);
   if (status !== 0) throw fail('cusolverDnCpotrfBatched', status);
 }
-let cusolverDnCpotrf_bufferSize$: Scratch | undefined;
-let cusolverDnCpotrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCpotrf_bufferSize$: typeof cusolverDnCpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -60,16 +59,24 @@ let cusolverDnCpotrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnCpotrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCpotrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnCpotrf_bufferSize$c ??= binder.native('cusolverDnCpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCpotrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCpotrf_bufferSize$ ??= bind$cusolverDnCpotrf_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnCpotrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCpotrf_bufferSize(): typeof cusolverDnCpotrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCpotrf_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCpotrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCpotrf_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCpotrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCpotri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -93,8 +100,7 @@ export function cusolverDnCpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnCpotri$c ??= binder.native('cusolverDnCpotri'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCpotri', status);
 }
-let cusolverDnCpotri_bufferSize$: Scratch | undefined;
-let cusolverDnCpotri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCpotri_bufferSize$: typeof cusolverDnCpotri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -103,16 +109,24 @@ let cusolverDnCpotri_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnCpotri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCpotri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotri_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnCpotri_bufferSize$c ??= binder.native('cusolverDnCpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCpotri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCpotri_bufferSize$ ??= bind$cusolverDnCpotri_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnCpotri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCpotri_bufferSize(): typeof cusolverDnCpotri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCpotri_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCpotri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCpotri_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCpotri_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCpotri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -164,47 +178,75 @@ export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, upl
   const status = (cusolverDnCpotrsBatched$c ??= binder.native('cusolverDnCpotrsBatched'))(handle, uplo, n_, nrhs, A, lda, B, ldb, d_info, batchSize);
   if (status !== 0) throw fail('cusolverDnCpotrsBatched', status);
 }
-let cusolverDnCreate$: Scratch | undefined;
-let cusolverDnCreate$c: NativeFunction | undefined;
+let cusolverDnCreate$: typeof cusolverDnCreate | undefined;
 /** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cusolverDnHandle_t *`. */
 export function cusolverDnCreate(): T.cusolverDnHandle_t {
-  const s = (cusolverDnCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverDnCreate$c ??= binder.nativeFixed('cusolverDnCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverDnCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnHandle_t;
+  return (cusolverDnCreate$ ??= bind$cusolverDnCreate())();
 }
-let cusolverDnCreateGesvdjInfo$: Scratch | undefined;
-let cusolverDnCreateGesvdjInfo$c: NativeFunction | undefined;
+/** cusolverDnCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCreate(): typeof cusolverDnCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverDnCreate', [s.bytes]);
+  return function cusolverDnCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverDnCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnHandle_t;
+  };
+}
+let cusolverDnCreateGesvdjInfo$: typeof cusolverDnCreateGesvdjInfo | undefined;
 /** `cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `gesvdjInfo_t *`. */
 export function cusolverDnCreateGesvdjInfo(): T.gesvdjInfo_t {
-  const s = (cusolverDnCreateGesvdjInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverDnCreateGesvdjInfo$c ??= binder.nativeFixed('cusolverDnCreateGesvdjInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverDnCreateGesvdjInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.gesvdjInfo_t;
+  return (cusolverDnCreateGesvdjInfo$ ??= bind$cusolverDnCreateGesvdjInfo())();
 }
-let cusolverDnCreateParams$: Scratch | undefined;
-let cusolverDnCreateParams$c: NativeFunction | undefined;
+/** cusolverDnCreateGesvdjInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCreateGesvdjInfo(): typeof cusolverDnCreateGesvdjInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverDnCreateGesvdjInfo', [s.bytes]);
+  return function cusolverDnCreateGesvdjInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverDnCreateGesvdjInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.gesvdjInfo_t;
+  };
+}
+let cusolverDnCreateParams$: typeof cusolverDnCreateParams | undefined;
 /** `cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `params`: out `cusolverDnParams_t *`. */
 export function cusolverDnCreateParams(): T.cusolverDnParams_t {
-  const s = (cusolverDnCreateParams$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverDnCreateParams$c ??= binder.nativeFixed('cusolverDnCreateParams', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverDnCreateParams', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnParams_t;
+  return (cusolverDnCreateParams$ ??= bind$cusolverDnCreateParams())();
 }
-let cusolverDnCreateSyevjInfo$: Scratch | undefined;
-let cusolverDnCreateSyevjInfo$c: NativeFunction | undefined;
+/** cusolverDnCreateParams around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCreateParams(): typeof cusolverDnCreateParams {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverDnCreateParams', [s.bytes]);
+  return function cusolverDnCreateParams() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverDnCreateParams', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnParams_t;
+  };
+}
+let cusolverDnCreateSyevjInfo$: typeof cusolverDnCreateSyevjInfo | undefined;
 /** `cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `syevjInfo_t *`. */
 export function cusolverDnCreateSyevjInfo(): T.syevjInfo_t {
-  const s = (cusolverDnCreateSyevjInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverDnCreateSyevjInfo$c ??= binder.nativeFixed('cusolverDnCreateSyevjInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverDnCreateSyevjInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.syevjInfo_t;
+  return (cusolverDnCreateSyevjInfo$ ??= bind$cusolverDnCreateSyevjInfo())();
+}
+/** cusolverDnCreateSyevjInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCreateSyevjInfo(): typeof cusolverDnCreateSyevjInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverDnCreateSyevjInfo', [s.bytes]);
+  return function cusolverDnCreateSyevjInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverDnCreateSyevjInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.syevjInfo_t;
+  };
 }

@@ -30,8 +30,7 @@ export function cusolverDnDgetrf(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnDgetrf$c ??= binder.native('cusolverDnDgetrf'))(handle, m, n_, A, lda, Workspace, devIpiv, devInfo);
   if (status !== 0) throw fail('cusolverDnDgetrf', status);
 }
-let cusolverDnDgetrf_bufferSize$: Scratch | undefined;
-let cusolverDnDgetrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDgetrf_bufferSize$: typeof cusolverDnDgetrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -40,16 +39,24 @@ let cusolverDnDgetrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnDgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnDgetrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgetrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgetrf_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgetrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDgetrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgetrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnDgetrf_bufferSize$c ??= binder.native('cusolverDnDgetrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDgetrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDgetrf_bufferSize$ ??= bind$cusolverDnDgetrf_bufferSize())(handle, m, n_, A, lda);
+}
+/** cusolverDnDgetrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDgetrf_bufferSize(): typeof cusolverDnDgetrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDgetrf_bufferSize(handle, m, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgetrf_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgetrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDgetrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgetrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDgetrf_bufferSize'))(handle, m, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDgetrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -121,8 +128,7 @@ export function cusolverDnDlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnDlauum$c ??= binder.native('cusolverDnDlauum'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDlauum', status);
 }
-let cusolverDnDlauum_bufferSize$: Scratch | undefined;
-let cusolverDnDlauum_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDlauum_bufferSize$: typeof cusolverDnDlauum_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -131,16 +137,24 @@ let cusolverDnDlauum_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnDlauum_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDlauum_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDlauum_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDlauum_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDlauum_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDlauum_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnDlauum_bufferSize$c ??= binder.native('cusolverDnDlauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDlauum_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDlauum_bufferSize$ ??= bind$cusolverDnDlauum_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnDlauum_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDlauum_bufferSize(): typeof cusolverDnDlauum_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDlauum_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDlauum_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDlauum_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDlauum_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDlauum_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDlauum_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDlauum_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDlauum_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDorgbr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -170,8 +184,7 @@ export function cusolverDnDorgbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnDorgbr$c ??= binder.native('cusolverDnDorgbr'))(handle, side, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDorgbr', status);
 }
-let cusolverDnDorgbr_bufferSize$: Scratch | undefined;
-let cusolverDnDorgbr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDorgbr_bufferSize$: typeof cusolverDnDorgbr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -183,17 +196,25 @@ let cusolverDnDorgbr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDorgbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnDorgbr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgbr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDorgbr_bufferSize', 'side', 'i32', side);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgbr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgbr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgbr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnDorgbr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgbr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDorgbr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDorgbr_bufferSize$c ??= binder.native('cusolverDnDorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDorgbr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDorgbr_bufferSize$ ??= bind$cusolverDnDorgbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
+}
+/** cusolverDnDorgbr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDorgbr_bufferSize(): typeof cusolverDnDorgbr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDorgbr_bufferSize(handle, side, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgbr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDorgbr_bufferSize', 'side', 'i32', side);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgbr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgbr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgbr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnDorgbr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgbr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDorgbr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDorgbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDorgbr_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -34,8 +34,7 @@ export function cusolverDnDorgqr(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnDorgqr$c ??= binder.native('cusolverDnDorgqr'))(handle, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDorgqr', status);
 }
-let cusolverDnDorgqr_bufferSize$: Scratch | undefined;
-let cusolverDnDorgqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDorgqr_bufferSize$: typeof cusolverDnDorgqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -46,18 +45,26 @@ let cusolverDnDorgqr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDorgqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnDorgqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnDorgqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDorgqr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDorgqr_bufferSize$c ??= binder.native('cusolverDnDorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDorgqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDorgqr_bufferSize$ ??= bind$cusolverDnDorgqr_bufferSize())(handle, m, n_, k, A, lda, tau);
+}
+/** cusolverDnDorgqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDorgqr_bufferSize(): typeof cusolverDnDorgqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDorgqr_bufferSize(handle, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnDorgqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDorgqr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDorgqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDorgqr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDorgtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -83,8 +90,7 @@ export function cusolverDnDorgtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnDorgtr$c ??= binder.native('cusolverDnDorgtr'))(handle, uplo, n_, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDorgtr', status);
 }
-let cusolverDnDorgtr_bufferSize$: Scratch | undefined;
-let cusolverDnDorgtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDorgtr_bufferSize$: typeof cusolverDnDorgtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -94,17 +100,25 @@ let cusolverDnDorgtr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDorgtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnDorgtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDorgtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDorgtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDorgtr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDorgtr_bufferSize$c ??= binder.native('cusolverDnDorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDorgtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDorgtr_bufferSize$ ??= bind$cusolverDnDorgtr_bufferSize())(handle, uplo, n_, A, lda, tau);
+}
+/** cusolverDnDorgtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDorgtr_bufferSize(): typeof cusolverDnDorgtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDorgtr_bufferSize(handle, uplo, n_, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDorgtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDorgtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDorgtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDorgtr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDorgtr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDormqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -140,8 +154,7 @@ export function cusolverDnDormqr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnDormqr$c ??= binder.native('cusolverDnDormqr'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDormqr', status);
 }
-let cusolverDnDormqr_bufferSize$: Scratch | undefined;
-let cusolverDnDormqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDormqr_bufferSize$: typeof cusolverDnDormqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -156,22 +169,30 @@ let cusolverDnDormqr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDormqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnDormqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormqr_bufferSize', 'side', 'i32', side);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormqr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDormqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDormqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDormqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnDormqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDormqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDormqr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnDormqr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnDormqr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnDormqr_bufferSize$c ??= binder.native('cusolverDnDormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDormqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDormqr_bufferSize$ ??= bind$cusolverDnDormqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
+}
+/** cusolverDnDormqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDormqr_bufferSize(): typeof cusolverDnDormqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDormqr_bufferSize(handle, side, trans, m, n_, k, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormqr_bufferSize', 'side', 'i32', side);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormqr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDormqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDormqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDormqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnDormqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDormqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDormqr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnDormqr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnDormqr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDormqr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDormtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -207,8 +228,7 @@ export function cusolverDnDormtr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnDormtr$c ??= binder.native('cusolverDnDormtr'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDormtr', status);
 }
-let cusolverDnDormtr_bufferSize$: Scratch | undefined;
-let cusolverDnDormtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDormtr_bufferSize$: typeof cusolverDnDormtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -223,20 +243,28 @@ let cusolverDnDormtr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDormtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnDormtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormtr_bufferSize', 'side', 'i32', side);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDormtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormtr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDormtr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDormtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDormtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDormtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDormtr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnDormtr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnDormtr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnDormtr_bufferSize$c ??= binder.native('cusolverDnDormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDormtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDormtr_bufferSize$ ??= bind$cusolverDnDormtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
+}
+/** cusolverDnDormtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDormtr_bufferSize(): typeof cusolverDnDormtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDormtr_bufferSize(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormtr_bufferSize', 'side', 'i32', side);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDormtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormtr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDormtr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDormtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDormtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDormtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDormtr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnDormtr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnDormtr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDormtr_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnDsyevdx$: Scratch | undefined;
-let cusolverDnDsyevdx$c: NativeFunction | undefined;
+let cusolverDnDsyevdx$: typeof cusolverDnDsyevdx | undefined;
 /** `cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -28,29 +27,36 @@ let cusolverDnDsyevdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnDsyevdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevdx', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsyevdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsyevdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevdx', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnDsyevdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnDsyevdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsyevdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsyevdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDsyevdx', 'W', W, true);
-  pointerArg('cusolverDnDsyevdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDsyevdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnDsyevdx', 'info', info, true);
-  const status = (cusolverDnDsyevdx$c ??= binder.native('cusolverDnDsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnDsyevdx', status);
-  return s.i32[0];
+  return (cusolverDnDsyevdx$ ??= bind$cusolverDnDsyevdx())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnDsyevdx_bufferSize$: Scratch | undefined;
-let cusolverDnDsyevdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDsyevdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsyevdx(): typeof cusolverDnDsyevdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsyevdx(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevdx', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsyevdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsyevdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevdx', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnDsyevdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnDsyevdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsyevdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsyevdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDsyevdx', 'W', W, true);
+    pointerArg('cusolverDnDsyevdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDsyevdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnDsyevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnDsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnDsyevdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDsyevdx_bufferSize$: typeof cusolverDnDsyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -66,24 +72,32 @@ let cusolverDnDsyevdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnDsyevdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsyevdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsyevdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevdx_bufferSize', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnDsyevdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnDsyevdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsyevdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsyevdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDsyevdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnDsyevdx_bufferSize$c ??= binder.native('cusolverDnDsyevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnDsyevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnDsyevdx_bufferSize$ ??= bind$cusolverDnDsyevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
+}
+/** cusolverDnDsyevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsyevdx_bufferSize(): typeof cusolverDnDsyevdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsyevdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsyevdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevdx_bufferSize', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnDsyevdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnDsyevdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsyevdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsyevdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDsyevdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDsyevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnDsyevdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }
 let cusolverDnDsyevj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -143,8 +157,7 @@ export function cusolverDnDsyevjBatched(handle: T.cusolverDnHandle_t | null, job
   const status = (cusolverDnDsyevjBatched$c ??= binder.native('cusolverDnDsyevjBatched'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnDsyevjBatched', status);
 }
-let cusolverDnDsyevjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnDsyevjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDsyevjBatched_bufferSize$: typeof cusolverDnDsyevjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -157,23 +170,30 @@ let cusolverDnDsyevjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnDsyevjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevjBatched_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsyevjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsyevjBatched_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsyevjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDsyevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnDsyevjBatched_bufferSize$c ??= binder.native('cusolverDnDsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnDsyevjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsyevjBatched_bufferSize$ ??= bind$cusolverDnDsyevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
-let cusolverDnDsyevj_bufferSize$: Scratch | undefined;
-let cusolverDnDsyevj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDsyevjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsyevjBatched_bufferSize(): typeof cusolverDnDsyevjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsyevjBatched_bufferSize(handle, jobz, uplo, n_, A, lda, W, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevjBatched_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsyevjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsyevjBatched_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsyevjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDsyevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnDsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnDsyevjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDsyevj_bufferSize$: typeof cusolverDnDsyevj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -185,19 +205,27 @@ let cusolverDnDsyevj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsyevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnDsyevj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsyevj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsyevj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsyevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnDsyevj_bufferSize$c ??= binder.native('cusolverDnDsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnDsyevj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsyevj_bufferSize$ ??= bind$cusolverDnDsyevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
+}
+/** cusolverDnDsyevj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsyevj_bufferSize(): typeof cusolverDnDsyevj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsyevj_bufferSize(handle, jobz, uplo, n_, A, lda, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsyevj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsyevj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsyevj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnDsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnDsyevj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDsygvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -231,8 +259,7 @@ export function cusolverDnDsygvd(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnDsygvd$c ??= binder.native('cusolverDnDsygvd'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsygvd', status);
 }
-let cusolverDnDsygvd_bufferSize$: Scratch | undefined;
-let cusolverDnDsygvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDsygvd_bufferSize$: typeof cusolverDnDsygvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -246,19 +273,27 @@ let cusolverDnDsygvd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer): number {
-  const s = (cusolverDnDsygvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvd_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsygvd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsygvd_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvd_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnDsygvd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDsygvd_bufferSize$c ??= binder.native('cusolverDnDsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDsygvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsygvd_bufferSize$ ??= bind$cusolverDnDsygvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
+}
+/** cusolverDnDsygvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsygvd_bufferSize(): typeof cusolverDnDsygvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsygvd_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvd_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsygvd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsygvd_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvd_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnDsygvd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDsygvd_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -39,8 +39,7 @@ export function cusolverDnGetrf(handle: T.cusolverDnHandle_t | null, params: T.c
   const status = (cusolverDnGetrf$c ??= binder.native('cusolverDnGetrf'))(handle, params, m, n_, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
   if (status !== 0) throw fail('cusolverDnGetrf', status);
 }
-let cusolverDnGetrf_bufferSize$: Scratch | undefined;
-let cusolverDnGetrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnGetrf_bufferSize$: typeof cusolverDnGetrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnGetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -53,19 +52,27 @@ let cusolverDnGetrf_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType): number {
-  const s = (cusolverDnGetrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf_bufferSize', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnGetrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  const status = (cusolverDnGetrf_bufferSize$c ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s.bytes);
-  if (status !== 0) throw fail('cusolverDnGetrf_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnGetrf_bufferSize$ ??= bind$cusolverDnGetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);
+}
+/** cusolverDnGetrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnGetrf_bufferSize(): typeof cusolverDnGetrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnGetrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnGetrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s$bytes);
+    if (status !== 0) throw fail('cusolverDnGetrf_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusolverDnGetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -100,16 +107,23 @@ export function cusolverDnGetrs(handle: T.cusolverDnHandle_t | null, params: T.c
   const status = (cusolverDnGetrs$c ??= binder.native('cusolverDnGetrs'))(handle, params, trans, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
   if (status !== 0) throw fail('cusolverDnGetrs', status);
 }
-let cusolverDnIRSInfosCreate$: Scratch | undefined;
-let cusolverDnIRSInfosCreate$c: NativeFunction | undefined;
+let cusolverDnIRSInfosCreate$: typeof cusolverDnIRSInfosCreate | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `infos_ptr`: out `cusolverDnIRSInfos_t *`. */
 export function cusolverDnIRSInfosCreate(): T.cusolverDnIRSInfos_t {
-  const s = (cusolverDnIRSInfosCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSInfosCreate$c ??= binder.nativeFixed('cusolverDnIRSInfosCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverDnIRSInfosCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnIRSInfos_t;
+  return (cusolverDnIRSInfosCreate$ ??= bind$cusolverDnIRSInfosCreate())();
+}
+/** cusolverDnIRSInfosCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSInfosCreate(): typeof cusolverDnIRSInfosCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverDnIRSInfosCreate', [s.bytes]);
+  return function cusolverDnIRSInfosCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverDnIRSInfosCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnIRSInfos_t;
+  };
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -119,57 +133,85 @@ export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null):
   const status = (cusolverDnIRSInfosDestroy$c ??= binder.native('cusolverDnIRSInfosDestroy'))(infos);
   if (status !== 0) throw fail('cusolverDnIRSInfosDestroy', status);
 }
-let cusolverDnIRSInfosGetMaxIters$: Scratch | undefined;
-let cusolverDnIRSInfosGetMaxIters$c: NativeFunction | undefined;
+let cusolverDnIRSInfosGetMaxIters$: typeof cusolverDnIRSInfosGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
  * @returns the value of `maxiters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null): number {
-  const s = (cusolverDnIRSInfosGetMaxIters$ ??= new Scratch(1));
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSInfosGetMaxIters$c ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, s.bytes);
-  if (status !== 0) throw fail('cusolverDnIRSInfosGetMaxIters', status);
-  return s.i32[0];
+  return (cusolverDnIRSInfosGetMaxIters$ ??= bind$cusolverDnIRSInfosGetMaxIters())(infos);
 }
-let cusolverDnIRSInfosGetNiters$: Scratch | undefined;
-let cusolverDnIRSInfosGetNiters$c: NativeFunction | undefined;
+/** cusolverDnIRSInfosGetMaxIters around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSInfosGetMaxIters(): typeof cusolverDnIRSInfosGetMaxIters {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSInfosGetMaxIters(infos) {
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, s$bytes);
+    if (status !== 0) throw fail('cusolverDnIRSInfosGetMaxIters', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnIRSInfosGetNiters$: typeof cusolverDnIRSInfosGetNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
  * @returns the value of `niters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t | null): number {
-  const s = (cusolverDnIRSInfosGetNiters$ ??= new Scratch(1));
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSInfosGetNiters$c ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, s.bytes);
-  if (status !== 0) throw fail('cusolverDnIRSInfosGetNiters', status);
-  return s.i32[0];
+  return (cusolverDnIRSInfosGetNiters$ ??= bind$cusolverDnIRSInfosGetNiters())(infos);
 }
-let cusolverDnIRSInfosGetOuterNiters$: Scratch | undefined;
-let cusolverDnIRSInfosGetOuterNiters$c: NativeFunction | undefined;
+/** cusolverDnIRSInfosGetNiters around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSInfosGetNiters(): typeof cusolverDnIRSInfosGetNiters {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSInfosGetNiters(infos) {
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, s$bytes);
+    if (status !== 0) throw fail('cusolverDnIRSInfosGetNiters', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnIRSInfosGetOuterNiters$: typeof cusolverDnIRSInfosGetOuterNiters | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
  * @returns the value of `outer_niters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t | null): number {
-  const s = (cusolverDnIRSInfosGetOuterNiters$ ??= new Scratch(1));
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSInfosGetOuterNiters$c ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, s.bytes);
-  if (status !== 0) throw fail('cusolverDnIRSInfosGetOuterNiters', status);
-  return s.i32[0];
+  return (cusolverDnIRSInfosGetOuterNiters$ ??= bind$cusolverDnIRSInfosGetOuterNiters())(infos);
 }
-let cusolverDnIRSInfosGetResidualHistory$: Scratch | undefined;
-let cusolverDnIRSInfosGetResidualHistory$c: NativeFunction | undefined;
+/** cusolverDnIRSInfosGetOuterNiters around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSInfosGetOuterNiters(): typeof cusolverDnIRSInfosGetOuterNiters {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSInfosGetOuterNiters(infos) {
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, s$bytes);
+    if (status !== 0) throw fail('cusolverDnIRSInfosGetOuterNiters', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnIRSInfosGetResidualHistory$: typeof cusolverDnIRSInfosGetResidualHistory | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`.
  * @returns the value of `residual_history`: out `void **`. */
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t | null): number {
-  const s = (cusolverDnIRSInfosGetResidualHistory$ ??= new Scratch(1));
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSInfosGetResidualHistory$c ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s.bytes);
-  if (status !== 0) throw fail('cusolverDnIRSInfosGetResidualHistory', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnIRSInfosGetResidualHistory$ ??= bind$cusolverDnIRSInfosGetResidualHistory())(infos);
+}
+/** cusolverDnIRSInfosGetResidualHistory around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosGetResidualHistory {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSInfosGetResidualHistory(infos) {
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s$bytes);
+    if (status !== 0) throw fail('cusolverDnIRSInfosGetResidualHistory', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -179,16 +221,23 @@ export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t 
   const status = (cusolverDnIRSInfosRequestResidual$c ??= binder.native('cusolverDnIRSInfosRequestResidual'))(infos);
   if (status !== 0) throw fail('cusolverDnIRSInfosRequestResidual', status);
 }
-let cusolverDnIRSParamsCreate$: Scratch | undefined;
-let cusolverDnIRSParamsCreate$c: NativeFunction | undefined;
+let cusolverDnIRSParamsCreate$: typeof cusolverDnIRSParamsCreate | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `params_ptr`: out `cusolverDnIRSParams_t *`. */
 export function cusolverDnIRSParamsCreate(): T.cusolverDnIRSParams_t {
-  const s = (cusolverDnIRSParamsCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSParamsCreate$c ??= binder.nativeFixed('cusolverDnIRSParamsCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverDnIRSParamsCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverDnIRSParams_t;
+  return (cusolverDnIRSParamsCreate$ ??= bind$cusolverDnIRSParamsCreate())();
+}
+/** cusolverDnIRSParamsCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSParamsCreate(): typeof cusolverDnIRSParamsCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverDnIRSParamsCreate', [s.bytes]);
+  return function cusolverDnIRSParamsCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverDnIRSParamsCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnIRSParams_t;
+  };
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -214,18 +263,25 @@ export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_
   const status = (cusolverDnIRSParamsEnableFallback$c ??= binder.native('cusolverDnIRSParamsEnableFallback'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsEnableFallback', status);
 }
-let cusolverDnIRSParamsGetMaxIters$: Scratch | undefined;
-let cusolverDnIRSParamsGetMaxIters$c: NativeFunction | undefined;
+let cusolverDnIRSParamsGetMaxIters$: typeof cusolverDnIRSParamsGetMaxIters | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`.
  * @returns the value of `maxiters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t | null): number {
-  const s = (cusolverDnIRSParamsGetMaxIters$ ??= new Scratch(1));
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSParamsGetMaxIters$c ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, s.bytes);
-  if (status !== 0) throw fail('cusolverDnIRSParamsGetMaxIters', status);
-  return s.i32[0];
+  return (cusolverDnIRSParamsGetMaxIters$ ??= bind$cusolverDnIRSParamsGetMaxIters())(params);
+}
+/** cusolverDnIRSParamsGetMaxIters around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSParamsGetMaxIters(): typeof cusolverDnIRSParamsGetMaxIters {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSParamsGetMaxIters(params) {
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, s$bytes);
+    if (status !== 0) throw fail('cusolverDnIRSParamsGetMaxIters', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnIRSParamsSetMaxIters$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsSetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t maxiters)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -309,8 +365,7 @@ export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t |
   const status = (cusolverDnIRSParamsSetTolInner$c ??= binder.native('cusolverDnIRSParamsSetTolInner'))(params, val);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetTolInner', status);
 }
-let cusolverDnIRSXgels$: Scratch | undefined;
-let cusolverDnIRSXgels$c: NativeFunction | undefined;
+let cusolverDnIRSXgels$: typeof cusolverDnIRSXgels | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param gels_irs_params in `cusolverDnIRSParams_t`.
@@ -329,29 +384,36 @@ let cusolverDnIRSXgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `niters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t | null, gels_irs_params: T.cusolverDnIRSParams_t | null, gels_irs_infos: T.cusolverDnIRSInfos_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnIRSXgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels', 'handle', handle, true) as typeof handle;
-  if (typeof gels_irs_params !== 'number' || !(gels_irs_params >= 0 && gels_irs_params <= 9007199254740991) || gels_irs_params % 1 !== 0) gels_irs_params = addressArg('cusolverDnIRSXgels', 'gels_irs_params', gels_irs_params, true) as typeof gels_irs_params;
-  if (typeof gels_irs_infos !== 'number' || !(gels_irs_infos >= 0 && gels_irs_infos <= 9007199254740991) || gels_irs_infos % 1 !== 0) gels_irs_infos = addressArg('cusolverDnIRSXgels', 'gels_irs_infos', gels_irs_infos, true) as typeof gels_irs_infos;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnIRSXgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnIRSXgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnIRSXgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnIRSXgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnIRSXgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnIRSXgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnIRSXgels', 'd_info', d_info, true);
-  const status = (cusolverDnIRSXgels$c ??= binder.native('cusolverDnIRSXgels'))(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnIRSXgels', status);
-  return s.i32[0];
+  return (cusolverDnIRSXgels$ ??= bind$cusolverDnIRSXgels())(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnIRSXgels_bufferSize$: Scratch | undefined;
-let cusolverDnIRSXgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnIRSXgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSXgels(): typeof cusolverDnIRSXgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels', 'handle', handle, true) as typeof handle;
+    if (typeof gels_irs_params !== 'number' || !(gels_irs_params >= 0 && gels_irs_params <= 9007199254740991) || gels_irs_params % 1 !== 0) gels_irs_params = addressArg('cusolverDnIRSXgels', 'gels_irs_params', gels_irs_params, true) as typeof gels_irs_params;
+    if (typeof gels_irs_infos !== 'number' || !(gels_irs_infos >= 0 && gels_irs_infos <= 9007199254740991) || gels_irs_infos % 1 !== 0) gels_irs_infos = addressArg('cusolverDnIRSXgels', 'gels_irs_infos', gels_irs_infos, true) as typeof gels_irs_infos;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnIRSXgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnIRSXgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnIRSXgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnIRSXgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnIRSXgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnIRSXgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnIRSXgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnIRSXgels'))(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnIRSXgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnIRSXgels_bufferSize$: typeof cusolverDnIRSXgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnIRSParams_t`.
@@ -360,19 +422,26 @@ let cusolverDnIRSXgels_bufferSize$c: NativeFunction | undefined;
  * @param nrhs in `cusolver_int_t`.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, m: number, n_: number, nrhs: number): number {
-  const s = (cusolverDnIRSXgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels_bufferSize', 'nrhs', 'i32', nrhs);
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSXgels_bufferSize$c ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n_, nrhs, s.bytes);
-  if (status !== 0) throw fail('cusolverDnIRSXgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnIRSXgels_bufferSize$ ??= bind$cusolverDnIRSXgels_bufferSize())(handle, params, m, n_, nrhs);
 }
-let cusolverDnIRSXgesv$: Scratch | undefined;
-let cusolverDnIRSXgesv$c: NativeFunction | undefined;
+/** cusolverDnIRSXgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSXgels_bufferSize(handle, params, m, n_, nrhs) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels_bufferSize', 'nrhs', 'i32', nrhs);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n_, nrhs, s$bytes);
+    if (status !== 0) throw fail('cusolverDnIRSXgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnIRSXgesv$: typeof cusolverDnIRSXgesv | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param gesv_irs_params in `cusolverDnIRSParams_t`.
@@ -390,28 +459,35 @@ let cusolverDnIRSXgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `niters`: out `cusolver_int_t *`. */
 export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t | null, gesv_irs_params: T.cusolverDnIRSParams_t | null, gesv_irs_infos: T.cusolverDnIRSInfos_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnIRSXgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv', 'handle', handle, true) as typeof handle;
-  if (typeof gesv_irs_params !== 'number' || !(gesv_irs_params >= 0 && gesv_irs_params <= 9007199254740991) || gesv_irs_params % 1 !== 0) gesv_irs_params = addressArg('cusolverDnIRSXgesv', 'gesv_irs_params', gesv_irs_params, true) as typeof gesv_irs_params;
-  if (typeof gesv_irs_infos !== 'number' || !(gesv_irs_infos >= 0 && gesv_irs_infos <= 9007199254740991) || gesv_irs_infos % 1 !== 0) gesv_irs_infos = addressArg('cusolverDnIRSXgesv', 'gesv_irs_infos', gesv_irs_infos, true) as typeof gesv_irs_infos;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnIRSXgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnIRSXgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnIRSXgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnIRSXgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnIRSXgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnIRSXgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnIRSXgesv', 'd_info', d_info, true);
-  const status = (cusolverDnIRSXgesv$c ??= binder.native('cusolverDnIRSXgesv'))(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnIRSXgesv', status);
-  return s.i32[0];
+  return (cusolverDnIRSXgesv$ ??= bind$cusolverDnIRSXgesv())(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnIRSXgesv_bufferSize$: Scratch | undefined;
-let cusolverDnIRSXgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnIRSXgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSXgesv(): typeof cusolverDnIRSXgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv', 'handle', handle, true) as typeof handle;
+    if (typeof gesv_irs_params !== 'number' || !(gesv_irs_params >= 0 && gesv_irs_params <= 9007199254740991) || gesv_irs_params % 1 !== 0) gesv_irs_params = addressArg('cusolverDnIRSXgesv', 'gesv_irs_params', gesv_irs_params, true) as typeof gesv_irs_params;
+    if (typeof gesv_irs_infos !== 'number' || !(gesv_irs_infos >= 0 && gesv_irs_infos <= 9007199254740991) || gesv_irs_infos % 1 !== 0) gesv_irs_infos = addressArg('cusolverDnIRSXgesv', 'gesv_irs_infos', gesv_irs_infos, true) as typeof gesv_irs_infos;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnIRSXgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnIRSXgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnIRSXgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnIRSXgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnIRSXgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnIRSXgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnIRSXgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnIRSXgesv'))(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnIRSXgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnIRSXgesv_bufferSize$: typeof cusolverDnIRSXgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnIRSParams_t`.
@@ -419,13 +495,21 @@ let cusolverDnIRSXgesv_bufferSize$c: NativeFunction | undefined;
  * @param nrhs in `cusolver_int_t`.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, n_: number, nrhs: number): number {
-  const s = (cusolverDnIRSXgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  s.f64[0] = 0;
-  const status = (cusolverDnIRSXgesv_bufferSize$c ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n_, nrhs, s.bytes);
-  if (status !== 0) throw fail('cusolverDnIRSXgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnIRSXgesv_bufferSize$ ??= bind$cusolverDnIRSXgesv_bufferSize())(handle, params, n_, nrhs);
+}
+/** cusolverDnIRSXgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnIRSXgesv_bufferSize(): typeof cusolverDnIRSXgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnIRSXgesv_bufferSize(handle, params, n_, nrhs) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n_, nrhs, s$bytes);
+    if (status !== 0) throw fail('cusolverDnIRSXgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -71,22 +71,29 @@ export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnSgebrd$c ??= binder.native('cusolverDnSgebrd'))(handle, m, n_, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSgebrd', status);
 }
-let cusolverDnSgebrd_bufferSize$: Scratch | undefined;
-let cusolverDnSgebrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSgebrd_bufferSize$: typeof cusolverDnSgebrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnSgebrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgebrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgebrd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnSgebrd_bufferSize$c ??= binder.native('cusolverDnSgebrd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSgebrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSgebrd_bufferSize$ ??= bind$cusolverDnSgebrd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnSgebrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSgebrd_bufferSize(): typeof cusolverDnSgebrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSgebrd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgebrd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSgebrd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSgebrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -112,8 +119,7 @@ export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnSgeqrf$c ??= binder.native('cusolverDnSgeqrf'))(handle, m, n_, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSgeqrf', status);
 }
-let cusolverDnSgeqrf_bufferSize$: Scratch | undefined;
-let cusolverDnSgeqrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSgeqrf_bufferSize$: typeof cusolverDnSgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -122,16 +128,24 @@ let cusolverDnSgeqrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSgeqrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgeqrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSgeqrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSgeqrf_bufferSize$c ??= binder.native('cusolverDnSgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSgeqrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSgeqrf_bufferSize$ ??= bind$cusolverDnSgeqrf_bufferSize())(handle, m, n_, A, lda);
+}
+/** cusolverDnSgeqrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSgeqrf_bufferSize(): typeof cusolverDnSgeqrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSgeqrf_bufferSize(handle, m, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgeqrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSgeqrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgeqrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSgeqrf_bufferSize'))(handle, m, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSgeqrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -171,20 +185,27 @@ export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
   const status = (cusolverDnSgesvd$c ??= binder.native('cusolverDnSgesvd'))(handle, jobu, jobvt, m, n_, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnSgesvd', status);
 }
-let cusolverDnSgesvd_bufferSize$: Scratch | undefined;
-let cusolverDnSgesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSgesvd_bufferSize$: typeof cusolverDnSgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnSgesvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnSgesvd_bufferSize$c ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSgesvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSgesvd_bufferSize$ ??= bind$cusolverDnSgesvd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnSgesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSgesvd_bufferSize(): typeof cusolverDnSgesvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSgesvd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSgesvd_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -32,8 +32,7 @@ export function cusolverDnSorgtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSorgtr$c ??= binder.native('cusolverDnSorgtr'))(handle, uplo, n_, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSorgtr', status);
 }
-let cusolverDnSorgtr_bufferSize$: Scratch | undefined;
-let cusolverDnSorgtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSorgtr_bufferSize$: typeof cusolverDnSorgtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -43,17 +42,25 @@ let cusolverDnSorgtr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSorgtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnSorgtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSorgtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSorgtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSorgtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSorgtr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSorgtr_bufferSize$c ??= binder.native('cusolverDnSorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSorgtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSorgtr_bufferSize$ ??= bind$cusolverDnSorgtr_bufferSize())(handle, uplo, n_, A, lda, tau);
+}
+/** cusolverDnSorgtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSorgtr_bufferSize(): typeof cusolverDnSorgtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSorgtr_bufferSize(handle, uplo, n_, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSorgtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSorgtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSorgtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSorgtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSorgtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSorgtr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSorgtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSorgtr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSormqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -89,8 +96,7 @@ export function cusolverDnSormqr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnSormqr$c ??= binder.native('cusolverDnSormqr'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSormqr', status);
 }
-let cusolverDnSormqr_bufferSize$: Scratch | undefined;
-let cusolverDnSormqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSormqr_bufferSize$: typeof cusolverDnSormqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -105,22 +111,30 @@ let cusolverDnSormqr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSormqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnSormqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSormqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSormqr_bufferSize', 'side', 'i32', side);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSormqr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSormqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnSormqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSormqr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnSormqr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormqr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnSormqr_bufferSize$c ??= binder.native('cusolverDnSormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSormqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSormqr_bufferSize$ ??= bind$cusolverDnSormqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
+}
+/** cusolverDnSormqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSormqr_bufferSize(): typeof cusolverDnSormqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSormqr_bufferSize(handle, side, trans, m, n_, k, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSormqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSormqr_bufferSize', 'side', 'i32', side);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSormqr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnSormqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnSormqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSormqr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnSormqr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormqr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSormqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSormqr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSormtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -156,8 +170,7 @@ export function cusolverDnSormtr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnSormtr$c ??= binder.native('cusolverDnSormtr'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSormtr', status);
 }
-let cusolverDnSormtr_bufferSize$: Scratch | undefined;
-let cusolverDnSormtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSormtr_bufferSize$: typeof cusolverDnSormtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -172,22 +185,30 @@ let cusolverDnSormtr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSormtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnSormtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSormtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSormtr_bufferSize', 'side', 'i32', side);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSormtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSormtr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormtr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSormtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSormtr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnSormtr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormtr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnSormtr_bufferSize$c ??= binder.native('cusolverDnSormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSormtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSormtr_bufferSize$ ??= bind$cusolverDnSormtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
+}
+/** cusolverDnSormtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSormtr_bufferSize(): typeof cusolverDnSormtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSormtr_bufferSize(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSormtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnSormtr_bufferSize', 'side', 'i32', side);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSormtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnSormtr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSormtr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSormtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSormtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSormtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSormtr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnSormtr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnSormtr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSormtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSormtr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSpotrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -231,8 +252,7 @@ export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   const status = (cusolverDnSpotrfBatched$c ??= binder.native('cusolverDnSpotrfBatched'))(handle, uplo, n_, Aarray, lda, infoArray, batchSize);
   if (status !== 0) throw fail('cusolverDnSpotrfBatched', status);
 }
-let cusolverDnSpotrf_bufferSize$: Scratch | undefined;
-let cusolverDnSpotrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSpotrf_bufferSize$: typeof cusolverDnSpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -241,14 +261,22 @@ let cusolverDnSpotrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSpotrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSpotrf_bufferSize$c ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSpotrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSpotrf_bufferSize$ ??= bind$cusolverDnSpotrf_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnSpotrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSpotrf_bufferSize(): typeof cusolverDnSpotrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSpotrf_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSpotrf_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -66,8 +66,7 @@ export function cusolverDnSsyevjBatched(handle: T.cusolverDnHandle_t | null, job
   const status = (cusolverDnSsyevjBatched$c ??= binder.native('cusolverDnSsyevjBatched'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnSsyevjBatched', status);
 }
-let cusolverDnSsyevjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnSsyevjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsyevjBatched_bufferSize$: typeof cusolverDnSsyevjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -80,23 +79,30 @@ let cusolverDnSsyevjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnSsyevjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevjBatched_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsyevjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsyevjBatched_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsyevjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSsyevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnSsyevjBatched_bufferSize$c ??= binder.native('cusolverDnSsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnSsyevjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsyevjBatched_bufferSize$ ??= bind$cusolverDnSsyevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
-let cusolverDnSsyevj_bufferSize$: Scratch | undefined;
-let cusolverDnSsyevj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSsyevjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsyevjBatched_bufferSize(): typeof cusolverDnSsyevjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsyevjBatched_bufferSize(handle, jobz, uplo, n_, A, lda, W, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevjBatched_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsyevjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsyevjBatched_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsyevjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSsyevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnSsyevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnSsyevjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSsyevj_bufferSize$: typeof cusolverDnSsyevj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -108,19 +114,27 @@ let cusolverDnSsyevj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsyevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnSsyevj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsyevj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsyevj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsyevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSsyevj_bufferSize$c ??= binder.native('cusolverDnSsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnSsyevj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsyevj_bufferSize$ ??= bind$cusolverDnSsyevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
+}
+/** cusolverDnSsyevj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsyevj_bufferSize(): typeof cusolverDnSsyevj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsyevj_bufferSize(handle, jobz, uplo, n_, A, lda, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsyevj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsyevj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsyevj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnSsyevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnSsyevj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSsygvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -154,8 +168,7 @@ export function cusolverDnSsygvd(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnSsygvd$c ??= binder.native('cusolverDnSsygvd'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsygvd', status);
 }
-let cusolverDnSsygvd_bufferSize$: Scratch | undefined;
-let cusolverDnSsygvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsygvd_bufferSize$: typeof cusolverDnSsygvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -169,24 +182,31 @@ let cusolverDnSsygvd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsygvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer): number {
-  const s = (cusolverDnSsygvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvd_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsygvd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsygvd_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvd_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnSsygvd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsygvd_bufferSize$c ??= binder.native('cusolverDnSsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsygvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsygvd_bufferSize$ ??= bind$cusolverDnSsygvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
 }
-let cusolverDnSsygvdx$: Scratch | undefined;
-let cusolverDnSsygvdx$c: NativeFunction | undefined;
+/** cusolverDnSsygvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsygvd_bufferSize(): typeof cusolverDnSsygvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsygvd_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvd_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsygvd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsygvd_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvd_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnSsygvd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsygvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsygvd_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSsygvdx$: typeof cusolverDnSsygvdx | undefined;
 /** `cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -208,32 +228,39 @@ let cusolverDnSsygvdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnSsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnSsygvdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsygvdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsygvdx', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSsygvdx', 'W', W, true);
-  pointerArg('cusolverDnSsygvdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnSsygvdx', 'info', info, true);
-  const status = (cusolverDnSsygvdx$c ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnSsygvdx', status);
-  return s.i32[0];
+  return (cusolverDnSsygvdx$ ??= bind$cusolverDnSsygvdx())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnSsygvdx_bufferSize$: Scratch | undefined;
-let cusolverDnSsygvdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSsygvdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsygvdx(): typeof cusolverDnSsygvdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsygvdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsygvdx', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSsygvdx', 'W', W, true);
+    pointerArg('cusolverDnSsygvdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnSsygvdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnSsygvdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSsygvdx_bufferSize$: typeof cusolverDnSsygvdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -252,25 +279,33 @@ let cusolverDnSsygvdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnSsygvdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsygvdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsygvdx_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx_bufferSize', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSsygvdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnSsygvdx_bufferSize$c ??= binder.native('cusolverDnSsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnSsygvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnSsygvdx_bufferSize$ ??= bind$cusolverDnSsygvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
+}
+/** cusolverDnSsygvdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsygvdx_bufferSize(): typeof cusolverDnSsygvdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsygvdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsygvdx_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx_bufferSize', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSsygvdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnSsygvdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }

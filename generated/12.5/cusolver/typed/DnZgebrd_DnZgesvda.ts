@@ -38,22 +38,29 @@ export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnZgebrd$c ??= binder.native('cusolverDnZgebrd'))(handle, m, n_, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZgebrd', status);
 }
-let cusolverDnZgebrd_bufferSize$: Scratch | undefined;
-let cusolverDnZgebrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZgebrd_bufferSize$: typeof cusolverDnZgebrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnZgebrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgebrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgebrd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgebrd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnZgebrd_bufferSize$c ??= binder.native('cusolverDnZgebrd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZgebrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZgebrd_bufferSize$ ??= bind$cusolverDnZgebrd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnZgebrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZgebrd_bufferSize(): typeof cusolverDnZgebrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZgebrd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgebrd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgebrd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZgebrd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZgebrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -79,8 +86,7 @@ export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnZgeqrf$c ??= binder.native('cusolverDnZgeqrf'))(handle, m, n_, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZgeqrf', status);
 }
-let cusolverDnZgeqrf_bufferSize$: Scratch | undefined;
-let cusolverDnZgeqrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZgeqrf_bufferSize$: typeof cusolverDnZgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -89,16 +95,24 @@ let cusolverDnZgeqrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnZgeqrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgeqrf_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgeqrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZgeqrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnZgeqrf_bufferSize$c ??= binder.native('cusolverDnZgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZgeqrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZgeqrf_bufferSize$ ??= bind$cusolverDnZgeqrf_bufferSize())(handle, m, n_, A, lda);
+}
+/** cusolverDnZgeqrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZgeqrf_bufferSize(): typeof cusolverDnZgeqrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZgeqrf_bufferSize(handle, m, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgeqrf_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgeqrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZgeqrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgeqrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZgeqrf_bufferSize'))(handle, m, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZgeqrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -138,22 +152,29 @@ export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
   const status = (cusolverDnZgesvd$c ??= binder.native('cusolverDnZgesvd'))(handle, jobu, jobvt, m, n_, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnZgesvd', status);
 }
-let cusolverDnZgesvd_bufferSize$: Scratch | undefined;
-let cusolverDnZgesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZgesvd_bufferSize$: typeof cusolverDnZgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnZgesvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnZgesvd_bufferSize$c ??= binder.native('cusolverDnZgesvd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZgesvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZgesvd_bufferSize$ ??= bind$cusolverDnZgesvd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnZgesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZgesvd_bufferSize(): typeof cusolverDnZgesvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZgesvd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZgesvd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZgesvd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -203,8 +224,7 @@ export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
   const status = (cusolverDnZgesvdaStridedBatched$c ??= binder.native('cusolverDnZgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched', status);
 }
-let cusolverDnZgesvdaStridedBatched_bufferSize$: Scratch | undefined;
-let cusolverDnZgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZgesvdaStridedBatched_bufferSize$: typeof cusolverDnZgesvdaStridedBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -225,26 +245,34 @@ let cusolverDnZgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
-  const s = (cusolverDnZgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
-  pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
-  pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
-  pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.f64[0] = 0;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
-  if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnZgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
+}
+/** cusolverDnZgesvdaStridedBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZgesvdaStridedBatched_bufferSize(): typeof cusolverDnZgesvdaStridedBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    s$f64[0] = 0;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s$bytes, batchSize);
+    if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched_bufferSize', status);
+    return s$i32[0];
+  };
 }

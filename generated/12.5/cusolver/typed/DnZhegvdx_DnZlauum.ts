@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnZhegvdx$: Scratch | undefined;
-let cusolverDnZhegvdx$c: NativeFunction | undefined;
+let cusolverDnZhegvdx$: typeof cusolverDnZhegvdx | undefined;
 /** `cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -31,32 +30,39 @@ let cusolverDnZhegvdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnZhegvdx(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnZhegvdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvdx', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvdx', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZhegvdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnZhegvdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvdx', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZhegvdx', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvdx', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnZhegvdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnZhegvdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZhegvdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZhegvdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZhegvdx', 'W', W, true);
-  pointerArg('cusolverDnZhegvdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZhegvdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnZhegvdx', 'info', info, true);
-  const status = (cusolverDnZhegvdx$c ??= binder.native('cusolverDnZhegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnZhegvdx', status);
-  return s.i32[0];
+  return (cusolverDnZhegvdx$ ??= bind$cusolverDnZhegvdx())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnZhegvdx_bufferSize$: Scratch | undefined;
-let cusolverDnZhegvdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZhegvdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZhegvdx(): typeof cusolverDnZhegvdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvdx', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvdx', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZhegvdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnZhegvdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvdx', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZhegvdx', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvdx', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnZhegvdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnZhegvdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZhegvdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZhegvdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZhegvdx', 'W', W, true);
+    pointerArg('cusolverDnZhegvdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZhegvdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnZhegvdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnZhegvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnZhegvdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZhegvdx_bufferSize$: typeof cusolverDnZhegvdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -75,27 +81,35 @@ let cusolverDnZhegvdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnZhegvdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvdx_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZhegvdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZhegvdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvdx_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZhegvdx_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvdx_bufferSize', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnZhegvdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnZhegvdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZhegvdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZhegvdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZhegvdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnZhegvdx_bufferSize$c ??= binder.native('cusolverDnZhegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnZhegvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnZhegvdx_bufferSize$ ??= bind$cusolverDnZhegvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
+}
+/** cusolverDnZhegvdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZhegvdx_bufferSize(): typeof cusolverDnZhegvdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvdx_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZhegvdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZhegvdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvdx_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZhegvdx_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvdx_bufferSize', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnZhegvdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnZhegvdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnZhegvdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnZhegvdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZhegvdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZhegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnZhegvdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }
 let cusolverDnZhegvj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -131,8 +145,7 @@ export function cusolverDnZhegvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnZhegvj$c ??= binder.native('cusolverDnZhegvj'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnZhegvj', status);
 }
-let cusolverDnZhegvj_bufferSize$: Scratch | undefined;
-let cusolverDnZhegvj_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZhegvj_bufferSize$: typeof cusolverDnZhegvj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -147,22 +160,30 @@ let cusolverDnZhegvj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZhegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnZhegvj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvj_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZhegvj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZhegvj_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvj_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnZhegvj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZhegvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZhegvj_bufferSize$c ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnZhegvj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZhegvj_bufferSize$ ??= bind$cusolverDnZhegvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
+}
+/** cusolverDnZhegvj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZhegvj_bufferSize(): typeof cusolverDnZhegvj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZhegvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvj_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhegvj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZhegvj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhegvj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZhegvj_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvj_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnZhegvj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZhegvj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnZhegvj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZhetrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -192,8 +213,7 @@ export function cusolverDnZhetrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnZhetrd$c ??= binder.native('cusolverDnZhetrd'))(handle, uplo, n_, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZhetrd', status);
 }
-let cusolverDnZhetrd_bufferSize$: Scratch | undefined;
-let cusolverDnZhetrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZhetrd_bufferSize$: typeof cusolverDnZhetrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -205,19 +225,27 @@ let cusolverDnZhetrd_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZhetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
-  const s = (cusolverDnZhetrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhetrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhetrd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhetrd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZhetrd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhetrd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZhetrd_bufferSize', 'd', d, true);
-  pointerArg('cusolverDnZhetrd_bufferSize', 'e', e, true);
-  pointerArg('cusolverDnZhetrd_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZhetrd_bufferSize$c ??= binder.native('cusolverDnZhetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZhetrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZhetrd_bufferSize$ ??= bind$cusolverDnZhetrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
+}
+/** cusolverDnZhetrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZhetrd_bufferSize(): typeof cusolverDnZhetrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZhetrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhetrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhetrd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhetrd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZhetrd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZhetrd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZhetrd_bufferSize', 'd', d, true);
+    pointerArg('cusolverDnZhetrd_bufferSize', 'e', e, true);
+    pointerArg('cusolverDnZhetrd_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZhetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZhetrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZlaswp$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -263,8 +291,7 @@ export function cusolverDnZlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnZlauum$c ??= binder.native('cusolverDnZlauum'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZlauum', status);
 }
-let cusolverDnZlauum_bufferSize$: Scratch | undefined;
-let cusolverDnZlauum_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZlauum_bufferSize$: typeof cusolverDnZlauum_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -273,14 +300,22 @@ let cusolverDnZlauum_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnZlauum_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZlauum_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZlauum_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZlauum_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZlauum_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZlauum_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnZlauum_bufferSize$c ??= binder.native('cusolverDnZlauum_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZlauum_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZlauum_bufferSize$ ??= bind$cusolverDnZlauum_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnZlauum_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZlauum_bufferSize(): typeof cusolverDnZlauum_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZlauum_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZlauum_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZlauum_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZlauum_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZlauum_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZlauum_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZlauum_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZlauum_bufferSize', status);
+    return s$i32[0];
+  };
 }

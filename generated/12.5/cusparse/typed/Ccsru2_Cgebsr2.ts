@@ -35,8 +35,7 @@ export function cusparseCcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseCcsru2csr$c ??= binder.native('cusparseCcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseCcsru2csr', status);
 }
-let cusparseCcsru2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseCcsru2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCcsru2csr_bufferSizeExt$: typeof cusparseCcsru2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -49,19 +48,27 @@ let cusparseCcsru2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null): number {
-  const s = (cusparseCcsru2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsru2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsru2csr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
-  pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsru2csr_bufferSizeExt$c ??= binder.native('cusparseCcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsru2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCcsru2csr_bufferSizeExt$ ??= bind$cusparseCcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
+}
+/** cusparseCcsru2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsru2csr_bufferSizeExt(): typeof cusparseCcsru2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsru2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsru2csr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
+    pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsru2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -134,8 +141,7 @@ export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   const status = (cusparseCgebsr2gebsc$c ??= binder.native('cusparseCgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseCgebsr2gebsc', status);
 }
-let cusparseCgebsr2gebsc_bufferSize$: Scratch | undefined;
-let cusparseCgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
+let cusparseCgebsr2gebsc_bufferSize$: typeof cusparseCgebsr2gebsc_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param mb in `int`.
@@ -148,23 +154,30 @@ let cusparseCgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseCgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseCgebsr2gebsc_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
-  pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseCgebsr2gebsc_bufferSize$c ??= binder.native('cusparseCgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseCgebsr2gebsc_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCgebsr2gebsc_bufferSize$ ??= bind$cusparseCgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
-let cusparseCgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
-let cusparseCgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCgebsr2gebsc_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgebsr2gebsc_bufferSize(): typeof cusparseCgebsr2gebsc_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
+    pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseCgebsr2gebsc_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseCgebsr2gebsc_bufferSizeExt$: typeof cusparseCgebsr2gebsc_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param mb in `int`.
@@ -177,20 +190,28 @@ let cusparseCgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseCgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseCgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseCgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseCgebsr2gebsc_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseCgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
+}
+/** cusparseCgebsr2gebsc_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgebsr2gebsc_bufferSizeExt(): typeof cusparseCgebsr2gebsc_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseCgebsr2gebsc_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -234,8 +255,7 @@ export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
   const status = (cusparseCgebsr2gebsr$c ??= binder.native('cusparseCgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseCgebsr2gebsr', status);
 }
-let cusparseCgebsr2gebsr_bufferSize$: Scratch | undefined;
-let cusparseCgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
+let cusparseCgebsr2gebsr_bufferSize$: typeof cusparseCgebsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -252,27 +272,34 @@ let cusparseCgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
  * @param colBlockDimC in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
-  const s = (cusparseCgebsr2gebsr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
-  if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
-  if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
-  s.f64[0] = 0;
-  const status = (cusparseCgebsr2gebsr_bufferSize$c ??= binder.native('cusparseCgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
-  if (status !== 0) throw fail('cusparseCgebsr2gebsr_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCgebsr2gebsr_bufferSize$ ??= bind$cusparseCgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
-let cusparseCgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
-let cusparseCgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCgebsr2gebsr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgebsr2gebsr_bufferSize(): typeof cusparseCgebsr2gebsr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
+    if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
+    if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
+    if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
+    if (status !== 0) throw fail('cusparseCgebsr2gebsr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseCgebsr2gebsr_bufferSizeExt$: typeof cusparseCgebsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -289,22 +316,30 @@ let cusparseCgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
  * @param colBlockDimC in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
-  const s = (cusparseCgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
-  if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
-  if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
-  s.f64[0] = 0;
-  const status = (cusparseCgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
-  if (status !== 0) throw fail('cusparseCgebsr2gebsr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseCgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
+}
+/** cusparseCgebsr2gebsr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgebsr2gebsr_bufferSizeExt(): typeof cusparseCgebsr2gebsr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
+    if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
+    if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
+    if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
+    if (status !== 0) throw fail('cusparseCgebsr2gebsr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -8,27 +8,34 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusparseCscGet$: Scratch | undefined;
-let cusparseCscGet$c: NativeFunction | undefined;
+let cusparseCscGet$: typeof cusparseCscGet | undefined;
 /** `cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `void **`; `cscRowInd`: out `void **`; `cscValues`: out `void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
 export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCscGet$ ??= new Scratch(10));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  s.f64[9] = 0;
-  const status = (cusparseCscGet$c ??= binder.native('cusparseCscGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
-  if (status !== 0) throw fail('cusparseCscGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cscColOffsets: (s.u32[7] * 4294967296 + s.u32[6]), cscRowInd: (s.u32[9] * 4294967296 + s.u32[8]), cscValues: (s.u32[11] * 4294967296 + s.u32[10]), cscColOffsetsType: s.i32[12] as T.cusparseIndexType_t, cscRowIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
+  return (cusparseCscGet$ ??= bind$cusparseCscGet())(spMatDescr);
+}
+/** cusparseCscGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCscGet(): typeof cusparseCscGet {
+  const s = new Scratch(10);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCscGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    s$f64[9] = 0;
+    const status = (native$ ??= binder.native('cusparseCscGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8, s$slot9);
+    if (status !== 0) throw fail('cusparseCscGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2], cscColOffsets: (s$u32[7] * 4294967296 + s$u32[6]), cscRowInd: (s$u32[9] * 4294967296 + s$u32[8]), cscValues: (s$u32[11] * 4294967296 + s$u32[10]), cscColOffsetsType: s$i32[12] as T.cusparseIndexType_t, cscRowIndType: s$i32[14] as T.cusparseIndexType_t, idxBase: s$i32[16] as T.cusparseIndexBase_t, valueType: s$i32[18] as T.cudaDataType };
+  };
 }
 let cusparseCscSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -80,8 +87,7 @@ export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t | null, m: number,
   const status = (cusparseCsr2cscEx2$c ??= binder.native('cusparseCsr2cscEx2'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
   if (status !== 0) throw fail('cusparseCsr2cscEx2', status);
 }
-let cusparseCsr2cscEx2_bufferSize$: Scratch | undefined;
-let cusparseCsr2cscEx2_bufferSize$c: NativeFunction | undefined;
+let cusparseCsr2cscEx2_bufferSize$: typeof cusparseCsr2cscEx2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -99,47 +105,62 @@ let cusparseCsr2cscEx2_bufferSize$c: NativeFunction | undefined;
  * @param alg in `cusparseCsr2CscAlg_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t): number {
-  const s = (cusparseCsr2cscEx2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsr2cscEx2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsr2cscEx2_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCsr2cscEx2_bufferSize', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2_bufferSize', 'nnz', 'i32', nnz);
-  pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrVal', csrVal, true);
-  pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrColInd', csrColInd, true);
-  pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscVal', cscVal, true);
-  pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscColPtr', cscColPtr, true);
-  pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, true);
-  if (typeof valType !== 'number' || (valType | 0) !== valType) throw intError('cusparseCsr2cscEx2_bufferSize', 'valType', 'i32', valType);
-  if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCsr2cscEx2_bufferSize', 'copyValues', 'i32', copyValues);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsr2cscEx2_bufferSize', 'idxBase', 'i32', idxBase);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsr2cscEx2_bufferSize', 'alg', 'i32', alg);
-  s.f64[0] = 0;
-  const status = (cusparseCsr2cscEx2_bufferSize$c ??= binder.native('cusparseCsr2cscEx2_bufferSize'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, s.bytes);
-  if (status !== 0) throw fail('cusparseCsr2cscEx2_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCsr2cscEx2_bufferSize$ ??= bind$cusparseCsr2cscEx2_bufferSize())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg);
 }
-let cusparseCsrGet$: Scratch | undefined;
-let cusparseCsrGet$c: NativeFunction | undefined;
+/** cusparseCsr2cscEx2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCsr2cscEx2_bufferSize(): typeof cusparseCsr2cscEx2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCsr2cscEx2_bufferSize(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsr2cscEx2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsr2cscEx2_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCsr2cscEx2_bufferSize', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2_bufferSize', 'nnz', 'i32', nnz);
+    pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrVal', csrVal, true);
+    pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusparseCsr2cscEx2_bufferSize', 'csrColInd', csrColInd, true);
+    pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscVal', cscVal, true);
+    pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscColPtr', cscColPtr, true);
+    pointerArg('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, true);
+    if (typeof valType !== 'number' || (valType | 0) !== valType) throw intError('cusparseCsr2cscEx2_bufferSize', 'valType', 'i32', valType);
+    if (typeof copyValues !== 'number' || (copyValues | 0) !== copyValues) throw intError('cusparseCsr2cscEx2_bufferSize', 'copyValues', 'i32', copyValues);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCsr2cscEx2_bufferSize', 'idxBase', 'i32', idxBase);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsr2cscEx2_bufferSize', 'alg', 'i32', alg);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCsr2cscEx2_bufferSize'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, s$bytes);
+    if (status !== 0) throw fail('cusparseCsr2cscEx2_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseCsrGet$: typeof cusparseCsrGet | undefined;
 /** `cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `void **`; `csrColInd`: out `void **`; `csrValues`: out `void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
 export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCsrGet$ ??= new Scratch(10));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  s.f64[9] = 0;
-  const status = (cusparseCsrGet$c ??= binder.native('cusparseCsrGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
-  if (status !== 0) throw fail('cusparseCsrGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], csrRowOffsets: (s.u32[7] * 4294967296 + s.u32[6]), csrColInd: (s.u32[9] * 4294967296 + s.u32[8]), csrValues: (s.u32[11] * 4294967296 + s.u32[10]), csrRowOffsetsType: s.i32[12] as T.cusparseIndexType_t, csrColIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
+  return (cusparseCsrGet$ ??= bind$cusparseCsrGet())(spMatDescr);
+}
+/** cusparseCsrGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCsrGet(): typeof cusparseCsrGet {
+  const s = new Scratch(10);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCsrGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    s$f64[9] = 0;
+    const status = (native$ ??= binder.native('cusparseCsrGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8, s$slot9);
+    if (status !== 0) throw fail('cusparseCsrGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2], csrRowOffsets: (s$u32[7] * 4294967296 + s$u32[6]), csrColInd: (s$u32[9] * 4294967296 + s$u32[8]), csrValues: (s$u32[11] * 4294967296 + s$u32[10]), csrRowOffsetsType: s$i32[12] as T.cusparseIndexType_t, csrColIndType: s$i32[14] as T.cusparseIndexType_t, idxBase: s$i32[16] as T.cusparseIndexBase_t, valueType: s$i32[18] as T.cudaDataType };
+  };
 }
 let cusparseCsrSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

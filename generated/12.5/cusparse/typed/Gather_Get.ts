@@ -74,55 +74,83 @@ export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cuspa
   const result = (cusparseGetMatType$c ??= binder.native('cusparseGetMatType'))(descrA);
   return result;
 }
-let cusparseGetPointerMode$: Scratch | undefined;
-let cusparseGetPointerMode$c: NativeFunction | undefined;
+let cusparseGetPointerMode$: typeof cusparseGetPointerMode | undefined;
 /** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @returns the value of `mode`: out `cusparsePointerMode_t *`. */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t | null): T.cusparsePointerMode_t {
-  const s = (cusparseGetPointerMode$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetPointerMode', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusparseGetPointerMode$c ??= binder.native('cusparseGetPointerMode'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusparseGetPointerMode', status);
-  return s.i32[0] as T.cusparsePointerMode_t;
+  return (cusparseGetPointerMode$ ??= bind$cusparseGetPointerMode())(handle);
 }
-let cusparseGetProperty$: Scratch | undefined;
-let cusparseGetProperty$c: NativeFunction | undefined;
+/** cusparseGetPointerMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseGetPointerMode(): typeof cusparseGetPointerMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseGetPointerMode(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetPointerMode', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseGetPointerMode'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusparseGetPointerMode', status);
+    return s$i32[0] as T.cusparsePointerMode_t;
+  };
+}
+let cusparseGetProperty$: typeof cusparseGetProperty | undefined;
 /** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function cusparseGetProperty(type: T.libraryPropertyType): number {
-  const s = (cusparseGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cusparseGetProperty$c ??= binder.native('cusparseGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('cusparseGetProperty', status);
-  return s.i32[0];
+  return (cusparseGetProperty$ ??= bind$cusparseGetProperty())(type);
 }
-let cusparseGetStream$: Scratch | undefined;
-let cusparseGetStream$c: NativeFunction | undefined;
+/** cusparseGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseGetProperty(): typeof cusparseGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('cusparseGetProperty', status);
+    return s$i32[0];
+  };
+}
+let cusparseGetStream$: typeof cusparseGetStream | undefined;
 /** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cusparseGetStream(handle: T.cusparseHandle_t | null): T.cudaStream_t {
-  const s = (cusparseGetStream$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetStream', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusparseGetStream$c ??= binder.native('cusparseGetStream'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusparseGetStream', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cusparseGetStream$ ??= bind$cusparseGetStream())(handle);
 }
-let cusparseGetVersion$: Scratch | undefined;
-let cusparseGetVersion$c: NativeFunction | undefined;
+/** cusparseGetStream around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseGetStream(): typeof cusparseGetStream {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseGetStream(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetStream', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseGetStream'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusparseGetStream', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
+}
+let cusparseGetVersion$: typeof cusparseGetVersion | undefined;
 /** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @returns the value of `version`: out `int *`. */
 export function cusparseGetVersion(handle: T.cusparseHandle_t | null): number {
-  const s = (cusparseGetVersion$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetVersion', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusparseGetVersion$c ??= binder.native('cusparseGetVersion'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusparseGetVersion', status);
-  return s.i32[0];
+  return (cusparseGetVersion$ ??= bind$cusparseGetVersion())(handle);
+}
+/** cusparseGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseGetVersion(): typeof cusparseGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseGetVersion(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetVersion', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseGetVersion'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusparseGetVersion', status);
+    return s$i32[0];
+  };
 }

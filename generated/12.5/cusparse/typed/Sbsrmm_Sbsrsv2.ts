@@ -125,8 +125,7 @@ export function cusparseSbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA
   const status = (cusparseSbsrsm2_analysis$c ??= binder.native('cusparseSbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseSbsrsm2_analysis', status);
 }
-let cusparseSbsrsm2_bufferSize$: Scratch | undefined;
-let cusparseSbsrsm2_bufferSize$c: NativeFunction | undefined;
+let cusparseSbsrsm2_bufferSize$: typeof cusparseSbsrsm2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -144,27 +143,34 @@ let cusparseSbsrsm2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
-  const s = (cusparseSbsrsm2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_bufferSize', 'transA', 'i32', transA);
-  if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseSbsrsm2_bufferSize', 'transXY', 'i32', transXY);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsm2_bufferSize', 'mb', 'i32', mb);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_bufferSize', 'n', 'i32', n_);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseSbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseSbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseSbsrsm2_bufferSize$c ??= binder.native('cusparseSbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseSbsrsm2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseSbsrsm2_bufferSize$ ??= bind$cusparseSbsrsm2_bufferSize())(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
-let cusparseSbsrsm2_bufferSizeExt$: Scratch | undefined;
-let cusparseSbsrsm2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseSbsrsm2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSbsrsm2_bufferSize(): typeof cusparseSbsrsm2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_bufferSize', 'transA', 'i32', transA);
+    if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseSbsrsm2_bufferSize', 'transXY', 'i32', transXY);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsm2_bufferSize', 'mb', 'i32', mb);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_bufferSize', 'n', 'i32', n_);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseSbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseSbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseSbsrsm2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseSbsrsm2_bufferSizeExt$: typeof cusparseSbsrsm2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -182,24 +188,32 @@ let cusparseSbsrsm2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
-  const s = (cusparseSbsrsm2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseSbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseSbsrsm2_bufferSizeExt$c ??= binder.native('cusparseSbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseSbsrsm2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSbsrsm2_bufferSizeExt$ ??= bind$cusparseSbsrsm2_bufferSizeExt())(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseSbsrsm2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSbsrsm2_bufferSizeExt(): typeof cusparseSbsrsm2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseSbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseSbsrsm2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSbsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -281,8 +295,7 @@ export function cusparseSbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA
   const status = (cusparseSbsrsv2_analysis$c ??= binder.native('cusparseSbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseSbsrsv2_analysis', status);
 }
-let cusparseSbsrsv2_bufferSize$: Scratch | undefined;
-let cusparseSbsrsv2_bufferSize$c: NativeFunction | undefined;
+let cusparseSbsrsv2_bufferSize$: typeof cusparseSbsrsv2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -298,25 +311,32 @@ let cusparseSbsrsv2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseSbsrsv2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_bufferSize', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseSbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseSbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseSbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseSbsrsv2_bufferSize$c ??= binder.native('cusparseSbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseSbsrsv2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseSbsrsv2_bufferSize$ ??= bind$cusparseSbsrsv2_bufferSize())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info);
 }
-let cusparseSbsrsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseSbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseSbsrsv2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSbsrsv2_bufferSize(): typeof cusparseSbsrsv2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_bufferSize', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseSbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseSbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseSbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseSbsrsv2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseSbsrsv2_bufferSizeExt$: typeof cusparseSbsrsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -332,22 +352,30 @@ let cusparseSbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseSbsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseSbsrsv2_bufferSizeExt$c ??= binder.native('cusparseSbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseSbsrsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSbsrsv2_bufferSizeExt$ ??= bind$cusparseSbsrsv2_bufferSizeExt())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info);
+}
+/** cusparseSbsrsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSbsrsv2_bufferSizeExt(): typeof cusparseSbsrsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseSbsrsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

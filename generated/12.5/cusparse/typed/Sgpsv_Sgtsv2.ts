@@ -36,8 +36,7 @@ export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseSgpsvInterleavedBatch$c ??= binder.native('cusparseSgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch', status);
 }
-let cusparseSgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseSgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -51,21 +50,29 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
-  pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseSgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
+}
+/** cusparseSgpsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgpsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+    pointerArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -115,8 +122,7 @@ export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseSgtsv2StridedBatch$c ??= binder.native('cusparseSgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsv2StridedBatch', status);
 }
-let cusparseSgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgtsv2StridedBatch_bufferSizeExt$: typeof cusparseSgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -128,22 +134,29 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
-  const s = (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsv2StridedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseSgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
-let cusparseSgtsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseSgtsv2StridedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsv2StridedBatch_bufferSizeExt(): typeof cusparseSgtsv2StridedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsv2StridedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseSgtsv2_bufferSizeExt$: typeof cusparseSgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -155,19 +168,27 @@ let cusparseSgtsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseSgtsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsv2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsv2_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsv2_bufferSizeExt$ ??= bind$cusparseSgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseSgtsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsv2_bufferSizeExt(): typeof cusparseSgtsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsv2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -193,8 +214,7 @@ export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   const status = (cusparseSgtsv2_nopivot$c ??= binder.native('cusparseSgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsv2_nopivot', status);
 }
-let cusparseSgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgtsv2_nopivot_bufferSizeExt$: typeof cusparseSgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -206,19 +226,27 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseSgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsv2_nopivot_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseSgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseSgtsv2_nopivot_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsv2_nopivot_bufferSizeExt(): typeof cusparseSgtsv2_nopivot_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsv2_nopivot_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -244,8 +272,7 @@ export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseSgtsvInterleavedBatch$c ??= binder.native('cusparseSgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch', status);
 }
-let cusparseSgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseSgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -257,17 +284,25 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseSgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
+}
+/** cusparseSgtsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgtsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -55,8 +55,7 @@ export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: numb
   const status = (cusparseSnnz_compress$c ??= binder.native('cusparseSnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseSnnz_compress', status);
 }
-let cusparseSpGEMM_compute$: Scratch | undefined;
-let cusparseSpGEMM_compute$c: NativeFunction | undefined;
+let cusparseSpGEMM_compute$: typeof cusparseSpGEMM_compute | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -73,24 +72,32 @@ let cusparseSpGEMM_compute$c: NativeFunction | undefined;
  * @param externalBuffer2 in `void *`: address or host buffer, or null.
  * @returns the value of `bufferSize2`: in/out `size_t *`: this value in, the call's value returned. */
 export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.Pointer): number {
-  const s = (cusparseSpGEMM_compute$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_compute', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_compute', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_compute', 'opB', 'i32', opB);
-  pointerArg('cusparseSpGEMM_compute', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_compute', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_compute', 'matB', matB, true) as typeof matB;
-  pointerArg('cusparseSpGEMM_compute', 'beta', beta, true);
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_compute', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_compute', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_compute', 'alg', 'i32', alg);
-  if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, false);
-  s.u64[0] = BigInt(bufferSize2 as number | bigint);
-  pointerArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
-  const status = (cusparseSpGEMM_compute$c ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.bytes, externalBuffer2);
-  if (status !== 0) throw fail('cusparseSpGEMM_compute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpGEMM_compute$ ??= bind$cusparseSpGEMM_compute())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
+}
+/** cusparseSpGEMM_compute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMM_compute(): typeof cusparseSpGEMM_compute {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_compute', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_compute', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_compute', 'opB', 'i32', opB);
+    pointerArg('cusparseSpGEMM_compute', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_compute', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_compute', 'matB', matB, true) as typeof matB;
+    pointerArg('cusparseSpGEMM_compute', 'beta', beta, true);
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_compute', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_compute', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_compute', 'alg', 'i32', alg);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, false);
+    s$u64[0] = BigInt(bufferSize2 as number | bigint);
+    pointerArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
+    const status = (native$ ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s$bytes, externalBuffer2);
+    if (status !== 0) throw fail('cusparseSpGEMM_compute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpGEMM_copy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -120,16 +127,23 @@ export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t | null, opA: T.cu
   const status = (cusparseSpGEMM_copy$c ??= binder.native('cusparseSpGEMM_copy'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
   if (status !== 0) throw fail('cusparseSpGEMM_copy', status);
 }
-let cusparseSpGEMM_createDescr$: Scratch | undefined;
-let cusparseSpGEMM_createDescr$c: NativeFunction | undefined;
+let cusparseSpGEMM_createDescr$: typeof cusparseSpGEMM_createDescr | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `descr`: out `cusparseSpGEMMDescr_t *`. */
 export function cusparseSpGEMM_createDescr(): T.cusparseSpGEMMDescr_t {
-  const s = (cusparseSpGEMM_createDescr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseSpGEMM_createDescr$c ??= binder.nativeFixed('cusparseSpGEMM_createDescr', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseSpGEMM_createDescr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpGEMMDescr_t;
+  return (cusparseSpGEMM_createDescr$ ??= bind$cusparseSpGEMM_createDescr())();
+}
+/** cusparseSpGEMM_createDescr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMM_createDescr(): typeof cusparseSpGEMM_createDescr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseSpGEMM_createDescr', [s.bytes]);
+  return function cusparseSpGEMM_createDescr() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseSpGEMM_createDescr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpGEMMDescr_t;
+  };
 }
 let cusparseSpGEMM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -139,8 +153,7 @@ export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t | nul
   const status = (cusparseSpGEMM_destroyDescr$c ??= binder.native('cusparseSpGEMM_destroyDescr'))(descr);
   if (status !== 0) throw fail('cusparseSpGEMM_destroyDescr', status);
 }
-let cusparseSpGEMM_estimateMemory$: Scratch | undefined;
-let cusparseSpGEMM_estimateMemory$c: NativeFunction | undefined;
+let cusparseSpGEMM_estimateMemory$: typeof cusparseSpGEMM_estimateMemory | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, float chunk_fraction, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize2)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -159,43 +172,57 @@ let cusparseSpGEMM_estimateMemory$c: NativeFunction | undefined;
  * @returns `{ bufferSize3, bufferSize2 }`: `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize2`: out `size_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, chunk_fraction: number, bufferSize3: T.Int64, externalBuffer3: T.Pointer): { bufferSize3: number; bufferSize2: number } {
-  const s = (cusparseSpGEMM_estimateMemory$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_estimateMemory', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_estimateMemory', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_estimateMemory', 'opB', 'i32', opB);
-  pointerArg('cusparseSpGEMM_estimateMemory', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_estimateMemory', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_estimateMemory', 'matB', matB, true) as typeof matB;
-  pointerArg('cusparseSpGEMM_estimateMemory', 'beta', beta, true);
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_estimateMemory', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_estimateMemory', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_estimateMemory', 'alg', 'i32', alg);
-  if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_estimateMemory', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  if (typeof chunk_fraction !== 'number') throw argError('cusparseSpGEMM_estimateMemory', 'chunk_fraction', 'a number', chunk_fraction);
-  if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMM_estimateMemory', 'bufferSize3', bufferSize3, false);
-  s.u64[0] = BigInt(bufferSize3 as number | bigint);
-  pointerArg('cusparseSpGEMM_estimateMemory', 'externalBuffer3', externalBuffer3, true);
-  s.f64[1] = 0;
-  const status = (cusparseSpGEMM_estimateMemory$c ??= binder.native('cusparseSpGEMM_estimateMemory'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, s.slot(0), externalBuffer3, s.slot(1));
-  if (status !== 0) throw fail('cusparseSpGEMM_estimateMemory', status);
-  return { bufferSize3: (s.u32[1] * 4294967296 + s.u32[0]), bufferSize2: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusparseSpGEMM_estimateMemory$ ??= bind$cusparseSpGEMM_estimateMemory())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3);
 }
-let cusparseSpGEMM_getNumProducts$: Scratch | undefined;
-let cusparseSpGEMM_getNumProducts$c: NativeFunction | undefined;
+/** cusparseSpGEMM_estimateMemory around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMM_estimateMemory(): typeof cusparseSpGEMM_estimateMemory {
+  const s = new Scratch(2);
+  const s$u64 = s.u64, s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_estimateMemory', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_estimateMemory', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_estimateMemory', 'opB', 'i32', opB);
+    pointerArg('cusparseSpGEMM_estimateMemory', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_estimateMemory', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_estimateMemory', 'matB', matB, true) as typeof matB;
+    pointerArg('cusparseSpGEMM_estimateMemory', 'beta', beta, true);
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_estimateMemory', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_estimateMemory', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_estimateMemory', 'alg', 'i32', alg);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_estimateMemory', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof chunk_fraction !== 'number') throw argError('cusparseSpGEMM_estimateMemory', 'chunk_fraction', 'a number', chunk_fraction);
+    if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMM_estimateMemory', 'bufferSize3', bufferSize3, false);
+    s$u64[0] = BigInt(bufferSize3 as number | bigint);
+    pointerArg('cusparseSpGEMM_estimateMemory', 'externalBuffer3', externalBuffer3, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusparseSpGEMM_estimateMemory'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, s$slot0, externalBuffer3, s$slot1);
+    if (status !== 0) throw fail('cusparseSpGEMM_estimateMemory', status);
+    return { bufferSize3: (s$u32[1] * 4294967296 + s$u32[0]), bufferSize2: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cusparseSpGEMM_getNumProducts$: typeof cusparseSpGEMM_getNumProducts | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t spgemmDescr, int64_t *num_prods)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spgemmDescr in `cusparseSpGEMMDescr_t`.
  * @returns the value of `num_prods`: out `int64_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseSpGEMM_getNumProducts(spgemmDescr: T.cusparseSpGEMMDescr_t | null): bigint {
-  const s = (cusparseSpGEMM_getNumProducts$ ??= new Scratch(1));
-  if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_getNumProducts', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpGEMM_getNumProducts$c ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpGEMM_getNumProducts', status);
-  return s.i64[0];
+  return (cusparseSpGEMM_getNumProducts$ ??= bind$cusparseSpGEMM_getNumProducts())(spgemmDescr);
 }
-let cusparseSpGEMM_workEstimation$: Scratch | undefined;
-let cusparseSpGEMM_workEstimation$c: NativeFunction | undefined;
+/** cusparseSpGEMM_getNumProducts around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMM_getNumProducts(): typeof cusparseSpGEMM_getNumProducts {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i64 = s.i64;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpGEMM_getNumProducts(spgemmDescr) {
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_getNumProducts', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpGEMM_getNumProducts', status);
+    return s$i64[0];
+  };
+}
+let cusparseSpGEMM_workEstimation$: typeof cusparseSpGEMM_workEstimation | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -212,24 +239,32 @@ let cusparseSpGEMM_workEstimation$c: NativeFunction | undefined;
  * @param externalBuffer1 in `void *`: address or host buffer, or null.
  * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned. */
 export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.Pointer): number {
-  const s = (cusparseSpGEMM_workEstimation$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_workEstimation', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_workEstimation', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_workEstimation', 'opB', 'i32', opB);
-  pointerArg('cusparseSpGEMM_workEstimation', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_workEstimation', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_workEstimation', 'matB', matB, true) as typeof matB;
-  pointerArg('cusparseSpGEMM_workEstimation', 'beta', beta, true);
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_workEstimation', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_workEstimation', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_workEstimation', 'alg', 'i32', alg);
-  if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, false);
-  s.u64[0] = BigInt(bufferSize1 as number | bigint);
-  pointerArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
-  const status = (cusparseSpGEMM_workEstimation$c ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s.bytes, externalBuffer1);
-  if (status !== 0) throw fail('cusparseSpGEMM_workEstimation', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpGEMM_workEstimation$ ??= bind$cusparseSpGEMM_workEstimation())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
+}
+/** cusparseSpGEMM_workEstimation around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMM_workEstimation(): typeof cusparseSpGEMM_workEstimation {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_workEstimation', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_workEstimation', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_workEstimation', 'opB', 'i32', opB);
+    pointerArg('cusparseSpGEMM_workEstimation', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_workEstimation', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_workEstimation', 'matB', matB, true) as typeof matB;
+    pointerArg('cusparseSpGEMM_workEstimation', 'beta', beta, true);
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_workEstimation', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_workEstimation', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_workEstimation', 'alg', 'i32', alg);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, false);
+    s$u64[0] = BigInt(bufferSize1 as number | bigint);
+    pointerArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
+    const status = (native$ ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s$bytes, externalBuffer1);
+    if (status !== 0) throw fail('cusparseSpGEMM_workEstimation', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpGEMMreuse_compute$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -259,8 +294,7 @@ export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t | null, o
   const status = (cusparseSpGEMMreuse_compute$c ??= binder.native('cusparseSpGEMMreuse_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
   if (status !== 0) throw fail('cusparseSpGEMMreuse_compute', status);
 }
-let cusparseSpGEMMreuse_copy$: Scratch | undefined;
-let cusparseSpGEMMreuse_copy$c: NativeFunction | undefined;
+let cusparseSpGEMMreuse_copy$: typeof cusparseSpGEMMreuse_copy | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -274,24 +308,31 @@ let cusparseSpGEMMreuse_copy$c: NativeFunction | undefined;
  * @param externalBuffer5 in `void *`: address or host buffer, or null.
  * @returns the value of `bufferSize5`: in/out `size_t *`: this value in, the call's value returned. */
 export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize5: T.Int64, externalBuffer5: T.Pointer): number {
-  const s = (cusparseSpGEMMreuse_copy$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_copy', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_copy', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_copy', 'opB', 'i32', opB);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_copy', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_copy', 'matB', matB, true) as typeof matB;
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_copy', 'matC', matC, true) as typeof matC;
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_copy', 'alg', 'i32', alg);
-  if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  if (typeof bufferSize5 !== 'number' || !(bufferSize5 >= 0 && bufferSize5 <= 9007199254740991) || bufferSize5 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, false);
-  s.u64[0] = BigInt(bufferSize5 as number | bigint);
-  pointerArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
-  const status = (cusparseSpGEMMreuse_copy$c ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.bytes, externalBuffer5);
-  if (status !== 0) throw fail('cusparseSpGEMMreuse_copy', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpGEMMreuse_copy$ ??= bind$cusparseSpGEMMreuse_copy())(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
 }
-let cusparseSpGEMMreuse_nnz$: Scratch | undefined;
-let cusparseSpGEMMreuse_nnz$c: NativeFunction | undefined;
+/** cusparseSpGEMMreuse_copy around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMMreuse_copy(): typeof cusparseSpGEMMreuse_copy {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_copy', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_copy', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_copy', 'opB', 'i32', opB);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_copy', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_copy', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_copy', 'matC', matC, true) as typeof matC;
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_copy', 'alg', 'i32', alg);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize5 !== 'number' || !(bufferSize5 >= 0 && bufferSize5 <= 9007199254740991) || bufferSize5 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, false);
+    s$u64[0] = BigInt(bufferSize5 as number | bigint);
+    pointerArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
+    const status = (native$ ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer5);
+    if (status !== 0) throw fail('cusparseSpGEMMreuse_copy', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseSpGEMMreuse_nnz$: typeof cusparseSpGEMMreuse_nnz | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -309,30 +350,37 @@ let cusparseSpGEMMreuse_nnz$c: NativeFunction | undefined;
  * @param externalBuffer4 in `void *`: address or host buffer, or null.
  * @returns `{ bufferSize2, bufferSize3, bufferSize4 }`: `bufferSize2`: in/out `size_t *`: this value in, the call's value returned; `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize4`: in/out `size_t *`: this value in, the call's value returned. */
 export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.Pointer, bufferSize3: T.Int64, externalBuffer3: T.Pointer, bufferSize4: T.Int64, externalBuffer4: T.Pointer): { bufferSize2: number; bufferSize3: number; bufferSize4: number } {
-  const s = (cusparseSpGEMMreuse_nnz$ ??= new Scratch(3));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_nnz', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_nnz', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_nnz', 'opB', 'i32', opB);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_nnz', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_nnz', 'matB', matB, true) as typeof matB;
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_nnz', 'matC', matC, true) as typeof matC;
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_nnz', 'alg', 'i32', alg);
-  if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_nnz', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, false);
-  s.u64[0] = BigInt(bufferSize2 as number | bigint);
-  pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
-  if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, false);
-  s.u64[1] = BigInt(bufferSize3 as number | bigint);
-  pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer3', externalBuffer3, true);
-  if (typeof bufferSize4 !== 'number' || !(bufferSize4 >= 0 && bufferSize4 <= 9007199254740991) || bufferSize4 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, false);
-  s.u64[2] = BigInt(bufferSize4 as number | bigint);
-  pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer4', externalBuffer4, true);
-  const status = (cusparseSpGEMMreuse_nnz$c ??= binder.native('cusparseSpGEMMreuse_nnz'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.slot(0), externalBuffer2, s.slot(1), externalBuffer3, s.slot(2), externalBuffer4);
-  if (status !== 0) throw fail('cusparseSpGEMMreuse_nnz', status);
-  return { bufferSize2: (s.u32[1] * 4294967296 + s.u32[0]), bufferSize3: (s.u32[3] * 4294967296 + s.u32[2]), bufferSize4: (s.u32[5] * 4294967296 + s.u32[4]) };
+  return (cusparseSpGEMMreuse_nnz$ ??= bind$cusparseSpGEMMreuse_nnz())(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
 }
-let cusparseSpGEMMreuse_workEstimation$: Scratch | undefined;
-let cusparseSpGEMMreuse_workEstimation$c: NativeFunction | undefined;
+/** cusparseSpGEMMreuse_nnz around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMMreuse_nnz(): typeof cusparseSpGEMMreuse_nnz {
+  const s = new Scratch(3);
+  const s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_nnz', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_nnz', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_nnz', 'opB', 'i32', opB);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_nnz', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_nnz', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_nnz', 'matC', matC, true) as typeof matC;
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_nnz', 'alg', 'i32', alg);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_nnz', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, false);
+    s$u64[0] = BigInt(bufferSize2 as number | bigint);
+    pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
+    if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, false);
+    s$u64[1] = BigInt(bufferSize3 as number | bigint);
+    pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer3', externalBuffer3, true);
+    if (typeof bufferSize4 !== 'number' || !(bufferSize4 >= 0 && bufferSize4 <= 9007199254740991) || bufferSize4 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, false);
+    s$u64[2] = BigInt(bufferSize4 as number | bigint);
+    pointerArg('cusparseSpGEMMreuse_nnz', 'externalBuffer4', externalBuffer4, true);
+    const status = (native$ ??= binder.native('cusparseSpGEMMreuse_nnz'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$slot0, externalBuffer2, s$slot1, externalBuffer3, s$slot2, externalBuffer4);
+    if (status !== 0) throw fail('cusparseSpGEMMreuse_nnz', status);
+    return { bufferSize2: (s$u32[1] * 4294967296 + s$u32[0]), bufferSize3: (s$u32[3] * 4294967296 + s$u32[2]), bufferSize4: (s$u32[5] * 4294967296 + s$u32[4]) };
+  };
+}
+let cusparseSpGEMMreuse_workEstimation$: typeof cusparseSpGEMMreuse_workEstimation | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -346,21 +394,29 @@ let cusparseSpGEMMreuse_workEstimation$c: NativeFunction | undefined;
  * @param externalBuffer1 in `void *`: address or host buffer, or null.
  * @returns the value of `bufferSize1`: in/out `size_t *`: this value in, the call's value returned. */
 export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.Pointer): number {
-  const s = (cusparseSpGEMMreuse_workEstimation$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_workEstimation', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_workEstimation', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_workEstimation', 'opB', 'i32', opB);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_workEstimation', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_workEstimation', 'matB', matB, true) as typeof matB;
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_workEstimation', 'matC', matC, true) as typeof matC;
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_workEstimation', 'alg', 'i32', alg);
-  if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-  if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, false);
-  s.u64[0] = BigInt(bufferSize1 as number | bigint);
-  pointerArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
-  const status = (cusparseSpGEMMreuse_workEstimation$c ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s.bytes, externalBuffer1);
-  if (status !== 0) throw fail('cusparseSpGEMMreuse_workEstimation', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpGEMMreuse_workEstimation$ ??= bind$cusparseSpGEMMreuse_workEstimation())(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
+}
+/** cusparseSpGEMMreuse_workEstimation around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpGEMMreuse_workEstimation(): typeof cusparseSpGEMMreuse_workEstimation {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_workEstimation', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_workEstimation', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_workEstimation', 'opB', 'i32', opB);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_workEstimation', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_workEstimation', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_workEstimation', 'matC', matC, true) as typeof matC;
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_workEstimation', 'alg', 'i32', alg);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, false);
+    s$u64[0] = BigInt(bufferSize1 as number | bigint);
+    pointerArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
+    const status = (native$ ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer1);
+    if (status !== 0) throw fail('cusparseSpGEMMreuse_workEstimation', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpMM$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -400,8 +456,7 @@ export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuff
   const status = (cusparseSpMMOp$c ??= binder.native('cusparseSpMMOp'))(plan, externalBuffer);
   if (status !== 0) throw fail('cusparseSpMMOp', status);
 }
-let cusparseSpMMOp_createPlan$: Scratch | undefined;
-let cusparseSpMMOp_createPlan$c: NativeFunction | undefined;
+let cusparseSpMMOp_createPlan$: typeof cusparseSpMMOp_createPlan | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -419,26 +474,34 @@ let cusparseSpMMOp_createPlan$c: NativeFunction | undefined;
  * @param epilogueBufferSize in `size_t`.
  * @returns `{ plan, SpMMWorkspaceSize }`: `plan`: out `cusparseSpMMOpPlan_t *`; `SpMMWorkspaceSize`: out `size_t *`. */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64): { plan: T.cusparseSpMMOpPlan_t; SpMMWorkspaceSize: number } {
-  const s = (cusparseSpMMOp_createPlan$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMMOp_createPlan', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMMOp_createPlan', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMMOp_createPlan', 'opB', 'i32', opB);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMMOp_createPlan', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMMOp_createPlan', 'matB', matB, true) as typeof matB;
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMMOp_createPlan', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMMOp_createPlan', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMMOp_createPlan', 'alg', 'i32', alg);
-  pointerArg('cusparseSpMMOp_createPlan', 'addOperationNvvmBuffer', addOperationNvvmBuffer, true);
-  if (typeof addOperationBufferSize !== 'number' || !(addOperationBufferSize >= 0 && addOperationBufferSize <= 9007199254740991) || addOperationBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'addOperationBufferSize', addOperationBufferSize, false);
-  pointerArg('cusparseSpMMOp_createPlan', 'mulOperationNvvmBuffer', mulOperationNvvmBuffer, true);
-  if (typeof mulOperationBufferSize !== 'number' || !(mulOperationBufferSize >= 0 && mulOperationBufferSize <= 9007199254740991) || mulOperationBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'mulOperationBufferSize', mulOperationBufferSize, false);
-  pointerArg('cusparseSpMMOp_createPlan', 'epilogueNvvmBuffer', epilogueNvvmBuffer, true);
-  if (typeof epilogueBufferSize !== 'number' || !(epilogueBufferSize >= 0 && epilogueBufferSize <= 9007199254740991) || epilogueBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'epilogueBufferSize', epilogueBufferSize, false);
-  s.f64[1] = 0;
-  const status = (cusparseSpMMOp_createPlan$c ??= binder.native('cusparseSpMMOp_createPlan'))(handle, s.slot(0), opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, s.slot(1));
-  if (status !== 0) throw fail('cusparseSpMMOp_createPlan', status);
-  return { plan: (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMMOpPlan_t, SpMMWorkspaceSize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusparseSpMMOp_createPlan$ ??= bind$cusparseSpMMOp_createPlan())(handle, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize);
+}
+/** cusparseSpMMOp_createPlan around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMMOp_createPlan(): typeof cusparseSpMMOp_createPlan {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMMOp_createPlan(handle, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMMOp_createPlan', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMMOp_createPlan', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMMOp_createPlan', 'opB', 'i32', opB);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMMOp_createPlan', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMMOp_createPlan', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMMOp_createPlan', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMMOp_createPlan', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMMOp_createPlan', 'alg', 'i32', alg);
+    pointerArg('cusparseSpMMOp_createPlan', 'addOperationNvvmBuffer', addOperationNvvmBuffer, true);
+    if (typeof addOperationBufferSize !== 'number' || !(addOperationBufferSize >= 0 && addOperationBufferSize <= 9007199254740991) || addOperationBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'addOperationBufferSize', addOperationBufferSize, false);
+    pointerArg('cusparseSpMMOp_createPlan', 'mulOperationNvvmBuffer', mulOperationNvvmBuffer, true);
+    if (typeof mulOperationBufferSize !== 'number' || !(mulOperationBufferSize >= 0 && mulOperationBufferSize <= 9007199254740991) || mulOperationBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'mulOperationBufferSize', mulOperationBufferSize, false);
+    pointerArg('cusparseSpMMOp_createPlan', 'epilogueNvvmBuffer', epilogueNvvmBuffer, true);
+    if (typeof epilogueBufferSize !== 'number' || !(epilogueBufferSize >= 0 && epilogueBufferSize <= 9007199254740991) || epilogueBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'epilogueBufferSize', epilogueBufferSize, false);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMMOp_createPlan'))(handle, s$slot0, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, s$slot1);
+    if (status !== 0) throw fail('cusparseSpMMOp_createPlan', status);
+    return { plan: (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMMOpPlan_t, SpMMWorkspaceSize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusparseSpMMOp_destroyPlan$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -448,8 +511,7 @@ export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t | null):
   const status = (cusparseSpMMOp_destroyPlan$c ??= binder.native('cusparseSpMMOp_destroyPlan'))(plan);
   if (status !== 0) throw fail('cusparseSpMMOp_destroyPlan', status);
 }
-let cusparseSpMM_bufferSize$: Scratch | undefined;
-let cusparseSpMM_bufferSize$c: NativeFunction | undefined;
+let cusparseSpMM_bufferSize$: typeof cusparseSpMM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -463,21 +525,29 @@ let cusparseSpMM_bufferSize$c: NativeFunction | undefined;
  * @param alg in `cusparseSpMMAlg_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.Pointer, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t): number {
-  const s = (cusparseSpMM_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM_bufferSize', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMM_bufferSize', 'opB', 'i32', opB);
-  pointerArg('cusparseSpMM_bufferSize', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMM_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMM_bufferSize', 'matB', matB, true) as typeof matB;
-  pointerArg('cusparseSpMM_bufferSize', 'beta', beta, true);
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMM_bufferSize', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM_bufferSize', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM_bufferSize', 'alg', 'i32', alg);
-  s.f64[0] = 0;
-  const status = (cusparseSpMM_bufferSize$c ??= binder.native('cusparseSpMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s.bytes);
-  if (status !== 0) throw fail('cusparseSpMM_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpMM_bufferSize$ ??= bind$cusparseSpMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg);
+}
+/** cusparseSpMM_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMM_bufferSize(): typeof cusparseSpMM_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM_bufferSize', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMM_bufferSize', 'opB', 'i32', opB);
+    pointerArg('cusparseSpMM_bufferSize', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMM_bufferSize', 'matB', matB, true) as typeof matB;
+    pointerArg('cusparseSpMM_bufferSize', 'beta', beta, true);
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM_bufferSize', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM_bufferSize', 'alg', 'i32', alg);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s$bytes);
+    if (status !== 0) throw fail('cusparseSpMM_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpMM_preprocess$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -533,8 +603,7 @@ export function cusparseSpMV(handle: T.cusparseHandle_t | null, opA: T.cusparseO
   const status = (cusparseSpMV$c ??= binder.native('cusparseSpMV'))(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
   if (status !== 0) throw fail('cusparseSpMV', status);
 }
-let cusparseSpMV_bufferSize$: Scratch | undefined;
-let cusparseSpMV_bufferSize$c: NativeFunction | undefined;
+let cusparseSpMV_bufferSize$: typeof cusparseSpMV_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -547,20 +616,28 @@ let cusparseSpMV_bufferSize$c: NativeFunction | undefined;
  * @param alg in `cusparseSpMVAlg_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t): number {
-  const s = (cusparseSpMV_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV_bufferSize', 'opA', 'i32', opA);
-  pointerArg('cusparseSpMV_bufferSize', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMV_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpMV_bufferSize', 'vecX', vecX, true) as typeof vecX;
-  pointerArg('cusparseSpMV_bufferSize', 'beta', beta, true);
-  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpMV_bufferSize', 'vecY', vecY, true) as typeof vecY;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV_bufferSize', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV_bufferSize', 'alg', 'i32', alg);
-  s.f64[0] = 0;
-  const status = (cusparseSpMV_bufferSize$c ??= binder.native('cusparseSpMV_bufferSize'))(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, s.bytes);
-  if (status !== 0) throw fail('cusparseSpMV_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpMV_bufferSize$ ??= bind$cusparseSpMV_bufferSize())(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg);
+}
+/** cusparseSpMV_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMV_bufferSize(): typeof cusparseSpMV_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV_bufferSize', 'opA', 'i32', opA);
+    pointerArg('cusparseSpMV_bufferSize', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMV_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpMV_bufferSize', 'vecX', vecX, true) as typeof vecX;
+    pointerArg('cusparseSpMV_bufferSize', 'beta', beta, true);
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpMV_bufferSize', 'vecY', vecY, true) as typeof vecY;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV_bufferSize', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV_bufferSize', 'alg', 'i32', alg);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMV_bufferSize'))(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, s$bytes);
+    if (status !== 0) throw fail('cusparseSpMV_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpMV_preprocess$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -603,72 +680,107 @@ export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseConstSpMatDescr_
   const status = (cusparseSpMatGetAttribute$c ??= binder.native('cusparseSpMatGetAttribute'))(spMatDescr, attribute, data, dataSize);
   if (status !== 0) throw fail('cusparseSpMatGetAttribute', status);
 }
-let cusparseSpMatGetFormat$: Scratch | undefined;
-let cusparseSpMatGetFormat$c: NativeFunction | undefined;
+let cusparseSpMatGetFormat$: typeof cusparseSpMatGetFormat | undefined;
 /** `cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns the value of `format`: out `cusparseFormat_t *`. */
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseFormat_t {
-  const s = (cusparseSpMatGetFormat$ ??= new Scratch(1));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetFormat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpMatGetFormat$c ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpMatGetFormat', status);
-  return s.i32[0] as T.cusparseFormat_t;
+  return (cusparseSpMatGetFormat$ ??= bind$cusparseSpMatGetFormat())(spMatDescr);
 }
-let cusparseSpMatGetIndexBase$: Scratch | undefined;
-let cusparseSpMatGetIndexBase$c: NativeFunction | undefined;
+/** cusparseSpMatGetFormat around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMatGetFormat(): typeof cusparseSpMatGetFormat {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMatGetFormat(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetFormat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpMatGetFormat', status);
+    return s$i32[0] as T.cusparseFormat_t;
+  };
+}
+let cusparseSpMatGetIndexBase$: typeof cusparseSpMatGetIndexBase | undefined;
 /** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns the value of `idxBase`: out `cusparseIndexBase_t *`. */
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseConstSpMatDescr_t | null): T.cusparseIndexBase_t {
-  const s = (cusparseSpMatGetIndexBase$ ??= new Scratch(1));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetIndexBase', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpMatGetIndexBase$c ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpMatGetIndexBase', status);
-  return s.i32[0] as T.cusparseIndexBase_t;
+  return (cusparseSpMatGetIndexBase$ ??= bind$cusparseSpMatGetIndexBase())(spMatDescr);
 }
-let cusparseSpMatGetSize$: Scratch | undefined;
-let cusparseSpMatGetSize$c: NativeFunction | undefined;
+/** cusparseSpMatGetIndexBase around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMatGetIndexBase(): typeof cusparseSpMatGetIndexBase {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMatGetIndexBase(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetIndexBase', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpMatGetIndexBase', status);
+    return s$i32[0] as T.cusparseIndexBase_t;
+  };
+}
+let cusparseSpMatGetSize$: typeof cusparseSpMatGetSize | undefined;
 /** `cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, nnz }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`. */
 export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint } {
-  const s = (cusparseSpMatGetSize$ ??= new Scratch(3));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetSize', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (cusparseSpMatGetSize$c ??= binder.native('cusparseSpMatGetSize'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('cusparseSpMatGetSize', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2] };
+  return (cusparseSpMatGetSize$ ??= bind$cusparseSpMatGetSize())(spMatDescr);
 }
-let cusparseSpMatGetStridedBatch$: Scratch | undefined;
-let cusparseSpMatGetStridedBatch$c: NativeFunction | undefined;
+/** cusparseSpMatGetSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMatGetSize(): typeof cusparseSpMatGetSize {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMatGetSize(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetSize', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMatGetSize'))(spMatDescr, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('cusparseSpMatGetSize', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2] };
+  };
+}
+let cusparseSpMatGetStridedBatch$: typeof cusparseSpMatGetStridedBatch | undefined;
 /** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns the value of `batchCount`: out `int *`. */
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
-  const s = (cusparseSpMatGetStridedBatch$ ??= new Scratch(1));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpMatGetStridedBatch$c ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpMatGetStridedBatch', status);
-  return s.i32[0];
+  return (cusparseSpMatGetStridedBatch$ ??= bind$cusparseSpMatGetStridedBatch())(spMatDescr);
 }
-let cusparseSpMatGetValues$: Scratch | undefined;
-let cusparseSpMatGetValues$c: NativeFunction | undefined;
+/** cusparseSpMatGetStridedBatch around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMatGetStridedBatch(): typeof cusparseSpMatGetStridedBatch {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMatGetStridedBatch(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpMatGetStridedBatch', status);
+    return s$i32[0];
+  };
+}
+let cusparseSpMatGetValues$: typeof cusparseSpMatGetValues | undefined;
 /** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @returns the value of `values`: out `void **`. */
 export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t | null): number {
-  const s = (cusparseSpMatGetValues$ ??= new Scratch(1));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpMatGetValues$c ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpMatGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpMatGetValues$ ??= bind$cusparseSpMatGetValues())(spMatDescr);
+}
+/** cusparseSpMatGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpMatGetValues(): typeof cusparseSpMatGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpMatGetValues(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpMatGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpMatSetAttribute$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatDescr, cusparseSpMatAttribute_t attribute, void *data, size_t dataSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -722,8 +834,7 @@ export function cusparseSpSM_analysis(handle: T.cusparseHandle_t | null, opA: T.
   const status = (cusparseSpSM_analysis$c ??= binder.native('cusparseSpSM_analysis'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
   if (status !== 0) throw fail('cusparseSpSM_analysis', status);
 }
-let cusparseSpSM_bufferSize$: Scratch | undefined;
-let cusparseSpSM_bufferSize$c: NativeFunction | undefined;
+let cusparseSpSM_bufferSize$: typeof cusparseSpSM_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -737,32 +848,47 @@ let cusparseSpSM_bufferSize$c: NativeFunction | undefined;
  * @param spsmDescr in `cusparseSpSMDescr_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): number {
-  const s = (cusparseSpSM_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_bufferSize', 'opA', 'i32', opA);
-  if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpSM_bufferSize', 'opB', 'i32', opB);
-  pointerArg('cusparseSpSM_bufferSize', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSM_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpSM_bufferSize', 'matB', matB, true) as typeof matB;
-  if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpSM_bufferSize', 'matC', matC, true) as typeof matC;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSM_bufferSize', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSM_bufferSize', 'alg', 'i32', alg);
-  if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_bufferSize', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpSM_bufferSize$c ??= binder.native('cusparseSpSM_bufferSize'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpSM_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpSM_bufferSize$ ??= bind$cusparseSpSM_bufferSize())(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
 }
-let cusparseSpSM_createDescr$: Scratch | undefined;
-let cusparseSpSM_createDescr$c: NativeFunction | undefined;
+/** cusparseSpSM_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpSM_bufferSize(): typeof cusparseSpSM_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_bufferSize', 'opA', 'i32', opA);
+    if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpSM_bufferSize', 'opB', 'i32', opB);
+    pointerArg('cusparseSpSM_bufferSize', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpSM_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpSM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSM_bufferSize', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSM_bufferSize', 'alg', 'i32', alg);
+    if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_bufferSize', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpSM_bufferSize'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpSM_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseSpSM_createDescr$: typeof cusparseSpSM_createDescr | undefined;
 /** `cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `descr`: out `cusparseSpSMDescr_t *`. */
 export function cusparseSpSM_createDescr(): T.cusparseSpSMDescr_t {
-  const s = (cusparseSpSM_createDescr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseSpSM_createDescr$c ??= binder.nativeFixed('cusparseSpSM_createDescr', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseSpSM_createDescr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpSMDescr_t;
+  return (cusparseSpSM_createDescr$ ??= bind$cusparseSpSM_createDescr())();
+}
+/** cusparseSpSM_createDescr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpSM_createDescr(): typeof cusparseSpSM_createDescr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseSpSM_createDescr', [s.bytes]);
+  return function cusparseSpSM_createDescr() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseSpSM_createDescr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpSMDescr_t;
+  };
 }
 let cusparseSpSM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -839,8 +965,7 @@ export function cusparseSpSV_analysis(handle: T.cusparseHandle_t | null, opA: T.
   const status = (cusparseSpSV_analysis$c ??= binder.native('cusparseSpSV_analysis'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
   if (status !== 0) throw fail('cusparseSpSV_analysis', status);
 }
-let cusparseSpSV_bufferSize$: Scratch | undefined;
-let cusparseSpSV_bufferSize$c: NativeFunction | undefined;
+let cusparseSpSV_bufferSize$: typeof cusparseSpSV_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opA in `cusparseOperation_t`.
@@ -853,31 +978,46 @@ let cusparseSpSV_bufferSize$c: NativeFunction | undefined;
  * @param spsvDescr in `cusparseSpSVDescr_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): number {
-  const s = (cusparseSpSV_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_bufferSize', 'opA', 'i32', opA);
-  pointerArg('cusparseSpSV_bufferSize', 'alpha', alpha, true);
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSV_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpSV_bufferSize', 'vecX', vecX, true) as typeof vecX;
-  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpSV_bufferSize', 'vecY', vecY, true) as typeof vecY;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSV_bufferSize', 'computeType', 'i32', computeType);
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSV_bufferSize', 'alg', 'i32', alg);
-  if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_bufferSize', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpSV_bufferSize$c ??= binder.native('cusparseSpSV_bufferSize'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpSV_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpSV_bufferSize$ ??= bind$cusparseSpSV_bufferSize())(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
 }
-let cusparseSpSV_createDescr$: Scratch | undefined;
-let cusparseSpSV_createDescr$c: NativeFunction | undefined;
+/** cusparseSpSV_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpSV_bufferSize(): typeof cusparseSpSV_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_bufferSize', 'opA', 'i32', opA);
+    pointerArg('cusparseSpSV_bufferSize', 'alpha', alpha, true);
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSV_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpSV_bufferSize', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpSV_bufferSize', 'vecY', vecY, true) as typeof vecY;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSV_bufferSize', 'computeType', 'i32', computeType);
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSV_bufferSize', 'alg', 'i32', alg);
+    if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_bufferSize', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpSV_bufferSize'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpSV_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseSpSV_createDescr$: typeof cusparseSpSV_createDescr | undefined;
 /** `cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `descr`: out `cusparseSpSVDescr_t *`. */
 export function cusparseSpSV_createDescr(): T.cusparseSpSVDescr_t {
-  const s = (cusparseSpSV_createDescr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseSpSV_createDescr$c ??= binder.nativeFixed('cusparseSpSV_createDescr', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseSpSV_createDescr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpSVDescr_t;
+  return (cusparseSpSV_createDescr$ ??= bind$cusparseSpSV_createDescr())();
+}
+/** cusparseSpSV_createDescr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpSV_createDescr(): typeof cusparseSpSV_createDescr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseSpSV_createDescr', [s.bytes]);
+  return function cusparseSpSV_createDescr() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseSpSV_createDescr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpSVDescr_t;
+  };
 }
 let cusparseSpSV_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -946,8 +1086,7 @@ export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseO
   const status = (cusparseSpVV$c ??= binder.native('cusparseSpVV'))(handle, opX, vecX, vecY, result_, computeType, externalBuffer);
   if (status !== 0) throw fail('cusparseSpVV', status);
 }
-let cusparseSpVV_bufferSize$: Scratch | undefined;
-let cusparseSpVV_bufferSize$c: NativeFunction | undefined;
+let cusparseSpVV_bufferSize$: typeof cusparseSpVV_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opX, cusparseConstSpVecDescr_t vecX, cusparseConstDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param opX in `cusparseOperation_t`.
@@ -957,62 +1096,91 @@ let cusparseSpVV_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseConstDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType): number {
-  const s = (cusparseSpVV_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpVV_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof opX !== 'number' || (opX | 0) !== opX) throw intError('cusparseSpVV_bufferSize', 'opX', 'i32', opX);
-  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpVV_bufferSize', 'vecX', vecX, true) as typeof vecX;
-  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpVV_bufferSize', 'vecY', vecY, true) as typeof vecY;
-  pointerArg('cusparseSpVV_bufferSize', 'result', result_, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpVV_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  const status = (cusparseSpVV_bufferSize$c ??= binder.native('cusparseSpVV_bufferSize'))(handle, opX, vecX, vecY, result_, computeType, s.bytes);
-  if (status !== 0) throw fail('cusparseSpVV_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpVV_bufferSize$ ??= bind$cusparseSpVV_bufferSize())(handle, opX, vecX, vecY, result_, computeType);
 }
-let cusparseSpVecGet$: Scratch | undefined;
-let cusparseSpVecGet$c: NativeFunction | undefined;
+/** cusparseSpVV_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpVV_bufferSize(): typeof cusparseSpVV_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result_, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpVV_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof opX !== 'number' || (opX | 0) !== opX) throw intError('cusparseSpVV_bufferSize', 'opX', 'i32', opX);
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpVV_bufferSize', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpVV_bufferSize', 'vecY', vecY, true) as typeof vecY;
+    pointerArg('cusparseSpVV_bufferSize', 'result', result_, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpVV_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpVV_bufferSize'))(handle, opX, vecX, vecY, result_, computeType, s$bytes);
+    if (status !== 0) throw fail('cusparseSpVV_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseSpVecGet$: typeof cusparseSpVecGet | undefined;
 /** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseSpVecDescr_t`.
  * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `void **`; `values`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
 export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseSpVecGet$ ??= new Scratch(7));
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  const status = (cusparseSpVecGet$c ??= binder.native('cusparseSpVecGet'))(spVecDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6));
-  if (status !== 0) throw fail('cusparseSpVecGet', status);
-  return { size: s.i64[0], nnz: s.i64[1], indices: (s.u32[5] * 4294967296 + s.u32[4]), values: (s.u32[7] * 4294967296 + s.u32[6]), idxType: s.i32[8] as T.cusparseIndexType_t, idxBase: s.i32[10] as T.cusparseIndexBase_t, valueType: s.i32[12] as T.cudaDataType };
+  return (cusparseSpVecGet$ ??= bind$cusparseSpVecGet())(spVecDescr);
 }
-let cusparseSpVecGetIndexBase$: Scratch | undefined;
-let cusparseSpVecGetIndexBase$c: NativeFunction | undefined;
+/** cusparseSpVecGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpVecGet(): typeof cusparseSpVecGet {
+  const s = new Scratch(7);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpVecGet(spVecDescr) {
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    const status = (native$ ??= binder.native('cusparseSpVecGet'))(spVecDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6);
+    if (status !== 0) throw fail('cusparseSpVecGet', status);
+    return { size: s$i64[0], nnz: s$i64[1], indices: (s$u32[5] * 4294967296 + s$u32[4]), values: (s$u32[7] * 4294967296 + s$u32[6]), idxType: s$i32[8] as T.cusparseIndexType_t, idxBase: s$i32[10] as T.cusparseIndexBase_t, valueType: s$i32[12] as T.cudaDataType };
+  };
+}
+let cusparseSpVecGetIndexBase$: typeof cusparseSpVecGetIndexBase | undefined;
 /** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseConstSpVecDescr_t`.
  * @returns the value of `idxBase`: out `cusparseIndexBase_t *`. */
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseConstSpVecDescr_t | null): T.cusparseIndexBase_t {
-  const s = (cusparseSpVecGetIndexBase$ ??= new Scratch(1));
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetIndexBase', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpVecGetIndexBase$c ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpVecGetIndexBase', status);
-  return s.i32[0] as T.cusparseIndexBase_t;
+  return (cusparseSpVecGetIndexBase$ ??= bind$cusparseSpVecGetIndexBase())(spVecDescr);
 }
-let cusparseSpVecGetValues$: Scratch | undefined;
-let cusparseSpVecGetValues$c: NativeFunction | undefined;
+/** cusparseSpVecGetIndexBase around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpVecGetIndexBase(): typeof cusparseSpVecGetIndexBase {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpVecGetIndexBase(spVecDescr) {
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetIndexBase', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpVecGetIndexBase', status);
+    return s$i32[0] as T.cusparseIndexBase_t;
+  };
+}
+let cusparseSpVecGetValues$: typeof cusparseSpVecGetValues | undefined;
 /** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseSpVecDescr_t`.
  * @returns the value of `values`: out `void **`. */
 export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t | null): number {
-  const s = (cusparseSpVecGetValues$ ??= new Scratch(1));
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.f64[0] = 0;
-  const status = (cusparseSpVecGetValues$c ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseSpVecGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpVecGetValues$ ??= bind$cusparseSpVecGetValues())(spVecDescr);
+}
+/** cusparseSpVecGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpVecGetValues(): typeof cusparseSpVecGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpVecGetValues(spVecDescr) {
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseSpVecGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

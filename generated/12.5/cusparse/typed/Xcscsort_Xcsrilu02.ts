@@ -32,8 +32,7 @@ export function cusparseXcscsort(handle: T.cusparseHandle_t | null, m: number, n
   const status = (cusparseXcscsort$c ??= binder.native('cusparseXcscsort'))(handle, m, n_, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcscsort', status);
 }
-let cusparseXcscsort_bufferSizeExt$: Scratch | undefined;
-let cusparseXcscsort_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseXcscsort_bufferSizeExt$: typeof cusparseXcscsort_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -43,17 +42,25 @@ let cusparseXcscsort_bufferSizeExt$c: NativeFunction | undefined;
  * @param cscRowIndA in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer): number {
-  const s = (cusparseXcscsort_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcscsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcscsort_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcscsort_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcscsort_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseXcscsort_bufferSizeExt', 'cscColPtrA', cscColPtrA, true);
-  pointerArg('cusparseXcscsort_bufferSizeExt', 'cscRowIndA', cscRowIndA, true);
-  s.f64[0] = 0;
-  const status = (cusparseXcscsort_bufferSizeExt$c ??= binder.native('cusparseXcscsort_bufferSizeExt'))(handle, m, n_, nnz, cscColPtrA, cscRowIndA, s.bytes);
-  if (status !== 0) throw fail('cusparseXcscsort_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseXcscsort_bufferSizeExt$ ??= bind$cusparseXcscsort_bufferSizeExt())(handle, m, n_, nnz, cscColPtrA, cscRowIndA);
+}
+/** cusparseXcscsort_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseXcscsort_bufferSizeExt(): typeof cusparseXcscsort_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseXcscsort_bufferSizeExt(handle, m, n_, nnz, cscColPtrA, cscRowIndA) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcscsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcscsort_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcscsort_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcscsort_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseXcscsort_bufferSizeExt', 'cscColPtrA', cscColPtrA, true);
+    pointerArg('cusparseXcscsort_bufferSizeExt', 'cscRowIndA', cscRowIndA, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseXcscsort_bufferSizeExt'))(handle, m, n_, nnz, cscColPtrA, cscRowIndA, s$bytes);
+    if (status !== 0) throw fail('cusparseXcscsort_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseXcsr2bsrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

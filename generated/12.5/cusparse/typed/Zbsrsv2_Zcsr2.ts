@@ -41,8 +41,7 @@ export function cusparseZbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA
   const status = (cusparseZbsrsv2_analysis$c ??= binder.native('cusparseZbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsv2_analysis', status);
 }
-let cusparseZbsrsv2_bufferSize$: Scratch | undefined;
-let cusparseZbsrsv2_bufferSize$c: NativeFunction | undefined;
+let cusparseZbsrsv2_bufferSize$: typeof cusparseZbsrsv2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -58,25 +57,32 @@ let cusparseZbsrsv2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseZbsrsv2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsv2_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsv2_bufferSize', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsv2_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseZbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseZbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrsv2_bufferSize$c ??= binder.native('cusparseZbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrsv2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZbsrsv2_bufferSize$ ??= bind$cusparseZbsrsv2_bufferSize())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info);
 }
-let cusparseZbsrsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseZbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZbsrsv2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrsv2_bufferSize(): typeof cusparseZbsrsv2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsv2_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsv2_bufferSize', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsv2_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseZbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseZbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrsv2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZbsrsv2_bufferSizeExt$: typeof cusparseZbsrsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -92,22 +98,30 @@ let cusparseZbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseZbsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrsv2_bufferSizeExt$c ??= binder.native('cusparseZbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZbsrsv2_bufferSizeExt$ ??= bind$cusparseZbsrsv2_bufferSizeExt())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info);
+}
+/** cusparseZbsrsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrsv2_bufferSizeExt(): typeof cusparseZbsrsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -320,8 +334,7 @@ export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cu
   const status = (cusparseZcsr2gebsr$c ??= binder.native('cusparseZcsr2gebsr'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseZcsr2gebsr', status);
 }
-let cusparseZcsr2gebsr_bufferSize$: Scratch | undefined;
-let cusparseZcsr2gebsr_bufferSize$c: NativeFunction | undefined;
+let cusparseZcsr2gebsr_bufferSize$: typeof cusparseZcsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -335,24 +348,31 @@ let cusparseZcsr2gebsr_bufferSize$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseZcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseZcsr2gebsr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZcsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsr2gebsr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsr2gebsr_bufferSize', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseZcsr2gebsr_bufferSize$c ??= binder.native('cusparseZcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsr2gebsr_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZcsr2gebsr_bufferSize$ ??= bind$cusparseZcsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
-let cusparseZcsr2gebsr_bufferSizeExt$: Scratch | undefined;
-let cusparseZcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZcsr2gebsr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsr2gebsr_bufferSize(): typeof cusparseZcsr2gebsr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsr2gebsr_bufferSize(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZcsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsr2gebsr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsr2gebsr_bufferSize', 'n', 'i32', n_);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsr2gebsr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZcsr2gebsr_bufferSizeExt$: typeof cusparseZcsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.5 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -366,19 +386,27 @@ let cusparseZcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseZcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseZcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseZcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsr2gebsr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZcsr2gebsr_bufferSizeExt$ ??= bind$cusparseZcsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
+}
+/** cusparseZcsr2gebsr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsr2gebsr_bufferSizeExt(): typeof cusparseZcsr2gebsr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsr2gebsr_bufferSizeExt(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsr2gebsr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -8,50 +8,70 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuGetErrorName$: Scratch | undefined;
-let cuGetErrorName$c: NativeFunction | undefined;
+let cuGetErrorName$: typeof cuGetErrorName | undefined;
 /** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param error in `CUresult`.
  * @returns the value of `pStr`: out `const char **`.
  * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorName(error: T.CUresult): string | null {
-  const s = (cuGetErrorName$ ??= new Scratch(1));
-  if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorName', 'error', 'i32', error);
-  s.f64[0] = 0;
-  const status = (cuGetErrorName$c ??= binder.native('cuGetErrorName'))(error, s.bytes);
-  if (status !== 0) throw fail('cuGetErrorName', status);
-  return readCString(s.address(0));
+  return (cuGetErrorName$ ??= bind$cuGetErrorName())(error);
 }
-let cuGetErrorString$: Scratch | undefined;
-let cuGetErrorString$c: NativeFunction | undefined;
+/** cuGetErrorName around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGetErrorName(): typeof cuGetErrorName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuGetErrorName(error) {
+    if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorName', 'error', 'i32', error);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGetErrorName'))(error, s$bytes);
+    if (status !== 0) throw fail('cuGetErrorName', status);
+    return readCString(s.address(0));
+  };
+}
+let cuGetErrorString$: typeof cuGetErrorString | undefined;
 /** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param error in `CUresult`.
  * @returns the value of `pStr`: out `const char **`.
  * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_ERROR`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html). */
 export function cuGetErrorString(error: T.CUresult): string | null {
-  const s = (cuGetErrorString$ ??= new Scratch(1));
-  if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorString', 'error', 'i32', error);
-  s.f64[0] = 0;
-  const status = (cuGetErrorString$c ??= binder.native('cuGetErrorString'))(error, s.bytes);
-  if (status !== 0) throw fail('cuGetErrorString', status);
-  return readCString(s.address(0));
+  return (cuGetErrorString$ ??= bind$cuGetErrorString())(error);
 }
-let cuGetExportTable$: Scratch | undefined;
-let cuGetExportTable$c: NativeFunction | undefined;
+/** cuGetErrorString around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGetErrorString(): typeof cuGetErrorString {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuGetErrorString(error) {
+    if (typeof error !== 'number' || (error | 0) !== error) throw intError('cuGetErrorString', 'error', 'i32', error);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGetErrorString'))(error, s$bytes);
+    if (status !== 0) throw fail('cuGetErrorString', status);
+    return readCString(s.address(0));
+  };
+}
+let cuGetExportTable$: typeof cuGetExportTable | undefined;
 /** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pExportTableId in `const CUuuid *`: a `CUuuid_st` object or its bytes.
  * @returns the value of `ppExportTable`: out `const void **`.
  * @remarks ABI of CUDA 3.0. */
 export function cuGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
-  const s = (cuGetExportTable$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pExportTableId$ = recordArg('cuGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
-  const status = (cuGetExportTable$c ??= binder.native('cuGetExportTable'))(s.bytes, pExportTableId$);
-  if (status !== 0) throw fail('cuGetExportTable', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuGetExportTable$ ??= bind$cuGetExportTable())(pExportTableId);
 }
-let cuGetProcAddress$: Scratch | undefined;
-let cuGetProcAddress$c: NativeFunction | undefined;
+/** cuGetExportTable around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGetExportTable(): typeof cuGetExportTable {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGetExportTable(pExportTableId) {
+    s$f64[0] = 0;
+    const pExportTableId$ = recordArg('cuGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
+    const status = (native$ ??= binder.native('cuGetExportTable'))(s$bytes, pExportTableId$);
+    if (status !== 0) throw fail('cuGetExportTable', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuGetProcAddress$: typeof cuGetProcAddress | undefined;
 /** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
  * @param cudaVersion in `int`.
@@ -59,18 +79,25 @@ let cuGetProcAddress$c: NativeFunction | undefined;
  * @returns `{ pfn, symbolStatus }`: `pfn`: out `void **`; `symbolStatus`: out `CUdriverProcAddressQueryResult *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html). */
 export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.Int64): { pfn: number; symbolStatus: T.CUdriverProcAddressQueryResult } {
-  const s = (cuGetProcAddress$ ??= new Scratch(2));
-  if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
-  s.f64[0] = 0;
-  if (typeof cudaVersion !== 'number' || (cudaVersion | 0) !== cudaVersion) throw intError('cuGetProcAddress', 'cudaVersion', 'i32', cudaVersion);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGetProcAddress', 'flags', flags, false);
-  s.f64[1] = 0;
-  const status = (cuGetProcAddress$c ??= binder.native('cuGetProcAddress'))(symbol, s.slot(0), cudaVersion, flags, s.slot(1));
-  if (status !== 0) throw fail('cuGetProcAddress', status);
-  return { pfn: (s.u32[1] * 4294967296 + s.u32[0]), symbolStatus: s.i32[2] as T.CUdriverProcAddressQueryResult };
+  return (cuGetProcAddress$ ??= bind$cuGetProcAddress())(symbol, cudaVersion, flags);
 }
-let cuGraphAddBatchMemOpNode$: Scratch | undefined;
-let cuGraphAddBatchMemOpNode$c: NativeFunction | undefined;
+/** cuGetProcAddress around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGetProcAddress(): typeof cuGetProcAddress {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuGetProcAddress(symbol, cudaVersion, flags) {
+    if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
+    s$f64[0] = 0;
+    if (typeof cudaVersion !== 'number' || (cudaVersion | 0) !== cudaVersion) throw intError('cuGetProcAddress', 'cudaVersion', 'i32', cudaVersion);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGetProcAddress', 'flags', flags, false);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuGetProcAddress'))(symbol, s$slot0, cudaVersion, flags, s$slot1);
+    if (status !== 0) throw fail('cuGetProcAddress', status);
+    return { pfn: (s$u32[1] * 4294967296 + s$u32[0]), symbolStatus: s$i32[2] as T.CUdriverProcAddressQueryResult };
+  };
+}
+let cuGraphAddBatchMemOpNode$: typeof cuGraphAddBatchMemOpNode | undefined;
 /** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -78,18 +105,25 @@ let cuGraphAddBatchMemOpNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddBatchMemOpNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): T.CUgraphNode {
-  const s = (cuGraphAddBatchMemOpNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddBatchMemOpNode', 'dependencies', 'address', dependencies, false);
-  const nodeParams$ = recordArg('cuGraphAddBatchMemOpNode', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddBatchMemOpNode$c ??= binder.native('cuGraphAddBatchMemOpNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddBatchMemOpNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddBatchMemOpNode$ ??= bind$cuGraphAddBatchMemOpNode())(hGraph, dependencies, nodeParams);
 }
-let cuGraphAddChildGraphNode$: Scratch | undefined;
-let cuGraphAddChildGraphNode$c: NativeFunction | undefined;
+/** cuGraphAddBatchMemOpNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddBatchMemOpNode(hGraph, dependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddBatchMemOpNode', 'dependencies', 'address', dependencies, false);
+    const nodeParams$ = recordArg('cuGraphAddBatchMemOpNode', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddBatchMemOpNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddBatchMemOpNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddChildGraphNode$: typeof cuGraphAddChildGraphNode | undefined;
 /** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -97,15 +131,23 @@ let cuGraphAddChildGraphNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, childGraph: T.CUgraph | null): T.CUgraphNode {
-  const s = (cuGraphAddChildGraphNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddChildGraphNode', 'dependencies', 'address', dependencies, false);
-  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cuGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddChildGraphNode$c ??= binder.native('cuGraphAddChildGraphNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, childGraph);
-  if (status !== 0) throw fail('cuGraphAddChildGraphNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddChildGraphNode$ ??= bind$cuGraphAddChildGraphNode())(hGraph, dependencies, childGraph);
+}
+/** cuGraphAddChildGraphNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddChildGraphNode(hGraph, dependencies, childGraph) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddChildGraphNode', 'dependencies', 'address', dependencies, false);
+    if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cuGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddChildGraphNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, childGraph);
+    if (status !== 0) throw fail('cuGraphAddChildGraphNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
 /** `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -139,25 +181,31 @@ export function cuGraphAddDependencies_v2(hGraph: T.CUgraph | null, from: readon
   const status = (cuGraphAddDependencies_v2$c ??= binder.native('cuGraphAddDependencies_v2'))(hGraph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cuGraphAddDependencies_v2', status);
 }
-let cuGraphAddEmptyNode$: Scratch | undefined;
-let cuGraphAddEmptyNode$c: NativeFunction | undefined;
+let cuGraphAddEmptyNode$: typeof cuGraphAddEmptyNode | undefined;
 /** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEmptyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array): T.CUgraphNode {
-  const s = (cuGraphAddEmptyNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddEmptyNode', 'dependencies', 'address', dependencies, false);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddEmptyNode$c ??= binder.native('cuGraphAddEmptyNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n);
-  if (status !== 0) throw fail('cuGraphAddEmptyNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddEmptyNode$ ??= bind$cuGraphAddEmptyNode())(hGraph, dependencies);
 }
-let cuGraphAddEventRecordNode$: Scratch | undefined;
-let cuGraphAddEventRecordNode$c: NativeFunction | undefined;
+/** cuGraphAddEmptyNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddEmptyNode(hGraph, dependencies) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddEmptyNode', 'dependencies', 'address', dependencies, false);
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddEmptyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n);
+    if (status !== 0) throw fail('cuGraphAddEmptyNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddEventRecordNode$: typeof cuGraphAddEventRecordNode | undefined;
 /** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -165,18 +213,25 @@ let cuGraphAddEventRecordNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
-  const s = (cuGraphAddEventRecordNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddEventRecordNode', 'dependencies', 'address', dependencies, false);
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventRecordNode', 'event', event, true) as typeof event;
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddEventRecordNode$c ??= binder.native('cuGraphAddEventRecordNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, event);
-  if (status !== 0) throw fail('cuGraphAddEventRecordNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddEventRecordNode$ ??= bind$cuGraphAddEventRecordNode())(hGraph, dependencies, event);
 }
-let cuGraphAddEventWaitNode$: Scratch | undefined;
-let cuGraphAddEventWaitNode$c: NativeFunction | undefined;
+/** cuGraphAddEventRecordNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddEventRecordNode(hGraph, dependencies, event) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddEventRecordNode', 'dependencies', 'address', dependencies, false);
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventRecordNode', 'event', event, true) as typeof event;
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddEventRecordNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
+    if (status !== 0) throw fail('cuGraphAddEventRecordNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddEventWaitNode$: typeof cuGraphAddEventWaitNode | undefined;
 /** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -184,18 +239,25 @@ let cuGraphAddEventWaitNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
-  const s = (cuGraphAddEventWaitNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddEventWaitNode', 'dependencies', 'address', dependencies, false);
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventWaitNode', 'event', event, true) as typeof event;
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddEventWaitNode$c ??= binder.native('cuGraphAddEventWaitNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, event);
-  if (status !== 0) throw fail('cuGraphAddEventWaitNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddEventWaitNode$ ??= bind$cuGraphAddEventWaitNode())(hGraph, dependencies, event);
 }
-let cuGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
-let cuGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
+/** cuGraphAddEventWaitNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddEventWaitNode(hGraph, dependencies, event) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddEventWaitNode', 'dependencies', 'address', dependencies, false);
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventWaitNode', 'event', event, true) as typeof event;
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddEventWaitNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
+    if (status !== 0) throw fail('cuGraphAddEventWaitNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddExternalSemaphoresSignalNode$: typeof cuGraphAddExternalSemaphoresSignalNode | undefined;
 /** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -203,18 +265,25 @@ let cuGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresSignalNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
-  const s = (cuGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresSignalNode', 'dependencies', 'address', dependencies, false);
-  const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddExternalSemaphoresSignalNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddExternalSemaphoresSignalNode$ ??= bind$cuGraphAddExternalSemaphoresSignalNode())(hGraph, dependencies, nodeParams);
 }
-let cuGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
-let cuGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
+/** cuGraphAddExternalSemaphoresSignalNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExternalSemaphoresSignalNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresSignalNode', 'dependencies', 'address', dependencies, false);
+    const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddExternalSemaphoresSignalNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddExternalSemaphoresWaitNode$: typeof cuGraphAddExternalSemaphoresWaitNode | undefined;
 /** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -222,18 +291,25 @@ let cuGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddExternalSemaphoresWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
-  const s = (cuGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresWaitNode', 'dependencies', 'address', dependencies, false);
-  const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddExternalSemaphoresWaitNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddExternalSemaphoresWaitNode$ ??= bind$cuGraphAddExternalSemaphoresWaitNode())(hGraph, dependencies, nodeParams);
 }
-let cuGraphAddHostNode$: Scratch | undefined;
-let cuGraphAddHostNode$c: NativeFunction | undefined;
+/** cuGraphAddExternalSemaphoresWaitNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalSemaphoresWaitNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresWaitNode', 'dependencies', 'address', dependencies, false);
+    const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddExternalSemaphoresWaitNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddHostNode$: typeof cuGraphAddHostNode | undefined;
 /** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -241,18 +317,25 @@ let cuGraphAddHostNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddHostNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
-  const s = (cuGraphAddHostNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddHostNode', 'dependencies', 'address', dependencies, false);
-  const nodeParams$ = recordArg('cuGraphAddHostNode', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddHostNode$c ??= binder.native('cuGraphAddHostNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddHostNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddHostNode$ ??= bind$cuGraphAddHostNode())(hGraph, dependencies, nodeParams);
 }
-let cuGraphAddKernelNode$: Scratch | undefined;
-let cuGraphAddKernelNode$c: NativeFunction | undefined;
+/** cuGraphAddHostNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddHostNode(hGraph, dependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddHostNode', 'dependencies', 'address', dependencies, false);
+    const nodeParams$ = recordArg('cuGraphAddHostNode', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddHostNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddHostNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddKernelNode$: typeof cuGraphAddKernelNode | undefined;
 /** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -260,18 +343,25 @@ let cuGraphAddKernelNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddKernelNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): T.CUgraphNode {
-  const s = (cuGraphAddKernelNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddKernelNode', 'dependencies', 'address', dependencies, false);
-  const nodeParams$ = recordArg('cuGraphAddKernelNode', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddKernelNode$c ??= binder.native('cuGraphAddKernelNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddKernelNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddKernelNode$ ??= bind$cuGraphAddKernelNode())(hGraph, dependencies, nodeParams);
 }
-let cuGraphAddMemAllocNode$: Scratch | undefined;
-let cuGraphAddMemAllocNode$c: NativeFunction | undefined;
+/** cuGraphAddKernelNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddKernelNode(hGraph, dependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddKernelNode', 'dependencies', 'address', dependencies, false);
+    const nodeParams$ = recordArg('cuGraphAddKernelNode', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddKernelNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddKernelNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddMemAllocNode$: typeof cuGraphAddMemAllocNode | undefined;
 /** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -279,19 +369,26 @@ let cuGraphAddMemAllocNode$c: NativeFunction | undefined;
  * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUDA_MEM_ALLOC_NODE_PARAMS_v1_st`: fields given here in, the record the call fills returned.
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemAllocNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st } {
-  const s = (cuGraphAddMemAllocNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemAllocNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddMemAllocNode', 'dependencies', 'address', dependencies, false);
-  const nodeParams$ = new Uint8Array(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st().size);
-  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddMemAllocNode', 'nodeParams', records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemAllocNode$c ??= binder.native('cuGraphAddMemAllocNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddMemAllocNode', status);
-  return { phGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams$) };
+  return (cuGraphAddMemAllocNode$ ??= bind$cuGraphAddMemAllocNode())(hGraph, dependencies, nodeParams);
 }
-let cuGraphAddMemFreeNode$: Scratch | undefined;
-let cuGraphAddMemFreeNode$c: NativeFunction | undefined;
+/** cuGraphAddMemAllocNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddMemAllocNode(): typeof cuGraphAddMemAllocNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddMemAllocNode(hGraph, dependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemAllocNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddMemAllocNode', 'dependencies', 'address', dependencies, false);
+    const nodeParams$ = new Uint8Array(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st().size);
+    if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddMemAllocNode', 'nodeParams', records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddMemAllocNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddMemAllocNode', status);
+    return { phGraphNode: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams$) };
+  };
+}
+let cuGraphAddMemFreeNode$: typeof cuGraphAddMemFreeNode | undefined;
 /** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -299,18 +396,25 @@ let cuGraphAddMemFreeNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dptr: T.CUdeviceptr): T.CUgraphNode {
-  const s = (cuGraphAddMemFreeNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddMemFreeNode', 'dependencies', 'address', dependencies, false);
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuGraphAddMemFreeNode', 'dptr', dptr, false) as typeof dptr;
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemFreeNode$c ??= binder.native('cuGraphAddMemFreeNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, dptr);
-  if (status !== 0) throw fail('cuGraphAddMemFreeNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddMemFreeNode$ ??= bind$cuGraphAddMemFreeNode())(hGraph, dependencies, dptr);
 }
-let cuGraphAddMemcpyNode$: Scratch | undefined;
-let cuGraphAddMemcpyNode$c: NativeFunction | undefined;
+/** cuGraphAddMemFreeNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddMemFreeNode(hGraph, dependencies, dptr) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddMemFreeNode', 'dependencies', 'address', dependencies, false);
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuGraphAddMemFreeNode', 'dptr', dptr, false) as typeof dptr;
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddMemFreeNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, dptr);
+    if (status !== 0) throw fail('cuGraphAddMemFreeNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddMemcpyNode$: typeof cuGraphAddMemcpyNode | undefined;
 /** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -319,19 +423,26 @@ let cuGraphAddMemcpyNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
-  const s = (cuGraphAddMemcpyNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddMemcpyNode', 'dependencies', 'address', dependencies, false);
-  const copyParams$ = recordArg('cuGraphAddMemcpyNode', 'copyParams', records.CUDA_MEMCPY3D_st(), copyParams, false);
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemcpyNode', 'ctx', ctx, true) as typeof ctx;
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemcpyNode$c ??= binder.native('cuGraphAddMemcpyNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
-  if (status !== 0) throw fail('cuGraphAddMemcpyNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddMemcpyNode$ ??= bind$cuGraphAddMemcpyNode())(hGraph, dependencies, copyParams, ctx);
 }
-let cuGraphAddMemsetNode$: Scratch | undefined;
-let cuGraphAddMemsetNode$c: NativeFunction | undefined;
+/** cuGraphAddMemcpyNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddMemcpyNode(hGraph, dependencies, copyParams, ctx) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddMemcpyNode', 'dependencies', 'address', dependencies, false);
+    const copyParams$ = recordArg('cuGraphAddMemcpyNode', 'copyParams', records.CUDA_MEMCPY3D_st(), copyParams, false);
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemcpyNode', 'ctx', ctx, true) as typeof ctx;
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddMemcpyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
+    if (status !== 0) throw fail('cuGraphAddMemcpyNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddMemsetNode$: typeof cuGraphAddMemsetNode | undefined;
 /** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -340,19 +451,26 @@ let cuGraphAddMemsetNode$c: NativeFunction | undefined;
  * @returns the value of `phGraphNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
-  const s = (cuGraphAddMemsetNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddMemsetNode', 'dependencies', 'address', dependencies, false);
-  const memsetParams$ = recordArg('cuGraphAddMemsetNode', 'memsetParams', records.CUDA_MEMSET_NODE_PARAMS_st(), memsetParams, false);
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemsetNode', 'ctx', ctx, true) as typeof ctx;
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddMemsetNode$c ??= binder.native('cuGraphAddMemsetNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
-  if (status !== 0) throw fail('cuGraphAddMemsetNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphAddMemsetNode$ ??= bind$cuGraphAddMemsetNode())(hGraph, dependencies, memsetParams, ctx);
 }
-let cuGraphAddNode$: Scratch | undefined;
-let cuGraphAddNode$c: NativeFunction | undefined;
+/** cuGraphAddMemsetNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddMemsetNode(hGraph, dependencies, memsetParams, ctx) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddMemsetNode', 'dependencies', 'address', dependencies, false);
+    const memsetParams$ = recordArg('cuGraphAddMemsetNode', 'memsetParams', records.CUDA_MEMSET_NODE_PARAMS_st(), memsetParams, false);
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemsetNode', 'ctx', ctx, true) as typeof ctx;
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddMemsetNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
+    if (status !== 0) throw fail('cuGraphAddMemsetNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphAddNode$: typeof cuGraphAddNode | undefined;
 /** `CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -360,19 +478,26 @@ let cuGraphAddNode$c: NativeFunction | undefined;
  * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: in/out `CUgraphNodeParams_st`: fields given here in, the record the call fills returned.
  * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUgraphNodeParams_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
-  const s = (cuGraphAddNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddNode', 'dependencies', 'address', dependencies, false);
-  const nodeParams$ = new Uint8Array(records.CUgraphNodeParams_st().size);
-  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddNode', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddNode$c ??= binder.native('cuGraphAddNode'))(s.bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddNode', status);
-  return { phGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
+  return (cuGraphAddNode$ ??= bind$cuGraphAddNode())(hGraph, dependencies, nodeParams);
 }
-let cuGraphAddNode_v2$: Scratch | undefined;
-let cuGraphAddNode_v2$c: NativeFunction | undefined;
+/** cuGraphAddNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddNode(): typeof cuGraphAddNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddNode(hGraph, dependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddNode', 'dependencies', 'address', dependencies, false);
+    const nodeParams$ = new Uint8Array(records.CUgraphNodeParams_st().size);
+    if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddNode', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddNode', status);
+    return { phGraphNode: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
+  };
+}
+let cuGraphAddNode_v2$: typeof cuGraphAddNode_v2 | undefined;
 /** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param dependencies in array of `CUgraphNode`; its length is passed as `numDependencies`.
@@ -380,14 +505,22 @@ let cuGraphAddNode_v2$c: NativeFunction | undefined;
  * @returns `{ phGraphNode, nodeParams }`: `phGraphNode`: out `CUgraphNode *`; `nodeParams`: out `CUgraphNodeParams_st`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddNode_v2(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array | null): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
-  const s = (cuGraphAddNode_v2$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode_v2', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuGraphAddNode_v2', 'dependencies', 'address', dependencies, false);
-  const dependencyData$ = recordArg('cuGraphAddNode_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
-  const nodeParams$ = new Uint8Array(256);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuGraphAddNode_v2$c ??= binder.native('cuGraphAddNode_v2'))(s.bytes, hGraph, dependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cuGraphAddNode_v2', status);
-  return { phGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
+  return (cuGraphAddNode_v2$ ??= bind$cuGraphAddNode_v2())(hGraph, dependencies, dependencyData);
+}
+/** cuGraphAddNode_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphAddNode_v2(): typeof cuGraphAddNode_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphAddNode_v2(hGraph, dependencies, dependencyData) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode_v2', 'hGraph', hGraph, true) as typeof hGraph;
+    const dependencies$ = scalarArrayArg('cuGraphAddNode_v2', 'dependencies', 'address', dependencies, false);
+    const dependencyData$ = recordArg('cuGraphAddNode_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
+    const nodeParams$ = new Uint8Array(256);
+    const numDependencies$n = dependencies$.count;
+    const status = (native$ ??= binder.native('cuGraphAddNode_v2'))(s$bytes, hGraph, dependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cuGraphAddNode_v2', status);
+    return { phGraphNode: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
+  };
 }

@@ -54,89 +54,117 @@ export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode 
   const status = (cuGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresWaitNodeSetParams', status);
 }
-let cuGraphGetEdges$: Scratch | undefined;
-let cuGraphGetEdges$c: NativeFunction | undefined;
+let cuGraphGetEdges$: typeof cuGraphGetEdges | undefined;
 /** `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @returns `{ from, to }`: `from`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair); `to`: out array of `CUgraphNode`: its length asked first through `numEdges` (capacity/count pair).
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges(hGraph: T.CUgraph | null): { from: T.CUgraphNode[]; to: T.CUgraphNode[] } {
-  const s = (cuGraphGetEdges$ ??= new Scratch(1));
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges', 'hGraph', hGraph, true) as typeof hGraph;
-  s.u64[0] = BigInt(0);
-  const asked = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, null, null, s.bytes);
-  if (asked !== 0) throw fail('cuGraphGetEdges', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const from$ = new BigUint64Array(Math.max(1, n));
-  const to$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, from$, to$, s.bytes);
-    if (status !== 0) throw fail('cuGraphGetEdges', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.CUgraphNode) };
+  return (cuGraphGetEdges$ ??= bind$cuGraphGetEdges())(hGraph);
 }
-let cuGraphGetEdges_v2$: Scratch | undefined;
-let cuGraphGetEdges_v2$c: NativeFunction | undefined;
+/** cuGraphGetEdges around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphGetEdges(): typeof cuGraphGetEdges {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphGetEdges(hGraph) {
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges', 'hGraph', hGraph, true) as typeof hGraph;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuGraphGetEdges'))(hGraph, null, null, s$bytes);
+    if (asked !== 0) throw fail('cuGraphGetEdges', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const from$ = new BigUint64Array(Math.max(1, n));
+    const to$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuGraphGetEdges'))(hGraph, from$, to$, s$bytes);
+      if (status !== 0) throw fail('cuGraphGetEdges', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.CUgraphNode) };
+  };
+}
+let cuGraphGetEdges_v2$: typeof cuGraphGetEdges_v2 | undefined;
 /** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param numEdges in `size_t *`: address or host buffer, or null.
  * @returns `{ from, to, edgeData }`: `from`: out `CUgraphNode *`; `to`: out `CUgraphNode *`; `edgeData`: out `CUgraphEdgeData_st`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetEdges_v2(hGraph: T.CUgraph | null, numEdges: T.Pointer): { from: T.CUgraphNode; to: T.CUgraphNode; edgeData: T.CUgraphEdgeData_st } {
-  const s = (cuGraphGetEdges_v2$ ??= new Scratch(2));
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges_v2', 'hGraph', hGraph, true) as typeof hGraph;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const edgeData$ = new Uint8Array(8);
-  pointerArg('cuGraphGetEdges_v2', 'numEdges', numEdges, true);
-  const status = (cuGraphGetEdges_v2$c ??= binder.native('cuGraphGetEdges_v2'))(hGraph, s.slot(0), s.slot(1), edgeData$, numEdges);
-  if (status !== 0) throw fail('cuGraphGetEdges_v2', status);
-  return { from: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode, to: (s.u32[3] * 4294967296 + s.u32[2]) as T.CUgraphNode, edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
+  return (cuGraphGetEdges_v2$ ??= bind$cuGraphGetEdges_v2())(hGraph, numEdges);
 }
-let cuGraphGetNodes$: Scratch | undefined;
-let cuGraphGetNodes$c: NativeFunction | undefined;
+/** cuGraphGetEdges_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphGetEdges_v2(): typeof cuGraphGetEdges_v2 {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphGetEdges_v2(hGraph, numEdges) {
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges_v2', 'hGraph', hGraph, true) as typeof hGraph;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const edgeData$ = new Uint8Array(8);
+    pointerArg('cuGraphGetEdges_v2', 'numEdges', numEdges, true);
+    const status = (native$ ??= binder.native('cuGraphGetEdges_v2'))(hGraph, s$slot0, s$slot1, edgeData$, numEdges);
+    if (status !== 0) throw fail('cuGraphGetEdges_v2', status);
+    return { from: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode, to: (s$u32[3] * 4294967296 + s$u32[2]) as T.CUgraphNode, edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
+  };
+}
+let cuGraphGetNodes$: typeof cuGraphGetNodes | undefined;
 /** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @returns the value of `nodes`: out array of `CUgraphNode`: its length asked first through `numNodes` (capacity/count pair).
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#nodes | Graph.nodes} (objects layer) */
 export function cuGraphGetNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
-  const s = (cuGraphGetNodes$ ??= new Scratch(1));
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetNodes', 'hGraph', hGraph, true) as typeof hGraph;
-  s.u64[0] = BigInt(0);
-  const asked = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, null, s.bytes);
-  if (asked !== 0) throw fail('cuGraphGetNodes', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const nodes$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, nodes$, s.bytes);
-    if (status !== 0) throw fail('cuGraphGetNodes', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  return (cuGraphGetNodes$ ??= bind$cuGraphGetNodes())(hGraph);
 }
-let cuGraphGetRootNodes$: Scratch | undefined;
-let cuGraphGetRootNodes$c: NativeFunction | undefined;
+/** cuGraphGetNodes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphGetNodes(): typeof cuGraphGetNodes {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphGetNodes(hGraph) {
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetNodes', 'hGraph', hGraph, true) as typeof hGraph;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuGraphGetNodes'))(hGraph, null, s$bytes);
+    if (asked !== 0) throw fail('cuGraphGetNodes', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const nodes$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuGraphGetNodes'))(hGraph, nodes$, s$bytes);
+      if (status !== 0) throw fail('cuGraphGetNodes', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  };
+}
+let cuGraphGetRootNodes$: typeof cuGraphGetRootNodes | undefined;
 /** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @returns the value of `rootNodes`: out array of `CUgraphNode`: its length asked first through `numRootNodes` (capacity/count pair).
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphGetRootNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
-  const s = (cuGraphGetRootNodes$ ??= new Scratch(1));
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetRootNodes', 'hGraph', hGraph, true) as typeof hGraph;
-  s.u64[0] = BigInt(0);
-  const asked = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, null, s.bytes);
-  if (asked !== 0) throw fail('cuGraphGetRootNodes', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const rootNodes$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, rootNodes$, s.bytes);
-    if (status !== 0) throw fail('cuGraphGetRootNodes', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(rootNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  return (cuGraphGetRootNodes$ ??= bind$cuGraphGetRootNodes())(hGraph);
+}
+/** cuGraphGetRootNodes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphGetRootNodes(): typeof cuGraphGetRootNodes {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphGetRootNodes(hGraph) {
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetRootNodes', 'hGraph', hGraph, true) as typeof hGraph;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuGraphGetRootNodes'))(hGraph, null, s$bytes);
+    if (asked !== 0) throw fail('cuGraphGetRootNodes', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const rootNodes$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuGraphGetRootNodes'))(hGraph, rootNodes$, s$bytes);
+      if (status !== 0) throw fail('cuGraphGetRootNodes', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(rootNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  };
 }

@@ -31,8 +31,7 @@ export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode | null, nodeParams
   const status = (cuGraphHostNodeSetParams$c ??= binder.native('cuGraphHostNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphHostNodeSetParams', status);
 }
-let cuGraphInstantiateWithFlags$: Scratch | undefined;
-let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
+let cuGraphInstantiateWithFlags$: typeof cuGraphInstantiateWithFlags | undefined;
 /** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param flags in `unsigned long long`.
@@ -40,30 +39,45 @@ let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#instantiate | Graph.instantiate} (objects layer) */
 export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.Int64): T.CUgraphExec {
-  const s = (cuGraphInstantiateWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
-  const status = (cuGraphInstantiateWithFlags$c ??= binder.native('cuGraphInstantiateWithFlags'))(s.bytes, hGraph, flags);
-  if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphExec;
+  return (cuGraphInstantiateWithFlags$ ??= bind$cuGraphInstantiateWithFlags())(hGraph, flags);
 }
-let cuGraphInstantiateWithParams$: Scratch | undefined;
-let cuGraphInstantiateWithParams$c: NativeFunction | undefined;
+/** cuGraphInstantiateWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphInstantiateWithFlags(): typeof cuGraphInstantiateWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphInstantiateWithFlags(hGraph, flags) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuGraphInstantiateWithFlags'))(s$bytes, hGraph, flags);
+    if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphExec;
+  };
+}
+let cuGraphInstantiateWithParams$: typeof cuGraphInstantiateWithParams | undefined;
 /** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param instantiateParams in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
  * @returns `{ phGraphExec, instantiateParams }`: `phGraphExec`: out `CUgraphExec *`; `instantiateParams`: in/out `CUDA_GRAPH_INSTANTIATE_PARAMS_st`: fields given here in, the record the call fills returned.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphInstantiateWithParams(hGraph: T.CUgraph | null, instantiateParams?: Partial<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st> | Uint8Array): { phGraphExec: T.CUgraphExec; instantiateParams: T.CUDA_GRAPH_INSTANTIATE_PARAMS_st } {
-  const s = (cuGraphInstantiateWithParams$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithParams', 'hGraph', hGraph, true) as typeof hGraph;
-  const instantiateParams$ = new Uint8Array(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st().size);
-  if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cuGraphInstantiateWithParams', 'instantiateParams', records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
-  const status = (cuGraphInstantiateWithParams$c ??= binder.native('cuGraphInstantiateWithParams'))(s.bytes, hGraph, instantiateParams$);
-  if (status !== 0) throw fail('cuGraphInstantiateWithParams', status);
-  return { phGraphExec: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphExec, instantiateParams: decodeRecord<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st>(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams$) };
+  return (cuGraphInstantiateWithParams$ ??= bind$cuGraphInstantiateWithParams())(hGraph, instantiateParams);
+}
+/** cuGraphInstantiateWithParams around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphInstantiateWithParams(): typeof cuGraphInstantiateWithParams {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphInstantiateWithParams(hGraph, instantiateParams) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithParams', 'hGraph', hGraph, true) as typeof hGraph;
+    const instantiateParams$ = new Uint8Array(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st().size);
+    if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cuGraphInstantiateWithParams', 'instantiateParams', records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
+    const status = (native$ ??= binder.native('cuGraphInstantiateWithParams'))(s$bytes, hGraph, instantiateParams$);
+    if (status !== 0) throw fail('cuGraphInstantiateWithParams', status);
+    return { phGraphExec: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphExec, instantiateParams: decodeRecord<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st>(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams$) };
+  };
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

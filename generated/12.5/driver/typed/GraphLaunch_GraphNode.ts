@@ -32,19 +32,26 @@ export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUD
   if (status !== 0) throw fail('cuGraphMemAllocNodeGetParams', status);
   return decodeRecord<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), params_out$);
 }
-let cuGraphMemFreeNodeGetParams$: Scratch | undefined;
-let cuGraphMemFreeNodeGetParams$c: NativeFunction | undefined;
+let cuGraphMemFreeNodeGetParams$: typeof cuGraphMemFreeNodeGetParams | undefined;
 /** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `dptr_out`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode | null): T.CUdeviceptr {
-  const s = (cuGraphMemFreeNodeGetParams$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphMemFreeNodeGetParams$c ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphMemFreeNodeGetParams', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuGraphMemFreeNodeGetParams$ ??= bind$cuGraphMemFreeNodeGetParams())(hNode);
+}
+/** cuGraphMemFreeNodeGetParams around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphMemFreeNodeGetParams(): typeof cuGraphMemFreeNodeGetParams {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphMemFreeNodeGetParams(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphMemFreeNodeGetParams', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
 }
 let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
 /** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -92,141 +99,190 @@ export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodePara
   const status = (cuGraphMemsetNodeSetParams$c ??= binder.native('cuGraphMemsetNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemsetNodeSetParams', status);
 }
-let cuGraphNodeFindInClone$: Scratch | undefined;
-let cuGraphNodeFindInClone$c: NativeFunction | undefined;
+let cuGraphNodeFindInClone$: typeof cuGraphNodeFindInClone | undefined;
 /** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hOriginalNode in `CUgraphNode`.
  * @param hClonedGraph in `CUgraph`.
  * @returns the value of `phNode`: out `CUgraphNode *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode | null, hClonedGraph: T.CUgraph | null): T.CUgraphNode {
-  const s = (cuGraphNodeFindInClone$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hOriginalNode !== 'number' || !(hOriginalNode >= 0 && hOriginalNode <= 9007199254740991) || hOriginalNode % 1 !== 0) hOriginalNode = addressArg('cuGraphNodeFindInClone', 'hOriginalNode', hOriginalNode, true) as typeof hOriginalNode;
-  if (typeof hClonedGraph !== 'number' || !(hClonedGraph >= 0 && hClonedGraph <= 9007199254740991) || hClonedGraph % 1 !== 0) hClonedGraph = addressArg('cuGraphNodeFindInClone', 'hClonedGraph', hClonedGraph, true) as typeof hClonedGraph;
-  const status = (cuGraphNodeFindInClone$c ??= binder.native('cuGraphNodeFindInClone'))(s.bytes, hOriginalNode, hClonedGraph);
-  if (status !== 0) throw fail('cuGraphNodeFindInClone', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraphNode;
+  return (cuGraphNodeFindInClone$ ??= bind$cuGraphNodeFindInClone())(hOriginalNode, hClonedGraph);
 }
-let cuGraphNodeGetDependencies$: Scratch | undefined;
-let cuGraphNodeGetDependencies$c: NativeFunction | undefined;
+/** cuGraphNodeFindInClone around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphNodeFindInClone(): typeof cuGraphNodeFindInClone {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphNodeFindInClone(hOriginalNode, hClonedGraph) {
+    s$f64[0] = 0;
+    if (typeof hOriginalNode !== 'number' || !(hOriginalNode >= 0 && hOriginalNode <= 9007199254740991) || hOriginalNode % 1 !== 0) hOriginalNode = addressArg('cuGraphNodeFindInClone', 'hOriginalNode', hOriginalNode, true) as typeof hOriginalNode;
+    if (typeof hClonedGraph !== 'number' || !(hClonedGraph >= 0 && hClonedGraph <= 9007199254740991) || hClonedGraph % 1 !== 0) hClonedGraph = addressArg('cuGraphNodeFindInClone', 'hClonedGraph', hClonedGraph, true) as typeof hClonedGraph;
+    const status = (native$ ??= binder.native('cuGraphNodeFindInClone'))(s$bytes, hOriginalNode, hClonedGraph);
+    if (status !== 0) throw fail('cuGraphNodeFindInClone', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+  };
+}
+let cuGraphNodeGetDependencies$: typeof cuGraphNodeGetDependencies | undefined;
 /** `CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `dependencies`: out array of `CUgraphNode`: its length asked first through `numDependencies` (capacity/count pair).
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
-  const s = (cuGraphNodeGetDependencies$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = BigInt(0);
-  const asked = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, null, s.bytes);
-  if (asked !== 0) throw fail('cuGraphNodeGetDependencies', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const dependencies$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, dependencies$, s.bytes);
-    if (status !== 0) throw fail('cuGraphNodeGetDependencies', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(dependencies$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  return (cuGraphNodeGetDependencies$ ??= bind$cuGraphNodeGetDependencies())(hNode);
 }
-let cuGraphNodeGetDependencies_v2$: Scratch | undefined;
-let cuGraphNodeGetDependencies_v2$c: NativeFunction | undefined;
+/** cuGraphNodeGetDependencies around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphNodeGetDependencies(): typeof cuGraphNodeGetDependencies {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphNodeGetDependencies(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies', 'hNode', hNode, true) as typeof hNode;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuGraphNodeGetDependencies'))(hNode, null, s$bytes);
+    if (asked !== 0) throw fail('cuGraphNodeGetDependencies', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const dependencies$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuGraphNodeGetDependencies'))(hNode, dependencies$, s$bytes);
+      if (status !== 0) throw fail('cuGraphNodeGetDependencies', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(dependencies$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  };
+}
+let cuGraphNodeGetDependencies_v2$: typeof cuGraphNodeGetDependencies_v2 | undefined;
 /** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns `{ dependencies, edgeData }`: `dependencies`: out array of `CUgraphNode`: its length asked first through `numDependencies` (capacity/count pair); `edgeData`: out `CUgraphEdgeData_st`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode | null): { dependencies: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
-  const s = (cuGraphNodeGetDependencies_v2$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies_v2', 'hNode', hNode, true) as typeof hNode;
-  const edgeData$ = new Uint8Array(8);
-  s.u64[0] = BigInt(0);
-  const asked = (cuGraphNodeGetDependencies_v2$c ??= binder.native('cuGraphNodeGetDependencies_v2'))(hNode, null, edgeData$, s.bytes);
-  if (asked !== 0) throw fail('cuGraphNodeGetDependencies_v2', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const dependencies$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphNodeGetDependencies_v2$c ??= binder.native('cuGraphNodeGetDependencies_v2'))(hNode, dependencies$, edgeData$, s.bytes);
-    if (status !== 0) throw fail('cuGraphNodeGetDependencies_v2', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return { dependencies: Array.from(dependencies$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
+  return (cuGraphNodeGetDependencies_v2$ ??= bind$cuGraphNodeGetDependencies_v2())(hNode);
 }
-let cuGraphNodeGetDependentNodes$: Scratch | undefined;
-let cuGraphNodeGetDependentNodes$c: NativeFunction | undefined;
+/** cuGraphNodeGetDependencies_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphNodeGetDependencies_v2(): typeof cuGraphNodeGetDependencies_v2 {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphNodeGetDependencies_v2(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies_v2', 'hNode', hNode, true) as typeof hNode;
+    const edgeData$ = new Uint8Array(8);
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuGraphNodeGetDependencies_v2'))(hNode, null, edgeData$, s$bytes);
+    if (asked !== 0) throw fail('cuGraphNodeGetDependencies_v2', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const dependencies$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuGraphNodeGetDependencies_v2'))(hNode, dependencies$, edgeData$, s$bytes);
+      if (status !== 0) throw fail('cuGraphNodeGetDependencies_v2', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return { dependencies: Array.from(dependencies$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
+  };
+}
+let cuGraphNodeGetDependentNodes$: typeof cuGraphNodeGetDependentNodes | undefined;
 /** `CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `dependentNodes`: out array of `CUgraphNode`: its length asked first through `numDependentNodes` (capacity/count pair).
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
-  const s = (cuGraphNodeGetDependentNodes$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes', 'hNode', hNode, true) as typeof hNode;
-  s.u64[0] = BigInt(0);
-  const asked = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, null, s.bytes);
-  if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const dependentNodes$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, dependentNodes$, s.bytes);
-    if (status !== 0) throw fail('cuGraphNodeGetDependentNodes', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(dependentNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  return (cuGraphNodeGetDependentNodes$ ??= bind$cuGraphNodeGetDependentNodes())(hNode);
 }
-let cuGraphNodeGetDependentNodes_v2$: Scratch | undefined;
-let cuGraphNodeGetDependentNodes_v2$c: NativeFunction | undefined;
+/** cuGraphNodeGetDependentNodes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphNodeGetDependentNodes(): typeof cuGraphNodeGetDependentNodes {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphNodeGetDependentNodes(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes', 'hNode', hNode, true) as typeof hNode;
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, null, s$bytes);
+    if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const dependentNodes$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, dependentNodes$, s$bytes);
+      if (status !== 0) throw fail('cuGraphNodeGetDependentNodes', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(dependentNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
+  };
+}
+let cuGraphNodeGetDependentNodes_v2$: typeof cuGraphNodeGetDependentNodes_v2 | undefined;
 /** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns `{ dependentNodes, edgeData }`: `dependentNodes`: out array of `CUgraphNode`: its length asked first through `numDependentNodes` (capacity/count pair); `edgeData`: out `CUgraphEdgeData_st`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode | null): { dependentNodes: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
-  const s = (cuGraphNodeGetDependentNodes_v2$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes_v2', 'hNode', hNode, true) as typeof hNode;
-  const edgeData$ = new Uint8Array(8);
-  s.u64[0] = BigInt(0);
-  const asked = (cuGraphNodeGetDependentNodes_v2$c ??= binder.native('cuGraphNodeGetDependentNodes_v2'))(hNode, null, edgeData$, s.bytes);
-  if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes_v2', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const dependentNodes$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuGraphNodeGetDependentNodes_v2$c ??= binder.native('cuGraphNodeGetDependentNodes_v2'))(hNode, dependentNodes$, edgeData$, s.bytes);
-    if (status !== 0) throw fail('cuGraphNodeGetDependentNodes_v2', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return { dependentNodes: Array.from(dependentNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
+  return (cuGraphNodeGetDependentNodes_v2$ ??= bind$cuGraphNodeGetDependentNodes_v2())(hNode);
 }
-let cuGraphNodeGetEnabled$: Scratch | undefined;
-let cuGraphNodeGetEnabled$c: NativeFunction | undefined;
+/** cuGraphNodeGetDependentNodes_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphNodeGetDependentNodes_v2(): typeof cuGraphNodeGetDependentNodes_v2 {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphNodeGetDependentNodes_v2(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes_v2', 'hNode', hNode, true) as typeof hNode;
+    const edgeData$ = new Uint8Array(8);
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuGraphNodeGetDependentNodes_v2'))(hNode, null, edgeData$, s$bytes);
+    if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes_v2', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const dependentNodes$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuGraphNodeGetDependentNodes_v2'))(hNode, dependentNodes$, edgeData$, s$bytes);
+      if (status !== 0) throw fail('cuGraphNodeGetDependentNodes_v2', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return { dependentNodes: Array.from(dependentNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
+  };
+}
+let cuGraphNodeGetEnabled$: typeof cuGraphNodeGetEnabled | undefined;
 /** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `isEnabled`: out `unsigned int *`.
  * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null): number {
-  const s = (cuGraphNodeGetEnabled$ ??= new Scratch(1));
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphNodeGetEnabled$c ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphNodeGetEnabled', status);
-  return s.u32[0];
+  return (cuGraphNodeGetEnabled$ ??= bind$cuGraphNodeGetEnabled())(hGraphExec, hNode);
 }
-let cuGraphNodeGetType$: Scratch | undefined;
-let cuGraphNodeGetType$c: NativeFunction | undefined;
+/** cuGraphNodeGetEnabled around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphNodeGetEnabled(): typeof cuGraphNodeGetEnabled {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphNodeGetEnabled(hGraphExec, hNode) {
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphNodeGetEnabled', status);
+    return s$u32[0];
+  };
+}
+let cuGraphNodeGetType$: typeof cuGraphNodeGetType | undefined;
 /** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `type`: out `CUgraphNodeType *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeGetType(hNode: T.CUgraphNode | null): T.CUgraphNodeType {
-  const s = (cuGraphNodeGetType$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetType', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphNodeGetType$c ??= binder.native('cuGraphNodeGetType'))(hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphNodeGetType', status);
-  return s.i32[0] as T.CUgraphNodeType;
+  return (cuGraphNodeGetType$ ??= bind$cuGraphNodeGetType())(hNode);
+}
+/** cuGraphNodeGetType around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphNodeGetType(): typeof cuGraphNodeGetType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphNodeGetType(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetType', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphNodeGetType'))(hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphNodeGetType', status);
+    return s$i32[0] as T.CUgraphNodeType;
+  };
 }
 let cuGraphNodeSetEnabled$c: NativeFunction | undefined;
 /** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

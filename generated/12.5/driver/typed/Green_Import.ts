@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuGreenCtxCreate$: Scratch | undefined;
-let cuGreenCtxCreate$c: NativeFunction | undefined;
+let cuGreenCtxCreate$: typeof cuGreenCtxCreate | undefined;
 /** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `CUdevResourceDesc`.
  * @param dev in `CUdevice`.
@@ -18,14 +17,22 @@ let cuGreenCtxCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!GreenContext.create | GreenContext.create} (objects layer) */
 export function cuGreenCtxCreate(desc: T.CUdevResourceDesc | null, dev: number, flags: number): T.CUgreenCtx {
-  const s = (cuGreenCtxCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof desc !== 'number' || !(desc >= 0 && desc <= 9007199254740991) || desc % 1 !== 0) desc = addressArg('cuGreenCtxCreate', 'desc', desc, true) as typeof desc;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuGreenCtxCreate', 'dev', 'i32', dev);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxCreate', 'flags', 'u32', flags);
-  const status = (cuGreenCtxCreate$c ??= binder.native('cuGreenCtxCreate'))(s.bytes, desc, dev, flags);
-  if (status !== 0) throw fail('cuGreenCtxCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgreenCtx;
+  return (cuGreenCtxCreate$ ??= bind$cuGreenCtxCreate())(desc, dev, flags);
+}
+/** cuGreenCtxCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGreenCtxCreate(): typeof cuGreenCtxCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGreenCtxCreate(desc, dev, flags) {
+    s$f64[0] = 0;
+    if (typeof desc !== 'number' || !(desc >= 0 && desc <= 9007199254740991) || desc % 1 !== 0) desc = addressArg('cuGreenCtxCreate', 'desc', desc, true) as typeof desc;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuGreenCtxCreate', 'dev', 'i32', dev);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxCreate', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuGreenCtxCreate'))(s$bytes, desc, dev, flags);
+    if (status !== 0) throw fail('cuGreenCtxCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgreenCtx;
+  };
 }
 let cuGreenCtxDestroy$c: NativeFunction | undefined;
 /** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -61,8 +68,7 @@ export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUeve
   const status = (cuGreenCtxRecordEvent$c ??= binder.native('cuGreenCtxRecordEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuGreenCtxRecordEvent', status);
 }
-let cuGreenCtxStreamCreate$: Scratch | undefined;
-let cuGreenCtxStreamCreate$c: NativeFunction | undefined;
+let cuGreenCtxStreamCreate$: typeof cuGreenCtxStreamCreate | undefined;
 /** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param greenCtx in `CUgreenCtx`.
  * @param flags in `unsigned int`.
@@ -71,14 +77,22 @@ let cuGreenCtxStreamCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!GreenContext#createStream | GreenContext.createStream} (objects layer) */
 export function cuGreenCtxStreamCreate(greenCtx: T.CUgreenCtx | null, flags: number, priority: number): T.CUstream {
-  const s = (cuGreenCtxStreamCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxStreamCreate', 'greenCtx', greenCtx, true) as typeof greenCtx;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxStreamCreate', 'flags', 'u32', flags);
-  if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuGreenCtxStreamCreate', 'priority', 'i32', priority);
-  const status = (cuGreenCtxStreamCreate$c ??= binder.native('cuGreenCtxStreamCreate'))(s.bytes, greenCtx, flags, priority);
-  if (status !== 0) throw fail('cuGreenCtxStreamCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
+  return (cuGreenCtxStreamCreate$ ??= bind$cuGreenCtxStreamCreate())(greenCtx, flags, priority);
+}
+/** cuGreenCtxStreamCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGreenCtxStreamCreate(): typeof cuGreenCtxStreamCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGreenCtxStreamCreate(greenCtx, flags, priority) {
+    s$f64[0] = 0;
+    if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxStreamCreate', 'greenCtx', greenCtx, true) as typeof greenCtx;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxStreamCreate', 'flags', 'u32', flags);
+    if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuGreenCtxStreamCreate', 'priority', 'i32', priority);
+    const status = (native$ ??= binder.native('cuGreenCtxStreamCreate'))(s$bytes, greenCtx, flags, priority);
+    if (status !== 0) throw fail('cuGreenCtxStreamCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUstream;
+  };
 }
 let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
 /** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -91,31 +105,45 @@ export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent
   const status = (cuGreenCtxWaitEvent$c ??= binder.native('cuGreenCtxWaitEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuGreenCtxWaitEvent', status);
 }
-let cuImportExternalMemory$: Scratch | undefined;
-let cuImportExternalMemory$c: NativeFunction | undefined;
+let cuImportExternalMemory$: typeof cuImportExternalMemory | undefined;
 /** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param memHandleDesc in `const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *`: a `CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extMem_out`: out `CUexternalMemory *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
-  const s = (cuImportExternalMemory$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
-  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.bytes, memHandleDesc$);
-  if (status !== 0) throw fail('cuImportExternalMemory', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalMemory;
+  return (cuImportExternalMemory$ ??= bind$cuImportExternalMemory())(memHandleDesc);
 }
-let cuImportExternalSemaphore$: Scratch | undefined;
-let cuImportExternalSemaphore$c: NativeFunction | undefined;
+/** cuImportExternalMemory around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuImportExternalMemory(): typeof cuImportExternalMemory {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuImportExternalMemory(memHandleDesc) {
+    s$f64[0] = 0;
+    const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
+    const status = (native$ ??= binder.native('cuImportExternalMemory'))(s$bytes, memHandleDesc$);
+    if (status !== 0) throw fail('cuImportExternalMemory', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalMemory;
+  };
+}
+let cuImportExternalSemaphore$: typeof cuImportExternalSemaphore | undefined;
 /** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param semHandleDesc in `const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *`: a `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` object or its bytes.
  * @returns the value of `extSem_out`: out `CUexternalSemaphore *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
-  const s = (cuImportExternalSemaphore$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
-  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.bytes, semHandleDesc$);
-  if (status !== 0) throw fail('cuImportExternalSemaphore', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUexternalSemaphore;
+  return (cuImportExternalSemaphore$ ??= bind$cuImportExternalSemaphore())(semHandleDesc);
+}
+/** cuImportExternalSemaphore around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuImportExternalSemaphore(): typeof cuImportExternalSemaphore {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuImportExternalSemaphore(semHandleDesc) {
+    s$f64[0] = 0;
+    const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
+    const status = (native$ ??= binder.native('cuImportExternalSemaphore'))(s$bytes, semHandleDesc$);
+    if (status !== 0) throw fail('cuImportExternalSemaphore', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalSemaphore;
+  };
 }

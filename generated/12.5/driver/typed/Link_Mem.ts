@@ -49,38 +49,52 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
   const status = (cuLinkAddFile$c ??= binder.native('cuLinkAddFile'))(state, type, path, numOptions$n, options$.data, optionValues$.data);
   if (status !== 0) throw fail('cuLinkAddFile', status);
 }
-let cuLinkComplete$: Scratch | undefined;
-let cuLinkComplete$c: NativeFunction | undefined;
+let cuLinkComplete$: typeof cuLinkComplete | undefined;
 /** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
-  const s = (cuLinkComplete$ ??= new Scratch(2));
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuLinkComplete$c ??= binder.native('cuLinkComplete'))(state, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuLinkComplete', status);
-  return { cubinOut: (s.u32[1] * 4294967296 + s.u32[0]), sizeOut: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuLinkComplete$ ??= bind$cuLinkComplete())(state);
 }
-let cuLinkCreate$: Scratch | undefined;
-let cuLinkCreate$c: NativeFunction | undefined;
+/** cuLinkComplete around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLinkComplete(): typeof cuLinkComplete {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLinkComplete(state) {
+    if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuLinkComplete'))(state, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cuLinkComplete', status);
+    return { cubinOut: (s$u32[1] * 4294967296 + s$u32[0]), sizeOut: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuLinkCreate$: typeof cuLinkCreate | undefined;
 /** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @returns the value of `stateOut`: out `CUlinkState *`.
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlinkState {
-  const s = (cuLinkCreate$ ??= new Scratch(1));
-  const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
-  const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
-  s.f64[0] = 0;
-  const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
-  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s.bytes);
-  if (status !== 0) throw fail('cuLinkCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlinkState;
+  return (cuLinkCreate$ ??= bind$cuLinkCreate())(options, optionValues);
+}
+/** cuLinkCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLinkCreate(): typeof cuLinkCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLinkCreate(options, optionValues) {
+    const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
+    const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
+    s$f64[0] = 0;
+    const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
+    const status = (native$ ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s$bytes);
+    if (status !== 0) throw fail('cuLinkCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlinkState;
+  };
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -102,8 +116,7 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   const status = (cuMemAddressFree$c ??= binder.native('cuMemAddressFree'))(ptr, size);
   if (status !== 0) throw fail('cuMemAddressFree', status);
 }
-let cuMemAddressReserve$: Scratch | undefined;
-let cuMemAddressReserve$c: NativeFunction | undefined;
+let cuMemAddressReserve$: typeof cuMemAddressReserve | undefined;
 /** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param alignment in `size_t`.
@@ -112,15 +125,23 @@ let cuMemAddressReserve$c: NativeFunction | undefined;
  * @returns the value of `ptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
-  const s = (cuMemAddressReserve$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
-  if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
-  const status = (cuMemAddressReserve$c ??= binder.native('cuMemAddressReserve'))(s.bytes, size, alignment, addr, flags);
-  if (status !== 0) throw fail('cuMemAddressReserve', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAddressReserve$ ??= bind$cuMemAddressReserve())(size, alignment, addr, flags);
+}
+/** cuMemAddressReserve around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAddressReserve(size, alignment, addr, flags) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
+    if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
+    if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemAddressReserve'))(s$bytes, size, alignment, addr, flags);
+    if (status !== 0) throw fail('cuMemAddressReserve', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
 }
 let cuMemAdvise$c: NativeFunction | undefined;
 /** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -153,38 +174,51 @@ export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.
   const status = (cuMemAdvise_v2$c ??= binder.native('cuMemAdvise_v2'))(devPtr, count, advice, location);
   if (status !== 0) throw fail('cuMemAdvise_v2', status);
 }
-let cuMemAlloc$: Scratch | undefined;
-let cuMemAlloc$c: NativeFunction | undefined;
+let cuMemAlloc$: typeof cuMemAlloc | undefined;
 /** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
-  const s = (cuMemAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
-  const status = (cuMemAlloc$c ??= binder.native('cuMemAlloc'))(s.bytes, bytesize);
-  if (status !== 0) throw fail('cuMemAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAlloc$ ??= bind$cuMemAlloc())(bytesize);
 }
-let cuMemAllocAsync$: Scratch | undefined;
-let cuMemAllocAsync$c: NativeFunction | undefined;
+/** cuMemAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAlloc(): typeof cuMemAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAlloc(bytesize) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
+    const status = (native$ ??= binder.native('cuMemAlloc'))(s$bytes, bytesize);
+    if (status !== 0) throw fail('cuMemAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
 /** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param hStream in `CUstream`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
-  const s = (cuMemAllocAsync$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocAsync$c ??= binder.native('cuMemAllocAsync'))(s.bytes, bytesize, hStream);
-  if (status !== 0) throw fail('cuMemAllocAsync', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAllocAsync$ ??= bind$cuMemAllocAsync())(bytesize, hStream);
 }
-let cuMemAllocFromPoolAsync$: Scratch | undefined;
-let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
+/** cuMemAllocAsync around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocAsync(bytesize, hStream) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
+    const status = (native$ ??= binder.native('cuMemAllocAsync'))(s$bytes, bytesize, hStream);
+    if (status !== 0) throw fail('cuMemAllocAsync', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
 /** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param pool in `CUmemoryPool`.
@@ -192,31 +226,45 @@ let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
-  const s = (cuMemAllocFromPoolAsync$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocFromPoolAsync$c ??= binder.native('cuMemAllocFromPoolAsync'))(s.bytes, bytesize, pool, hStream);
-  if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAllocFromPoolAsync$ ??= bind$cuMemAllocFromPoolAsync())(bytesize, pool, hStream);
 }
-let cuMemAllocHost$: Scratch | undefined;
-let cuMemAllocHost$c: NativeFunction | undefined;
+/** cuMemAllocFromPoolAsync around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocFromPoolAsync(bytesize, pool, hStream) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
+    const status = (native$ ??= binder.native('cuMemAllocFromPoolAsync'))(s$bytes, bytesize, pool, hStream);
+    if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
 /** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `pp`: out `void **`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
-  const s = (cuMemAllocHost$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
-  const status = (cuMemAllocHost$c ??= binder.native('cuMemAllocHost'))(s.bytes, bytesize);
-  if (status !== 0) throw fail('cuMemAllocHost', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMemAllocHost$ ??= bind$cuMemAllocHost())(bytesize);
 }
-let cuMemAllocManaged$: Scratch | undefined;
-let cuMemAllocManaged$c: NativeFunction | undefined;
+/** cuMemAllocHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocHost(): typeof cuMemAllocHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocHost(bytesize) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
+    const status = (native$ ??= binder.native('cuMemAllocHost'))(s$bytes, bytesize);
+    if (status !== 0) throw fail('cuMemAllocHost', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
 /** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param flags in `unsigned int`.
@@ -224,16 +272,23 @@ let cuMemAllocManaged$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
-  const s = (cuMemAllocManaged$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
-  const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.bytes, bytesize, flags);
-  if (status !== 0) throw fail('cuMemAllocManaged', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAllocManaged$ ??= bind$cuMemAllocManaged())(bytesize, flags);
 }
-let cuMemAllocPitch$: Scratch | undefined;
-let cuMemAllocPitch$c: NativeFunction | undefined;
+/** cuMemAllocManaged around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocManaged(bytesize, flags) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuMemAllocManaged'))(s$bytes, bytesize, flags);
+    if (status !== 0) throw fail('cuMemAllocManaged', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;
 /** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param WidthInBytes in `size_t`.
  * @param Height in `size_t`.
@@ -241,18 +296,25 @@ let cuMemAllocPitch$c: NativeFunction | undefined;
  * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
-  const s = (cuMemAllocPitch$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
-  if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
-  const status = (cuMemAllocPitch$c ??= binder.native('cuMemAllocPitch'))(s.slot(0), s.slot(1), WidthInBytes, Height, ElementSizeBytes);
-  if (status !== 0) throw fail('cuMemAllocPitch', status);
-  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, pPitch: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuMemAllocPitch$ ??= bind$cuMemAllocPitch())(WidthInBytes, Height, ElementSizeBytes);
 }
-let cuMemCreate$: Scratch | undefined;
-let cuMemCreate$c: NativeFunction | undefined;
+/** cuMemAllocPitch around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocPitch(): typeof cuMemAllocPitch {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocPitch(WidthInBytes, Height, ElementSizeBytes) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
+    if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
+    if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
+    const status = (native$ ??= binder.native('cuMemAllocPitch'))(s$slot0, s$slot1, WidthInBytes, Height, ElementSizeBytes);
+    if (status !== 0) throw fail('cuMemAllocPitch', status);
+    return { dptr: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, pPitch: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuMemCreate$: typeof cuMemCreate | undefined;
 /** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
@@ -260,14 +322,22 @@ let cuMemCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
-  const s = (cuMemCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
-  const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
-  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.bytes, size, prop$, flags);
-  if (status !== 0) throw fail('cuMemCreate', status);
-  return s.u64[0];
+  return (cuMemCreate$ ??= bind$cuMemCreate())(size, prop, flags);
+}
+/** cuMemCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemCreate(): typeof cuMemCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemCreate(size, prop, flags) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
+    const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemCreate'))(s$bytes, size, prop$, flags);
+    if (status !== 0) throw fail('cuMemCreate', status);
+    return s$u64[0];
+  };
 }
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
 /** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -315,52 +385,73 @@ export function cuMemFreeHost(p: T.Pointer): void {
   const status = (cuMemFreeHost$c ??= binder.native('cuMemFreeHost'))(p);
   if (status !== 0) throw fail('cuMemFreeHost', status);
 }
-let cuMemGetAccess$: Scratch | undefined;
-let cuMemGetAccess$c: NativeFunction | undefined;
+let cuMemGetAccess$: typeof cuMemGetAccess | undefined;
 /** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `const CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @param ptr in `CUdeviceptr`.
  * @returns the value of `flags`: out `unsigned long long *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
-  const s = (cuMemGetAccess$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
-  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.bytes, location$, ptr);
-  if (status !== 0) throw fail('cuMemGetAccess', status);
-  return s.u64[0];
+  return (cuMemGetAccess$ ??= bind$cuMemGetAccess())(location, ptr);
 }
-let cuMemGetAddressRange$: Scratch | undefined;
-let cuMemGetAddressRange$c: NativeFunction | undefined;
+/** cuMemGetAccess around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetAccess(): typeof cuMemGetAccess {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetAccess(location, ptr) {
+    s$f64[0] = 0;
+    const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
+    if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
+    const status = (native$ ??= binder.native('cuMemGetAccess'))(s$bytes, location$, ptr);
+    if (status !== 0) throw fail('cuMemGetAccess', status);
+    return s$u64[0];
+  };
+}
+let cuMemGetAddressRange$: typeof cuMemGetAddressRange | undefined;
 /** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @returns `{ pbase, psize }`: `pbase`: out `CUdeviceptr *`; `psize`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
-  const s = (cuMemGetAddressRange$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
-  const status = (cuMemGetAddressRange$c ??= binder.native('cuMemGetAddressRange'))(s.slot(0), s.slot(1), dptr);
-  if (status !== 0) throw fail('cuMemGetAddressRange', status);
-  return { pbase: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, psize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuMemGetAddressRange$ ??= bind$cuMemGetAddressRange())(dptr);
 }
-let cuMemGetAllocationGranularity$: Scratch | undefined;
-let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
+/** cuMemGetAddressRange around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetAddressRange(): typeof cuMemGetAddressRange {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetAddressRange(dptr) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
+    const status = (native$ ??= binder.native('cuMemGetAddressRange'))(s$slot0, s$slot1, dptr);
+    if (status !== 0) throw fail('cuMemGetAddressRange', status);
+    return { pbase: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, psize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuMemGetAllocationGranularity$: typeof cuMemGetAllocationGranularity | undefined;
 /** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
  * @param option in `CUmemAllocationGranularity_flags`.
  * @returns the value of `granularity`: out `size_t *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
-  const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
-  if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
-  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.bytes, prop$, option);
-  if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMemGetAllocationGranularity$ ??= bind$cuMemGetAllocationGranularity())(prop, option);
+}
+/** cuMemGetAllocationGranularity around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetAllocationGranularity(): typeof cuMemGetAllocationGranularity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetAllocationGranularity(prop, option) {
+    s$f64[0] = 0;
+    const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
+    if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
+    const status = (native$ ??= binder.native('cuMemGetAllocationGranularity'))(s$bytes, prop$, option);
+    if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -374,8 +465,7 @@ export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmem
   if (status !== 0) throw fail('cuMemGetAllocationPropertiesFromHandle', status);
   return decodeRecord<T.CUmemAllocationProp_st>(records.CUmemAllocationProp_st(), prop$);
 }
-let cuMemGetHandleForAddressRange$: Scratch | undefined;
-let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
+let cuMemGetHandleForAddressRange$: typeof cuMemGetHandleForAddressRange | undefined;
 /** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @param size in `size_t`.
@@ -384,32 +474,46 @@ let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `void *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
-  const s = (cuMemGetHandleForAddressRange$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
-  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
-  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.bytes, dptr, size, handleType, flags);
-  if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
-  return s.i32[0];
+  return (cuMemGetHandleForAddressRange$ ??= bind$cuMemGetHandleForAddressRange())(dptr, size, handleType, flags);
 }
-let cuMemGetInfo$: Scratch | undefined;
-let cuMemGetInfo$c: NativeFunction | undefined;
+/** cuMemGetHandleForAddressRange around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetHandleForAddressRange(): typeof cuMemGetHandleForAddressRange {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetHandleForAddressRange(dptr, size, handleType, flags) {
+    s$f64[0] = 0;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
+    if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemGetHandleForAddressRange'))(s$bytes, dptr, size, handleType, flags);
+    if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
+    return s$i32[0];
+  };
+}
+let cuMemGetInfo$: typeof cuMemGetInfo | undefined;
 /** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ free, total }`: `free`: out `size_t *`; `total`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Context#memoryInfo | Context.memoryInfo} (objects layer) */
 export function cuMemGetInfo(): { free: number; total: number } {
-  const s = (cuMemGetInfo$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuMemGetInfo$c ??= binder.nativeFixed('cuMemGetInfo', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('cuMemGetInfo', status);
-  return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuMemGetInfo$ ??= bind$cuMemGetInfo())();
 }
-let cuMemHostAlloc$: Scratch | undefined;
-let cuMemHostAlloc$c: NativeFunction | undefined;
+/** cuMemGetInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetInfo(): typeof cuMemGetInfo {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuMemGetInfo', [s.slot(0), s.slot(1)]);
+  return function cuMemGetInfo() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuMemGetInfo', status);
+    return { free: (s$u32[1] * 4294967296 + s$u32[0]), total: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuMemHostAlloc$: typeof cuMemHostAlloc | undefined;
 /** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param Flags in `unsigned int`.
@@ -417,16 +521,23 @@ let cuMemHostAlloc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
-  const s = (cuMemHostAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
-  const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.bytes, bytesize, Flags);
-  if (status !== 0) throw fail('cuMemHostAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMemHostAlloc$ ??= bind$cuMemHostAlloc())(bytesize, Flags);
 }
-let cuMemHostGetDevicePointer$: Scratch | undefined;
-let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
+/** cuMemHostAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemHostAlloc(bytesize, Flags) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuMemHostAlloc'))(s$bytes, bytesize, Flags);
+    if (status !== 0) throw fail('cuMemHostAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
 /** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `void *`: address or host buffer, or null.
  * @param Flags in `unsigned int`.
@@ -434,27 +545,42 @@ let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
-  const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
-  const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.bytes, p, Flags);
-  if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemHostGetDevicePointer$ ??= bind$cuMemHostGetDevicePointer())(p, Flags);
 }
-let cuMemHostGetFlags$: Scratch | undefined;
-let cuMemHostGetFlags$c: NativeFunction | undefined;
+/** cuMemHostGetDevicePointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemHostGetDevicePointer(): typeof cuMemHostGetDevicePointer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemHostGetDevicePointer(p, Flags) {
+    s$f64[0] = 0;
+    pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuMemHostGetDevicePointer'))(s$bytes, p, Flags);
+    if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemHostGetFlags$: typeof cuMemHostGetFlags | undefined;
 /** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `void *`: address or host buffer, or null.
  * @returns the value of `pFlags`: out `unsigned int *`.
  * @remarks ABI of CUDA 2.3. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
-  const s = (cuMemHostGetFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemHostGetFlags', 'p', p, true);
-  const status = (cuMemHostGetFlags$c ??= binder.native('cuMemHostGetFlags'))(s.bytes, p);
-  if (status !== 0) throw fail('cuMemHostGetFlags', status);
-  return s.u32[0];
+  return (cuMemHostGetFlags$ ??= bind$cuMemHostGetFlags())(p);
+}
+/** cuMemHostGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemHostGetFlags(): typeof cuMemHostGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemHostGetFlags(p) {
+    s$f64[0] = 0;
+    pointerArg('cuMemHostGetFlags', 'p', p, true);
+    const status = (native$ ??= binder.native('cuMemHostGetFlags'))(s$bytes, p);
+    if (status !== 0) throw fail('cuMemHostGetFlags', status);
+    return s$u32[0];
+  };
 }
 let cuMemHostRegister$c: NativeFunction | undefined;
 /** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -478,21 +604,28 @@ export function cuMemHostUnregister(p: T.Pointer): void {
   const status = (cuMemHostUnregister$c ??= binder.native('cuMemHostUnregister'))(p);
   if (status !== 0) throw fail('cuMemHostUnregister', status);
 }
-let cuMemImportFromShareableHandle$: Scratch | undefined;
-let cuMemImportFromShareableHandle$c: NativeFunction | undefined;
+let cuMemImportFromShareableHandle$: typeof cuMemImportFromShareableHandle | undefined;
 /** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param osHandle in `void *`: address or host buffer, or null.
  * @param shHandleType in `CUmemAllocationHandleType`.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
-  const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
-  if (typeof shHandleType !== 'number' || (shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
-  const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.bytes, osHandle, shHandleType);
-  if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
-  return s.u64[0];
+  return (cuMemImportFromShareableHandle$ ??= bind$cuMemImportFromShareableHandle())(osHandle, shHandleType);
+}
+/** cuMemImportFromShareableHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemImportFromShareableHandle(): typeof cuMemImportFromShareableHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemImportFromShareableHandle(osHandle, shHandleType) {
+    s$f64[0] = 0;
+    pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
+    if (typeof shHandleType !== 'number' || (shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
+    const status = (native$ ??= binder.native('cuMemImportFromShareableHandle'))(s$bytes, osHandle, shHandleType);
+    if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
+    return s$u64[0];
+  };
 }
 let cuMemMap$c: NativeFunction | undefined;
 /** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -523,20 +656,27 @@ export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[]
   const status = (cuMemMapArrayAsync$c ??= binder.native('cuMemMapArrayAsync'))(mapInfoList$.bytes, count$n, hStream);
   if (status !== 0) throw fail('cuMemMapArrayAsync', status);
 }
-let cuMemPoolCreate$: Scratch | undefined;
-let cuMemPoolCreate$c: NativeFunction | undefined;
+let cuMemPoolCreate$: typeof cuMemPoolCreate | undefined;
 /** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolProps in `const CUmemPoolProps *`: a `CUmemPoolProps_st` object or its bytes.
  * @returns the value of `pool`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool.create | MemoryPool.create} (objects layer) */
 export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
-  const s = (cuMemPoolCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
-  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.bytes, poolProps$);
-  if (status !== 0) throw fail('cuMemPoolCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuMemPoolCreate$ ??= bind$cuMemPoolCreate())(poolProps);
+}
+/** cuMemPoolCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolCreate(): typeof cuMemPoolCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolCreate(poolProps) {
+    s$f64[0] = 0;
+    const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
+    const status = (native$ ??= binder.native('cuMemPoolCreate'))(s$bytes, poolProps$);
+    if (status !== 0) throw fail('cuMemPoolCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -574,21 +714,28 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
   const status = (cuMemPoolExportToShareableHandle$c ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolExportToShareableHandle', status);
 }
-let cuMemPoolGetAccess$: Scratch | undefined;
-let cuMemPoolGetAccess$c: NativeFunction | undefined;
+let cuMemPoolGetAccess$: typeof cuMemPoolGetAccess | undefined;
 /** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `CUmemoryPool`.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @returns the value of `flags`: out `CUmemAccess_flags *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
-  const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
-  const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
-  const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.bytes, memPool, location$);
-  if (status !== 0) throw fail('cuMemPoolGetAccess', status);
-  return s.i32[0] as T.CUmemAccess_flags;
+  return (cuMemPoolGetAccess$ ??= bind$cuMemPoolGetAccess())(memPool, location);
+}
+/** cuMemPoolGetAccess around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolGetAccess(): typeof cuMemPoolGetAccess {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolGetAccess(memPool, location) {
+    s$f64[0] = 0;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
+    const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
+    const status = (native$ ??= binder.native('cuMemPoolGetAccess'))(s$bytes, memPool, location$);
+    if (status !== 0) throw fail('cuMemPoolGetAccess', status);
+    return s$i32[0] as T.CUmemAccess_flags;
+  };
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -605,8 +752,7 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
   function attrDecode(a: number, cell: Uint8Array): number | bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return v.getInt32(0, true); case 2: return v.getInt32(0, true); case 3: return v.getInt32(0, true); case 4: return v.getBigUint64(0, true); case 5: return v.getBigUint64(0, true); case 6: return v.getBigUint64(0, true); case 7: return v.getBigUint64(0, true); case 8: return v.getBigUint64(0, true); default: throw new RangeError(`cuMemPoolGetAttribute: attr ${a} has no known value type`); } }
   return attrDecode(attr as number, value$);
 }
-let cuMemPoolImportFromShareableHandle$: Scratch | undefined;
-let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
+let cuMemPoolImportFromShareableHandle$: typeof cuMemPoolImportFromShareableHandle | undefined;
 /** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `void *`: address or host buffer, or null.
  * @param handleType in `CUmemAllocationHandleType`.
@@ -614,30 +760,45 @@ let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
-  const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
-  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
-  const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.bytes, handle, handleType, flags);
-  if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuMemPoolImportFromShareableHandle$ ??= bind$cuMemPoolImportFromShareableHandle())(handle, handleType, flags);
 }
-let cuMemPoolImportPointer$: Scratch | undefined;
-let cuMemPoolImportPointer$c: NativeFunction | undefined;
+/** cuMemPoolImportFromShareableHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromShareableHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolImportFromShareableHandle(handle, handleType, flags) {
+    s$f64[0] = 0;
+    pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
+    if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemPoolImportFromShareableHandle'))(s$bytes, handle, handleType, flags);
+    if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
+}
+let cuMemPoolImportPointer$: typeof cuMemPoolImportPointer | undefined;
 /** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
  * @param shareData in `CUmemPoolPtrExportData *`: a `CUmemPoolPtrExportData_st` object or its bytes.
  * @returns the value of `ptr_out`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: Uint8Array): T.CUdeviceptr {
-  const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
-  const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
-  const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.bytes, pool, shareData$);
-  if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemPoolImportPointer$ ??= bind$cuMemPoolImportPointer())(pool, shareData);
+}
+/** cuMemPoolImportPointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolImportPointer(pool, shareData) {
+    s$f64[0] = 0;
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
+    const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
+    const status = (native$ ??= binder.native('cuMemPoolImportPointer'))(s$bytes, pool, shareData$);
+    if (status !== 0) throw fail('cuMemPoolImportPointer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -755,19 +916,26 @@ export function cuMemRelease(handle: T.Int64): void {
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
   if (status !== 0) throw fail('cuMemRelease', status);
 }
-let cuMemRetainAllocationHandle$: Scratch | undefined;
-let cuMemRetainAllocationHandle$c: NativeFunction | undefined;
+let cuMemRetainAllocationHandle$: typeof cuMemRetainAllocationHandle | undefined;
 /** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param addr in `void *`: address or host buffer, or null.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
-  const s = (cuMemRetainAllocationHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemRetainAllocationHandle', 'addr', addr, true);
-  const status = (cuMemRetainAllocationHandle$c ??= binder.native('cuMemRetainAllocationHandle'))(s.bytes, addr);
-  if (status !== 0) throw fail('cuMemRetainAllocationHandle', status);
-  return s.u64[0];
+  return (cuMemRetainAllocationHandle$ ??= bind$cuMemRetainAllocationHandle())(addr);
+}
+/** cuMemRetainAllocationHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemRetainAllocationHandle(): typeof cuMemRetainAllocationHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemRetainAllocationHandle(addr) {
+    s$f64[0] = 0;
+    pointerArg('cuMemRetainAllocationHandle', 'addr', addr, true);
+    const status = (native$ ??= binder.native('cuMemRetainAllocationHandle'))(s$bytes, addr);
+    if (status !== 0) throw fail('cuMemRetainAllocationHandle', status);
+    return s$u64[0];
+  };
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,20 +8,27 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuSurfObjectCreate$: Scratch | undefined;
-let cuSurfObjectCreate$c: NativeFunction | undefined;
+let cuSurfObjectCreate$: typeof cuSurfObjectCreate | undefined;
 /** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
  * @returns the value of `pSurfObject`: out `CUsurfObject *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html).
  * @see {@link cuda-ts/objects!SurfaceObject.create | SurfaceObject.create} (objects layer) */
 export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array): bigint {
-  const s = (cuSurfObjectCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pResDesc$ = recordArg('cuSurfObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
-  const status = (cuSurfObjectCreate$c ??= binder.native('cuSurfObjectCreate'))(s.bytes, pResDesc$);
-  if (status !== 0) throw fail('cuSurfObjectCreate', status);
-  return s.u64[0];
+  return (cuSurfObjectCreate$ ??= bind$cuSurfObjectCreate())(pResDesc);
+}
+/** cuSurfObjectCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuSurfObjectCreate(): typeof cuSurfObjectCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuSurfObjectCreate(pResDesc) {
+    s$f64[0] = 0;
+    const pResDesc$ = recordArg('cuSurfObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
+    const status = (native$ ??= binder.native('cuSurfObjectCreate'))(s$bytes, pResDesc$);
+    if (status !== 0) throw fail('cuSurfObjectCreate', status);
+    return s$u64[0];
+  };
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
 /** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -44,20 +51,27 @@ export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURC
   if (status !== 0) throw fail('cuSurfObjectGetResourceDesc', status);
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
 }
-let cuSurfRefGetArray$: Scratch | undefined;
-let cuSurfRefGetArray$c: NativeFunction | undefined;
+let cuSurfRefGetArray$: typeof cuSurfRefGetArray | undefined;
 /** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hSurfRef in `CUsurfref`.
  * @returns the value of `phArray`: out `CUarray *`.
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
-  const s = (cuSurfRefGetArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
-  const status = (cuSurfRefGetArray$c ??= binder.native('cuSurfRefGetArray'))(s.bytes, hSurfRef);
-  if (status !== 0) throw fail('cuSurfRefGetArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
+  return (cuSurfRefGetArray$ ??= bind$cuSurfRefGetArray())(hSurfRef);
+}
+/** cuSurfRefGetArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuSurfRefGetArray(hSurfRef) {
+    s$f64[0] = 0;
+    if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
+    const status = (native$ ??= binder.native('cuSurfRefGetArray'))(s$bytes, hSurfRef);
+    if (status !== 0) throw fail('cuSurfRefGetArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+  };
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
 /** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.5 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,50 +8,71 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetDecoderUtilization$: Scratch | undefined;
-let nvmlDeviceGetDecoderUtilization$c: NativeFunction | undefined;
+let nvmlDeviceGetDecoderUtilization$: typeof nvmlDeviceGetDecoderUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
-  const s = (nvmlDeviceGetDecoderUtilization$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDecoderUtilization', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetDecoderUtilization$c ??= binder.native('nvmlDeviceGetDecoderUtilization'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetDecoderUtilization', status);
-  return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
+  return (nvmlDeviceGetDecoderUtilization$ ??= bind$nvmlDeviceGetDecoderUtilization())(device);
 }
-let nvmlDeviceGetDefaultApplicationsClock$: Scratch | undefined;
-let nvmlDeviceGetDefaultApplicationsClock$c: NativeFunction | undefined;
+/** nvmlDeviceGetDecoderUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetDecoderUtilization(): typeof nvmlDeviceGetDecoderUtilization {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetDecoderUtilization(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDecoderUtilization', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetDecoderUtilization'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetDecoderUtilization', status);
+    return { utilization: s$u32[0], samplingPeriodUs: s$u32[2] };
+  };
+}
+let nvmlDeviceGetDefaultApplicationsClock$: typeof nvmlDeviceGetDefaultApplicationsClock | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetDefaultApplicationsClock$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
-  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetDefaultApplicationsClock', 'clockType', 'i32', clockType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetDefaultApplicationsClock$c ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetDefaultApplicationsClock', status);
-  return s.u32[0];
+  return (nvmlDeviceGetDefaultApplicationsClock$ ??= bind$nvmlDeviceGetDefaultApplicationsClock())(device, clockType);
 }
-let nvmlDeviceGetDefaultEccMode$: Scratch | undefined;
-let nvmlDeviceGetDefaultEccMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetDefaultApplicationsClock around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetDefaultApplicationsClock(): typeof nvmlDeviceGetDefaultApplicationsClock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetDefaultApplicationsClock(device, clockType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
+    if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetDefaultApplicationsClock', 'clockType', 'i32', clockType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetDefaultApplicationsClock', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetDefaultEccMode$: typeof nvmlDeviceGetDefaultEccMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `defaultMode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetDefaultEccMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultEccMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetDefaultEccMode$c ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetDefaultEccMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetDefaultEccMode$ ??= bind$nvmlDeviceGetDefaultEccMode())(device);
+}
+/** nvmlDeviceGetDefaultEccMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetDefaultEccMode(): typeof nvmlDeviceGetDefaultEccMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetDefaultEccMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultEccMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetDefaultEccMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
 }
 let nvmlDeviceGetDetailedEccErrors$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -69,60 +90,88 @@ export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, er
   if (status !== 0) throw fail('nvmlDeviceGetDetailedEccErrors', status);
   return decodeRecord<T.nvmlEccErrorCounts_st>(records.nvmlEccErrorCounts_st(), eccCounts$);
 }
-let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: Scratch | undefined;
-let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c: NativeFunction | undefined;
+let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: typeof nvmlDeviceGetDeviceHandleFromMigDeviceHandle | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param migDevice in `nvmlDevice_t`.
  * @returns the value of `device`: out `nvmlDevice_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t | null): T.nvmlDevice_t {
-  const s = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= new Scratch(1));
-  if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || migDevice % 1 !== 0) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
+  return (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= bind$nvmlDeviceGetDeviceHandleFromMigDeviceHandle())(migDevice);
 }
-let nvmlDeviceGetDisplayActive$: Scratch | undefined;
-let nvmlDeviceGetDisplayActive$c: NativeFunction | undefined;
+/** nvmlDeviceGetDeviceHandleFromMigDeviceHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetDeviceHandleFromMigDeviceHandle(): typeof nvmlDeviceGetDeviceHandleFromMigDeviceHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice) {
+    if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || migDevice % 1 !== 0) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+  };
+}
+let nvmlDeviceGetDisplayActive$: typeof nvmlDeviceGetDisplayActive | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetDisplayActive$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayActive', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetDisplayActive$c ??= binder.native('nvmlDeviceGetDisplayActive'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetDisplayActive', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetDisplayActive$ ??= bind$nvmlDeviceGetDisplayActive())(device);
 }
-let nvmlDeviceGetDisplayMode$: Scratch | undefined;
-let nvmlDeviceGetDisplayMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetDisplayActive around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetDisplayActive(): typeof nvmlDeviceGetDisplayActive {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetDisplayActive(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayActive', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetDisplayActive'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetDisplayActive', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlDeviceGetDisplayMode$: typeof nvmlDeviceGetDisplayMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `display`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetDisplayMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetDisplayMode$c ??= binder.native('nvmlDeviceGetDisplayMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetDisplayMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetDisplayMode$ ??= bind$nvmlDeviceGetDisplayMode())(device);
 }
-let nvmlDeviceGetDriverModel$: Scratch | undefined;
-let nvmlDeviceGetDriverModel$c: NativeFunction | undefined;
+/** nvmlDeviceGetDisplayMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetDisplayMode(): typeof nvmlDeviceGetDisplayMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetDisplayMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetDisplayMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetDisplayMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlDeviceGetDriverModel$: typeof nvmlDeviceGetDriverModel | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlDriverModel_t *`; `pending`: out `nvmlDriverModel_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t | null): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {
-  const s = (nvmlDeviceGetDriverModel$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDriverModel', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetDriverModel$c ??= binder.native('nvmlDeviceGetDriverModel'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetDriverModel', status);
-  return { current: s.i32[0] as T.nvmlDriverModel_t, pending: s.i32[2] as T.nvmlDriverModel_t };
+  return (nvmlDeviceGetDriverModel$ ??= bind$nvmlDeviceGetDriverModel())(device);
+}
+/** nvmlDeviceGetDriverModel around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetDriverModel(): typeof nvmlDeviceGetDriverModel {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetDriverModel(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDriverModel', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetDriverModel'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetDriverModel', status);
+    return { current: s$i32[0] as T.nvmlDriverModel_t, pending: s$i32[2] as T.nvmlDriverModel_t };
+  };
 }

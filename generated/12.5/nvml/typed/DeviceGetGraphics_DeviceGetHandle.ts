@@ -8,27 +8,34 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetGraphicsRunningProcesses$: Scratch | undefined;
-let nvmlDeviceGetGraphicsRunningProcesses$c: NativeFunction | undefined;
+let nvmlDeviceGetGraphicsRunningProcesses$: typeof nvmlDeviceGetGraphicsRunningProcesses | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
-  const s = (nvmlDeviceGetGraphicsRunningProcesses$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGraphicsRunningProcesses', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGraphicsRunningProcesses', asked);
-  let n = Number(s.u32[0]);
-  const infos$ = new Uint8Array(Math.max(1, n) * 24);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.bytes, infos$);
-    if (status !== 0) throw fail('nvmlDeviceGetGraphicsRunningProcesses', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
+  return (nvmlDeviceGetGraphicsRunningProcesses$ ??= bind$nvmlDeviceGetGraphicsRunningProcesses())(device);
+}
+/** nvmlDeviceGetGraphicsRunningProcesses around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGraphicsRunningProcesses(): typeof nvmlDeviceGetGraphicsRunningProcesses {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGraphicsRunningProcesses(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGraphicsRunningProcesses', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGraphicsRunningProcesses', asked);
+    let n = Number(s$u32[0]);
+    const infos$ = new Uint8Array(Math.max(1, n) * 24);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s$bytes, infos$);
+      if (status !== 0) throw fail('nvmlDeviceGetGraphicsRunningProcesses', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
+  };
 }
 let nvmlDeviceGetGridLicensableFeatures$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -42,20 +49,27 @@ export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t | nul
   if (status !== 0) throw fail('nvmlDeviceGetGridLicensableFeatures', status);
   return decodeRecord<T.nvmlGridLicensableFeatures_st>(records.nvmlGridLicensableFeatures_st(), pGridLicensableFeatures$);
 }
-let nvmlDeviceGetGspFirmwareMode$: Scratch | undefined;
-let nvmlDeviceGetGspFirmwareMode$c: NativeFunction | undefined;
+let nvmlDeviceGetGspFirmwareMode$: typeof nvmlDeviceGetGspFirmwareMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ isEnabled, defaultMode }`: `isEnabled`: out `unsigned int *`; `defaultMode`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t | null): { isEnabled: number; defaultMode: number } {
-  const s = (nvmlDeviceGetGspFirmwareMode$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetGspFirmwareMode$c ??= binder.native('nvmlDeviceGetGspFirmwareMode'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareMode', status);
-  return { isEnabled: s.u32[0], defaultMode: s.u32[2] };
+  return (nvmlDeviceGetGspFirmwareMode$ ??= bind$nvmlDeviceGetGspFirmwareMode())(device);
+}
+/** nvmlDeviceGetGspFirmwareMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGspFirmwareMode(): typeof nvmlDeviceGetGspFirmwareMode {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGspFirmwareMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGspFirmwareMode'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareMode', status);
+    return { isEnabled: s$u32[0], defaultMode: s$u32[2] };
+  };
 }
 let nvmlDeviceGetGspFirmwareVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -69,59 +83,87 @@ export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t | null): 
   if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareVersion', status);
   return textFrom(version$);
 }
-let nvmlDeviceGetHandleByIndex$: Scratch | undefined;
-let nvmlDeviceGetHandleByIndex$c: NativeFunction | undefined;
+let nvmlDeviceGetHandleByIndex$: typeof nvmlDeviceGetHandleByIndex | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `device`: out `nvmlDevice_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleByIndex(index: number): T.nvmlDevice_t {
-  const s = (nvmlDeviceGetHandleByIndex$ ??= new Scratch(1));
-  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetHandleByIndex$c ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetHandleByIndex', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
+  return (nvmlDeviceGetHandleByIndex$ ??= bind$nvmlDeviceGetHandleByIndex())(index);
 }
-let nvmlDeviceGetHandleByPciBusId$: Scratch | undefined;
-let nvmlDeviceGetHandleByPciBusId$c: NativeFunction | undefined;
+/** nvmlDeviceGetHandleByIndex around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetHandleByIndex(): typeof nvmlDeviceGetHandleByIndex {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetHandleByIndex(index) {
+    if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetHandleByIndex', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+  };
+}
+let nvmlDeviceGetHandleByPciBusId$: typeof nvmlDeviceGetHandleByPciBusId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciBusId in string (`const char *`).
  * @returns the value of `device`: out `nvmlDevice_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleByPciBusId(pciBusId: string): T.nvmlDevice_t {
-  const s = (nvmlDeviceGetHandleByPciBusId$ ??= new Scratch(1));
-  if (typeof pciBusId !== 'string') throw argError('nvmlDeviceGetHandleByPciBusId', 'pciBusId', 'a string', pciBusId);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetHandleByPciBusId$c ??= binder.native('nvmlDeviceGetHandleByPciBusId'))(pciBusId, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetHandleByPciBusId', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
+  return (nvmlDeviceGetHandleByPciBusId$ ??= bind$nvmlDeviceGetHandleByPciBusId())(pciBusId);
 }
-let nvmlDeviceGetHandleBySerial$: Scratch | undefined;
-let nvmlDeviceGetHandleBySerial$c: NativeFunction | undefined;
+/** nvmlDeviceGetHandleByPciBusId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetHandleByPciBusId(): typeof nvmlDeviceGetHandleByPciBusId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetHandleByPciBusId(pciBusId) {
+    if (typeof pciBusId !== 'string') throw argError('nvmlDeviceGetHandleByPciBusId', 'pciBusId', 'a string', pciBusId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetHandleByPciBusId'))(pciBusId, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetHandleByPciBusId', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+  };
+}
+let nvmlDeviceGetHandleBySerial$: typeof nvmlDeviceGetHandleBySerial | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param serial in string (`const char *`).
  * @returns the value of `device`: out `nvmlDevice_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleBySerial(serial: string): T.nvmlDevice_t {
-  const s = (nvmlDeviceGetHandleBySerial$ ??= new Scratch(1));
-  if (typeof serial !== 'string') throw argError('nvmlDeviceGetHandleBySerial', 'serial', 'a string', serial);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetHandleBySerial$c ??= binder.native('nvmlDeviceGetHandleBySerial'))(serial, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetHandleBySerial', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
+  return (nvmlDeviceGetHandleBySerial$ ??= bind$nvmlDeviceGetHandleBySerial())(serial);
 }
-let nvmlDeviceGetHandleByUUID$: Scratch | undefined;
-let nvmlDeviceGetHandleByUUID$c: NativeFunction | undefined;
+/** nvmlDeviceGetHandleBySerial around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetHandleBySerial(): typeof nvmlDeviceGetHandleBySerial {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetHandleBySerial(serial) {
+    if (typeof serial !== 'string') throw argError('nvmlDeviceGetHandleBySerial', 'serial', 'a string', serial);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetHandleBySerial'))(serial, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetHandleBySerial', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+  };
+}
+let nvmlDeviceGetHandleByUUID$: typeof nvmlDeviceGetHandleByUUID | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param uuid in string (`const char *`).
  * @returns the value of `device`: out `nvmlDevice_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHandleByUUID(uuid: string): T.nvmlDevice_t {
-  const s = (nvmlDeviceGetHandleByUUID$ ??= new Scratch(1));
-  if (typeof uuid !== 'string') throw argError('nvmlDeviceGetHandleByUUID', 'uuid', 'a string', uuid);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetHandleByUUID$c ??= binder.native('nvmlDeviceGetHandleByUUID'))(uuid, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetHandleByUUID', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
+  return (nvmlDeviceGetHandleByUUID$ ??= bind$nvmlDeviceGetHandleByUUID())(uuid);
+}
+/** nvmlDeviceGetHandleByUUID around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetHandleByUUID(): typeof nvmlDeviceGetHandleByUUID {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetHandleByUUID(uuid) {
+    if (typeof uuid !== 'string') throw argError('nvmlDeviceGetHandleByUUID', 'uuid', 'a string', uuid);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetHandleByUUID'))(uuid, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetHandleByUUID', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+  };
 }

@@ -24,22 +24,28 @@ export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeS
   if (status !== 0) throw fail('nvmlDeviceGetMemoryAffinity', status);
   return nodeSet$.slice(0, Number(nodeSetSize));
 }
-let nvmlDeviceGetMemoryBusWidth$: Scratch | undefined;
-let nvmlDeviceGetMemoryBusWidth$c: NativeFunction | undefined;
+let nvmlDeviceGetMemoryBusWidth$: typeof nvmlDeviceGetMemoryBusWidth | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `busWidth`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMemoryBusWidth$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMemoryBusWidth$c ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMemoryBusWidth$ ??= bind$nvmlDeviceGetMemoryBusWidth())(device);
 }
-let nvmlDeviceGetMemoryErrorCounter$: Scratch | undefined;
-let nvmlDeviceGetMemoryErrorCounter$c: NativeFunction | undefined;
+/** nvmlDeviceGetMemoryBusWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMemoryBusWidth(): typeof nvmlDeviceGetMemoryBusWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMemoryBusWidth(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMemoryErrorCounter$: typeof nvmlDeviceGetMemoryErrorCounter | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param errorType in `nvmlMemoryErrorType_t`.
@@ -48,15 +54,23 @@ let nvmlDeviceGetMemoryErrorCounter$c: NativeFunction | undefined;
  * @returns the value of `count`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t): bigint {
-  const s = (nvmlDeviceGetMemoryErrorCounter$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
-  if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
-  if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
-  if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
-  return s.u64[0];
+  return (nvmlDeviceGetMemoryErrorCounter$ ??= bind$nvmlDeviceGetMemoryErrorCounter())(device, errorType, counterType, locationType);
+}
+/** nvmlDeviceGetMemoryErrorCounter around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMemoryErrorCounter(): typeof nvmlDeviceGetMemoryErrorCounter {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
+    if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
+    if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
+    if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
+    return s$u64[0];
+  };
 }
 let nvmlDeviceGetMemoryInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -85,39 +99,52 @@ export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory
   if (status !== 0) throw fail('nvmlDeviceGetMemoryInfo_v2', status);
   return decodeRecord<T.nvmlMemory_v2_st>(records.nvmlMemory_v2_st(), memory$);
 }
-let nvmlDeviceGetMigDeviceHandleByIndex$: Scratch | undefined;
-let nvmlDeviceGetMigDeviceHandleByIndex$c: NativeFunction | undefined;
+let nvmlDeviceGetMigDeviceHandleByIndex$: typeof nvmlDeviceGetMigDeviceHandleByIndex | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param index in `unsigned int`.
  * @returns the value of `migDevice`: out `nvmlDevice_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | null, index: number): T.nvmlDevice_t {
-  const s = (nvmlDeviceGetMigDeviceHandleByIndex$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
-  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
+  return (nvmlDeviceGetMigDeviceHandleByIndex$ ??= bind$nvmlDeviceGetMigDeviceHandleByIndex())(device, index);
 }
-let nvmlDeviceGetMigMode$: Scratch | undefined;
-let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetMigDeviceHandleByIndex around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMigDeviceHandleByIndex(): typeof nvmlDeviceGetMigDeviceHandleByIndex {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMigDeviceHandleByIndex(device, index) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
+    if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+  };
+}
+let nvmlDeviceGetMigMode$: typeof nvmlDeviceGetMigMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ currentMode, pendingMode }`: `currentMode`: out `unsigned int *`; `pendingMode`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMode: number; pendingMode: number } {
-  const s = (nvmlDeviceGetMigMode$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetMigMode$c ??= binder.native('nvmlDeviceGetMigMode'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetMigMode', status);
-  return { currentMode: s.u32[0], pendingMode: s.u32[2] };
+  return (nvmlDeviceGetMigMode$ ??= bind$nvmlDeviceGetMigMode())(device);
 }
-let nvmlDeviceGetMinMaxClockOfPState$: Scratch | undefined;
-let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
+/** nvmlDeviceGetMigMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMigMode(): typeof nvmlDeviceGetMigMode {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMigMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMigMode'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetMigMode', status);
+    return { currentMode: s$u32[0], pendingMode: s$u32[2] };
+  };
+}
+let nvmlDeviceGetMinMaxClockOfPState$: typeof nvmlDeviceGetMinMaxClockOfPState | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
@@ -125,28 +152,43 @@ let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
  * @returns `{ minClockMHz, maxClockMHz }`: `minClockMHz`: out `unsigned int *`; `maxClockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
-  const s = (nvmlDeviceGetMinMaxClockOfPState$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
-  if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetMinMaxClockOfPState$c ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
-  return { minClockMHz: s.u32[0], maxClockMHz: s.u32[2] };
+  return (nvmlDeviceGetMinMaxClockOfPState$ ??= bind$nvmlDeviceGetMinMaxClockOfPState())(device, type, pstate);
 }
-let nvmlDeviceGetMinMaxFanSpeed$: Scratch | undefined;
-let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
+/** nvmlDeviceGetMinMaxClockOfPState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMinMaxClockOfPState(): typeof nvmlDeviceGetMinMaxClockOfPState {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMinMaxClockOfPState(device, type, pstate) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
+    if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
+    return { minClockMHz: s$u32[0], maxClockMHz: s$u32[2] };
+  };
+}
+let nvmlDeviceGetMinMaxFanSpeed$: typeof nvmlDeviceGetMinMaxFanSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minSpeed, maxSpeed }`: `minSpeed`: out `unsigned int *`; `maxSpeed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
-  const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetMinMaxFanSpeed$c ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
-  return { minSpeed: s.u32[0], maxSpeed: s.u32[2] };
+  return (nvmlDeviceGetMinMaxFanSpeed$ ??= bind$nvmlDeviceGetMinMaxFanSpeed())(device);
+}
+/** nvmlDeviceGetMinMaxFanSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMinMaxFanSpeed(): typeof nvmlDeviceGetMinMaxFanSpeed {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMinMaxFanSpeed(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
+    return { minSpeed: s$u32[0], maxSpeed: s$u32[2] };
+  };
 }

@@ -8,145 +8,215 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetPerformanceState$: Scratch | undefined;
-let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
+let nvmlDeviceGetPerformanceState$: typeof nvmlDeviceGetPerformanceState | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
-  const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPerformanceState$c ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
-  return s.i32[0] as T.nvmlPstates_t;
+  return (nvmlDeviceGetPerformanceState$ ??= bind$nvmlDeviceGetPerformanceState())(device);
 }
-let nvmlDeviceGetPersistenceMode$: Scratch | undefined;
-let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetPerformanceState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPerformanceState(): typeof nvmlDeviceGetPerformanceState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPerformanceState(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
+    return s$i32[0] as T.nvmlPstates_t;
+  };
+}
+let nvmlDeviceGetPersistenceMode$: typeof nvmlDeviceGetPersistenceMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPersistenceMode$c ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetPersistenceMode$ ??= bind$nvmlDeviceGetPersistenceMode())(device);
 }
-let nvmlDeviceGetPgpuMetadataString$: Scratch | undefined;
-let nvmlDeviceGetPgpuMetadataString$c: NativeFunction | undefined;
+/** nvmlDeviceGetPersistenceMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPersistenceMode(): typeof nvmlDeviceGetPersistenceMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPersistenceMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlDeviceGetPgpuMetadataString$: typeof nvmlDeviceGetPgpuMetadataString | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pgpuMetadata`: out text (`char *`, length `bufferSize`).
  * @remarks [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): string {
-  const s = (nvmlDeviceGetPgpuMetadataString$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
-  const pgpuMetadata$ = new Uint8Array(4096);
-  s.u64[0] = BigInt(4096);
-  const status = (nvmlDeviceGetPgpuMetadataString$c ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata$, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPgpuMetadataString', status);
-  return textFrom(pgpuMetadata$);
+  return (nvmlDeviceGetPgpuMetadataString$ ??= bind$nvmlDeviceGetPgpuMetadataString())(device);
 }
-let nvmlDeviceGetPowerManagementDefaultLimit$: Scratch | undefined;
-let nvmlDeviceGetPowerManagementDefaultLimit$c: NativeFunction | undefined;
+/** nvmlDeviceGetPgpuMetadataString around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPgpuMetadataString(): typeof nvmlDeviceGetPgpuMetadataString {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPgpuMetadataString(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
+    const pgpuMetadata$ = new Uint8Array(4096);
+    s$u64[0] = BigInt(4096);
+    const status = (native$ ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata$, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPgpuMetadataString', status);
+    return textFrom(pgpuMetadata$);
+  };
+}
+let nvmlDeviceGetPowerManagementDefaultLimit$: typeof nvmlDeviceGetPowerManagementDefaultLimit | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `defaultLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetPowerManagementDefaultLimit$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPowerManagementDefaultLimit$c ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPowerManagementDefaultLimit', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPowerManagementDefaultLimit$ ??= bind$nvmlDeviceGetPowerManagementDefaultLimit())(device);
 }
-let nvmlDeviceGetPowerManagementLimit$: Scratch | undefined;
-let nvmlDeviceGetPowerManagementLimit$c: NativeFunction | undefined;
+/** nvmlDeviceGetPowerManagementDefaultLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPowerManagementDefaultLimit(): typeof nvmlDeviceGetPowerManagementDefaultLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPowerManagementDefaultLimit(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPowerManagementDefaultLimit', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetPowerManagementLimit$: typeof nvmlDeviceGetPowerManagementLimit | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `limit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetPowerManagementLimit$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPowerManagementLimit$c ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimit', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPowerManagementLimit$ ??= bind$nvmlDeviceGetPowerManagementLimit())(device);
 }
-let nvmlDeviceGetPowerManagementLimitConstraints$: Scratch | undefined;
-let nvmlDeviceGetPowerManagementLimitConstraints$c: NativeFunction | undefined;
+/** nvmlDeviceGetPowerManagementLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPowerManagementLimit(): typeof nvmlDeviceGetPowerManagementLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPowerManagementLimit(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimit', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetPowerManagementLimitConstraints$: typeof nvmlDeviceGetPowerManagementLimitConstraints | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minLimit, maxLimit }`: `minLimit`: out `unsigned int *`; `maxLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
-  const s = (nvmlDeviceGetPowerManagementLimitConstraints$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetPowerManagementLimitConstraints$c ??= binder.native('nvmlDeviceGetPowerManagementLimitConstraints'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimitConstraints', status);
-  return { minLimit: s.u32[0], maxLimit: s.u32[2] };
+  return (nvmlDeviceGetPowerManagementLimitConstraints$ ??= bind$nvmlDeviceGetPowerManagementLimitConstraints())(device);
 }
-let nvmlDeviceGetPowerManagementMode$: Scratch | undefined;
-let nvmlDeviceGetPowerManagementMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetPowerManagementLimitConstraints around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPowerManagementLimitConstraints(): typeof nvmlDeviceGetPowerManagementLimitConstraints {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPowerManagementLimitConstraints(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementLimitConstraints'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimitConstraints', status);
+    return { minLimit: s$u32[0], maxLimit: s$u32[2] };
+  };
+}
+let nvmlDeviceGetPowerManagementMode$: typeof nvmlDeviceGetPowerManagementMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetPowerManagementMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPowerManagementMode$c ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPowerManagementMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetPowerManagementMode$ ??= bind$nvmlDeviceGetPowerManagementMode())(device);
 }
-let nvmlDeviceGetPowerSource$: Scratch | undefined;
-let nvmlDeviceGetPowerSource$c: NativeFunction | undefined;
+/** nvmlDeviceGetPowerManagementMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPowerManagementMode(): typeof nvmlDeviceGetPowerManagementMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPowerManagementMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPowerManagementMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlDeviceGetPowerSource$: typeof nvmlDeviceGetPowerSource | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `powerSource`: out `nvmlPowerSource_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetPowerSource$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPowerSource$c ??= binder.native('nvmlDeviceGetPowerSource'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPowerSource', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPowerSource$ ??= bind$nvmlDeviceGetPowerSource())(device);
 }
-let nvmlDeviceGetPowerState$: Scratch | undefined;
-let nvmlDeviceGetPowerState$c: NativeFunction | undefined;
+/** nvmlDeviceGetPowerSource around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPowerSource(): typeof nvmlDeviceGetPowerSource {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPowerSource(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPowerSource'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPowerSource', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetPowerState$: typeof nvmlDeviceGetPowerState | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pState`: out `nvmlPstates_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
-  const s = (nvmlDeviceGetPowerState$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPowerState$c ??= binder.native('nvmlDeviceGetPowerState'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPowerState', status);
-  return s.i32[0] as T.nvmlPstates_t;
+  return (nvmlDeviceGetPowerState$ ??= bind$nvmlDeviceGetPowerState())(device);
 }
-let nvmlDeviceGetPowerUsage$: Scratch | undefined;
-let nvmlDeviceGetPowerUsage$c: NativeFunction | undefined;
+/** nvmlDeviceGetPowerState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPowerState(): typeof nvmlDeviceGetPowerState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPowerState(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPowerState'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPowerState', status);
+    return s$i32[0] as T.nvmlPstates_t;
+  };
+}
+let nvmlDeviceGetPowerUsage$: typeof nvmlDeviceGetPowerUsage | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `power`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetPowerUsage$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetPowerUsage$c ??= binder.native('nvmlDeviceGetPowerUsage'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetPowerUsage', status);
-  return s.u32[0];
+  return (nvmlDeviceGetPowerUsage$ ??= bind$nvmlDeviceGetPowerUsage())(device);
+}
+/** nvmlDeviceGetPowerUsage around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetPowerUsage(): typeof nvmlDeviceGetPowerUsage {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetPowerUsage(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetPowerUsage'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetPowerUsage', status);
+    return s$u32[0];
+  };
 }

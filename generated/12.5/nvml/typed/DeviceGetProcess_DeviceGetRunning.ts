@@ -8,29 +8,36 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetProcessUtilization$: Scratch | undefined;
-let nvmlDeviceGetProcessUtilization$c: NativeFunction | undefined;
+let nvmlDeviceGetProcessUtilization$: typeof nvmlDeviceGetProcessUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns the value of `utilization`: out array of `struct nvmlProcessUtilizationSample_st`: its length asked first through `processSamplesCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlProcessUtilizationSample_st[] {
-  const s = (nvmlDeviceGetProcessUtilization$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
-  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s.bytes, lastSeenTimeStamp);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetProcessUtilization', asked);
-  let n = Number(s.u32[0]);
-  const utilization$ = new Uint8Array(Math.max(1, n) * 32);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization$, s.bytes, lastSeenTimeStamp);
-    if (status !== 0) throw fail('nvmlDeviceGetProcessUtilization', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlProcessUtilizationSample_st>(records.nvmlProcessUtilizationSample_st(), utilization$, n);
+  return (nvmlDeviceGetProcessUtilization$ ??= bind$nvmlDeviceGetProcessUtilization())(device, lastSeenTimeStamp);
+}
+/** nvmlDeviceGetProcessUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetProcessUtilization(): typeof nvmlDeviceGetProcessUtilization {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetProcessUtilization(device, lastSeenTimeStamp) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s$bytes, lastSeenTimeStamp);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetProcessUtilization', asked);
+    let n = Number(s$u32[0]);
+    const utilization$ = new Uint8Array(Math.max(1, n) * 32);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization$, s$bytes, lastSeenTimeStamp);
+      if (status !== 0) throw fail('nvmlDeviceGetProcessUtilization', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlProcessUtilizationSample_st>(records.nvmlProcessUtilizationSample_st(), utilization$, n);
+  };
 }
 let nvmlDeviceGetProcessesUtilizationInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -47,85 +54,113 @@ export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceGetProcessesUtilizationInfo', status);
   return decodeRecord<T.nvmlProcessesUtilizationInfo_v1_t>(records.nvmlProcessesUtilizationInfo_v1_t(), procesesUtilInfo$);
 }
-let nvmlDeviceGetRemappedRows$: Scratch | undefined;
-let nvmlDeviceGetRemappedRows$c: NativeFunction | undefined;
+let nvmlDeviceGetRemappedRows$: typeof nvmlDeviceGetRemappedRows | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ corrRows, uncRows, isPending, failureOccurred }`: `corrRows`: out `unsigned int *`; `uncRows`: out `unsigned int *`; `isPending`: out `unsigned int *`; `failureOccurred`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corrRows: number; uncRows: number; isPending: number; failureOccurred: number } {
-  const s = (nvmlDeviceGetRemappedRows$ ??= new Scratch(4));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  const status = (nvmlDeviceGetRemappedRows$c ??= binder.native('nvmlDeviceGetRemappedRows'))(device, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
-  if (status !== 0) throw fail('nvmlDeviceGetRemappedRows', status);
-  return { corrRows: s.u32[0], uncRows: s.u32[2], isPending: s.u32[4], failureOccurred: s.u32[6] };
+  return (nvmlDeviceGetRemappedRows$ ??= bind$nvmlDeviceGetRemappedRows())(device);
 }
-let nvmlDeviceGetRetiredPages$: Scratch | undefined;
-let nvmlDeviceGetRetiredPages$c: NativeFunction | undefined;
+/** nvmlDeviceGetRemappedRows around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetRemappedRows(): typeof nvmlDeviceGetRemappedRows {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetRemappedRows(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetRemappedRows'))(device, s$slot0, s$slot1, s$slot2, s$slot3);
+    if (status !== 0) throw fail('nvmlDeviceGetRemappedRows', status);
+    return { corrRows: s$u32[0], uncRows: s$u32[2], isPending: s$u32[4], failureOccurred: s$u32[6] };
+  };
+}
+let nvmlDeviceGetRetiredPages$: typeof nvmlDeviceGetRetiredPages | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param cause in `nvmlPageRetirementCause_t`.
  * @returns the value of `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): BigUint64Array {
-  const s = (nvmlDeviceGetRetiredPages$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
-  if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages', asked);
-  let n = Number(s.u32[0]);
-  const addresses$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.bytes, addresses$);
-    if (status !== 0) throw fail('nvmlDeviceGetRetiredPages', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return addresses$.slice(0, n);
+  return (nvmlDeviceGetRetiredPages$ ??= bind$nvmlDeviceGetRetiredPages())(device, cause);
 }
-let nvmlDeviceGetRetiredPagesPendingStatus$: Scratch | undefined;
-let nvmlDeviceGetRetiredPagesPendingStatus$c: NativeFunction | undefined;
+/** nvmlDeviceGetRetiredPages around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetRetiredPages(): typeof nvmlDeviceGetRetiredPages {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetRetiredPages(device, cause) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
+    if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages', asked);
+    let n = Number(s$u32[0]);
+    const addresses$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s$bytes, addresses$);
+      if (status !== 0) throw fail('nvmlDeviceGetRetiredPages', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return addresses$.slice(0, n);
+  };
+}
+let nvmlDeviceGetRetiredPagesPendingStatus$: typeof nvmlDeviceGetRetiredPagesPendingStatus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isPending`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetRetiredPagesPendingStatus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetRetiredPagesPendingStatus$c ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetRetiredPagesPendingStatus', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetRetiredPagesPendingStatus$ ??= bind$nvmlDeviceGetRetiredPagesPendingStatus())(device);
 }
-let nvmlDeviceGetRetiredPages_v2$: Scratch | undefined;
-let nvmlDeviceGetRetiredPages_v2$c: NativeFunction | undefined;
+/** nvmlDeviceGetRetiredPagesPendingStatus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetRetiredPagesPendingStatus(): typeof nvmlDeviceGetRetiredPagesPendingStatus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetRetiredPagesPendingStatus(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetRetiredPagesPendingStatus', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlDeviceGetRetiredPages_v2$: typeof nvmlDeviceGetRetiredPages_v2 | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param cause in `nvmlPageRetirementCause_t`.
  * @returns `{ addresses, timestamps }`: `addresses`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair); `timestamps`: out array of `u64`: its length asked first through `pageCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): { addresses: BigUint64Array; timestamps: BigUint64Array } {
-  const s = (nvmlDeviceGetRetiredPages_v2$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
-  if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.bytes, null, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages_v2', asked);
-  let n = Number(s.u32[0]);
-  const addresses$ = new BigUint64Array(Math.max(1, n));
-  const timestamps$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.bytes, addresses$, timestamps$);
-    if (status !== 0) throw fail('nvmlDeviceGetRetiredPages_v2', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return { addresses: addresses$.slice(0, n), timestamps: timestamps$.slice(0, n) };
+  return (nvmlDeviceGetRetiredPages_v2$ ??= bind$nvmlDeviceGetRetiredPages_v2())(device, cause);
+}
+/** nvmlDeviceGetRetiredPages_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetRetiredPages_v2(): typeof nvmlDeviceGetRetiredPages_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetRetiredPages_v2(device, cause) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
+    if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s$bytes, null, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages_v2', asked);
+    let n = Number(s$u32[0]);
+    const addresses$ = new BigUint64Array(Math.max(1, n));
+    const timestamps$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s$bytes, addresses$, timestamps$);
+      if (status !== 0) throw fail('nvmlDeviceGetRetiredPages_v2', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return { addresses: addresses$.slice(0, n), timestamps: timestamps$.slice(0, n) };
+  };
 }
 let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

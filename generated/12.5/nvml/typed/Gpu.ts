@@ -8,24 +8,30 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlGpuInstanceCreateComputeInstance$: Scratch | undefined;
-let nvmlGpuInstanceCreateComputeInstance$c: NativeFunction | undefined;
+let nvmlGpuInstanceCreateComputeInstance$: typeof nvmlGpuInstanceCreateComputeInstance | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
-  const s = (nvmlGpuInstanceCreateComputeInstance$ ??= new Scratch(1));
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
-  s.f64[0] = 0;
-  const status = (nvmlGpuInstanceCreateComputeInstance$c ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s.bytes);
-  if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstance', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlComputeInstance_t;
+  return (nvmlGpuInstanceCreateComputeInstance$ ??= bind$nvmlGpuInstanceCreateComputeInstance())(gpuInstance, profileId);
 }
-let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: Scratch | undefined;
-let nvmlGpuInstanceCreateComputeInstanceWithPlacement$c: NativeFunction | undefined;
+/** nvmlGpuInstanceCreateComputeInstance around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCreateComputeInstance {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId) {
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s$bytes);
+    if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstance', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlComputeInstance_t;
+  };
+}
+let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: typeof nvmlGpuInstanceCreateComputeInstanceWithPlacement | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
@@ -33,14 +39,22 @@ let nvmlGpuInstanceCreateComputeInstanceWithPlacement$c: NativeFunction | undefi
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number, placement: T.nvmlComputeInstancePlacement_st | Uint8Array): T.nvmlComputeInstance_t {
-  const s = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= new Scratch(1));
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'profileId', 'u32', profileId);
-  const placement$ = recordArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', records.nvmlComputeInstancePlacement_st(), placement, false);
-  s.f64[0] = 0;
-  const status = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$c ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, placement$, s.bytes);
-  if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstanceWithPlacement', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlComputeInstance_t;
+  return (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement())(gpuInstance, profileId, placement);
+}
+/** nvmlGpuInstanceCreateComputeInstanceWithPlacement around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGpuInstanceCreateComputeInstanceWithPlacement {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance, profileId, placement) {
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'profileId', 'u32', profileId);
+    const placement$ = recordArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', records.nvmlComputeInstancePlacement_st(), placement, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, placement$, s$bytes);
+    if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstanceWithPlacement', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlComputeInstance_t;
+  };
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -51,45 +65,59 @@ export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null):
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
   if (status !== 0) throw fail('nvmlGpuInstanceDestroy', status);
 }
-let nvmlGpuInstanceGetComputeInstanceById$: Scratch | undefined;
-let nvmlGpuInstanceGetComputeInstanceById$c: NativeFunction | undefined;
+let nvmlGpuInstanceGetComputeInstanceById$: typeof nvmlGpuInstanceGetComputeInstanceById | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param id in `unsigned int`.
  * @returns the value of `computeInstance`: out `nvmlComputeInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
-  const s = (nvmlGpuInstanceGetComputeInstanceById$ ??= new Scratch(1));
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
-  s.f64[0] = 0;
-  const status = (nvmlGpuInstanceGetComputeInstanceById$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s.bytes);
-  if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceById', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlComputeInstance_t;
+  return (nvmlGpuInstanceGetComputeInstanceById$ ??= bind$nvmlGpuInstanceGetComputeInstanceById())(gpuInstance, id);
 }
-let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: Scratch | undefined;
-let nvmlGpuInstanceGetComputeInstancePossiblePlacements$c: NativeFunction | undefined;
+/** nvmlGpuInstanceGetComputeInstanceById around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpuInstanceGetComputeInstanceById(): typeof nvmlGpuInstanceGetComputeInstanceById {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id) {
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s$bytes);
+    if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceById', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlComputeInstance_t;
+  };
+}
+let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: typeof nvmlGpuInstanceGetComputeInstancePossiblePlacements | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlComputeInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstancePlacement_st[] {
-  const s = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= new Scratch(1));
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'profileId', 'u32', profileId);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, null, s.bytes);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', asked);
-  let n = Number(s.u32[0]);
-  const placements$ = new Uint8Array(Math.max(1, n) * 8);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, placements$, s.bytes);
-    if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlComputeInstancePlacement_st>(records.nvmlComputeInstancePlacement_st(), placements$, n);
+  return (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements())(gpuInstance, profileId);
+}
+/** nvmlGpuInstanceGetComputeInstancePossiblePlacements around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements(): typeof nvmlGpuInstanceGetComputeInstancePossiblePlacements {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId) {
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'profileId', 'u32', profileId);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, null, s$bytes);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', asked);
+    let n = Number(s$u32[0]);
+    const placements$ = new Uint8Array(Math.max(1, n) * 8);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, placements$, s$bytes);
+      if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlComputeInstancePlacement_st>(records.nvmlComputeInstancePlacement_st(), placements$, n);
+  };
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -126,45 +154,59 @@ export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvm
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceProfileInfoV', status);
   return decodeRecord<T.nvmlComputeInstanceProfileInfo_v2_st>(records.nvmlComputeInstanceProfileInfo_v2_st(), info$);
 }
-let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: Scratch | undefined;
-let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c: NativeFunction | undefined;
+let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: typeof nvmlGpuInstanceGetComputeInstanceRemainingCapacity | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
-  const s = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= new Scratch(1));
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
-  s.f64[0] = 0;
-  const status = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s.bytes);
-  if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', status);
-  return s.u32[0];
+  return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity())(gpuInstance, profileId);
 }
-let nvmlGpuInstanceGetComputeInstances$: Scratch | undefined;
-let nvmlGpuInstanceGetComputeInstances$c: NativeFunction | undefined;
+/** nvmlGpuInstanceGetComputeInstanceRemainingCapacity around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity(): typeof nvmlGpuInstanceGetComputeInstanceRemainingCapacity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId) {
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s$bytes);
+    if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', status);
+    return s$u32[0];
+  };
+}
+let nvmlGpuInstanceGetComputeInstances$: typeof nvmlGpuInstanceGetComputeInstances | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `computeInstances`: out array of `nvmlComputeInstance_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
-  const s = (nvmlGpuInstanceGetComputeInstances$ ??= new Scratch(1));
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s.bytes);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstances', asked);
-  let n = Number(s.u32[0]);
-  const computeInstances$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, computeInstances$, s.bytes);
-    if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstances', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return Array.from(computeInstances$.subarray(0, n), (x) => Number(x) as T.nvmlComputeInstance_t);
+  return (nvmlGpuInstanceGetComputeInstances$ ??= bind$nvmlGpuInstanceGetComputeInstances())(gpuInstance, profileId);
+}
+/** nvmlGpuInstanceGetComputeInstances around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpuInstanceGetComputeInstances(): typeof nvmlGpuInstanceGetComputeInstances {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId) {
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s$bytes);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstances', asked);
+    let n = Number(s$u32[0]);
+    const computeInstances$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, computeInstances$, s$bytes);
+      if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstances', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return Array.from(computeInstances$.subarray(0, n), (x) => Number(x) as T.nvmlComputeInstance_t);
+  };
 }
 let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 12.5 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,16 +8,23 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvrtcVersion$: Scratch | undefined;
-let nvrtcVersion$c: NativeFunction | undefined;
+let nvrtcVersion$: typeof nvrtcVersion | undefined;
 /** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 12.5 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
  * @remarks Group `query`. */
 export function nvrtcVersion(): { major: number; minor: number } {
-  const s = (nvrtcVersion$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvrtcVersion$c ??= binder.nativeFixed('nvrtcVersion', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('nvrtcVersion', status);
-  return { major: s.i32[0], minor: s.i32[2] };
+  return (nvrtcVersion$ ??= bind$nvrtcVersion())();
+}
+/** nvrtcVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcVersion(): typeof nvrtcVersion {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('nvrtcVersion', [s.slot(0), s.slot(1)]);
+  return function nvrtcVersion() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvrtcVersion', status);
+    return { major: s$i32[0], minor: s$i32[2] };
+  };
 }

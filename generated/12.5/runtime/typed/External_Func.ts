@@ -8,37 +8,51 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaExternalMemoryGetMappedBuffer$: Scratch | undefined;
-let cudaExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
+let cudaExternalMemoryGetMappedBuffer$: typeof cudaExternalMemoryGetMappedBuffer | undefined;
 /** `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
  * @param bufferDesc in `const struct cudaExternalMemoryBufferDesc *`: a `cudaExternalMemoryBufferDesc` object or its bytes.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedBuffer(extMem: T.cudaExternalMemory_t | null, bufferDesc: T.cudaExternalMemoryBufferDesc | Uint8Array): T.DevicePointer {
-  const s = (cudaExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
-  const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
-  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.bytes, extMem, bufferDesc$);
-  if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaExternalMemoryGetMappedBuffer$ ??= bind$cudaExternalMemoryGetMappedBuffer())(extMem, bufferDesc);
 }
-let cudaExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
-let cudaExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
+/** cudaExternalMemoryGetMappedBuffer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaExternalMemoryGetMappedBuffer(): typeof cudaExternalMemoryGetMappedBuffer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+    const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
+    const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
+    if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaExternalMemoryGetMappedMipmappedArray$: typeof cudaExternalMemoryGetMappedMipmappedArray | undefined;
 /** `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `cudaExternalMemory_t`.
  * @param mipmapDesc in `const struct cudaExternalMemoryMipmappedArrayDesc *`: a `cudaExternalMemoryMipmappedArrayDesc` object or its bytes.
  * @returns the value of `mipmap`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternalMemory_t | null, mipmapDesc: T.cudaExternalMemoryMipmappedArrayDesc | Uint8Array): T.cudaMipmappedArray_t {
-  const s = (cudaExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
-  const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
-  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.bytes, extMem, mipmapDesc$);
-  if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
+  return (cudaExternalMemoryGetMappedMipmappedArray$ ??= bind$cudaExternalMemoryGetMappedMipmappedArray())(extMem, mipmapDesc);
+}
+/** cudaExternalMemoryGetMappedMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaExternalMemoryGetMappedMipmappedArray(): typeof cudaExternalMemoryGetMappedMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+    const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
+    const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
+    if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMipmappedArray_t;
+  };
 }
 let cudaFree$c: NativeFunction | undefined;
 /** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 12.5 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -103,36 +117,50 @@ export function cudaFuncGetAttributes(func: T.Pointer): T.cudaFuncAttributes {
   if (status !== 0) throw fail('cudaFuncGetAttributes', status);
   return decodeRecord<T.cudaFuncAttributes>(records.cudaFuncAttributes(), attr$);
 }
-let cudaFuncGetName$: Scratch | undefined;
-let cudaFuncGetName$c: NativeFunction | undefined;
+let cudaFuncGetName$: typeof cudaFuncGetName | undefined;
 /** `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer, or null.
  * @returns the value of `name`: out `const char **`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncGetName(func: T.Pointer): string | null {
-  const s = (cudaFuncGetName$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaFuncGetName', 'func', func, true);
-  const status = (cudaFuncGetName$c ??= binder.native('cudaFuncGetName'))(s.bytes, func);
-  if (status !== 0) throw fail('cudaFuncGetName', status);
-  return readCString(s.address(0));
+  return (cudaFuncGetName$ ??= bind$cudaFuncGetName())(func);
 }
-let cudaFuncGetParamInfo$: Scratch | undefined;
-let cudaFuncGetParamInfo$c: NativeFunction | undefined;
+/** cudaFuncGetName around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaFuncGetName(): typeof cudaFuncGetName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cudaFuncGetName(func) {
+    s$f64[0] = 0;
+    pointerArg('cudaFuncGetName', 'func', func, true);
+    const status = (native$ ??= binder.native('cudaFuncGetName'))(s$bytes, func);
+    if (status !== 0) throw fail('cudaFuncGetName', status);
+    return readCString(s.address(0));
+  };
+}
+let cudaFuncGetParamInfo$: typeof cudaFuncGetParamInfo | undefined;
 /** `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer, or null.
  * @param paramIndex in `size_t`.
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaFuncGetParamInfo(func: T.Pointer, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
-  const s = (cudaFuncGetParamInfo$ ??= new Scratch(2));
-  pointerArg('cudaFuncGetParamInfo', 'func', func, true);
-  if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cudaFuncGetParamInfo', 'paramIndex', paramIndex, false);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudaFuncGetParamInfo$c ??= binder.native('cudaFuncGetParamInfo'))(func, paramIndex, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cudaFuncGetParamInfo', status);
-  return { paramOffset: (s.u32[1] * 4294967296 + s.u32[0]), paramSize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudaFuncGetParamInfo$ ??= bind$cudaFuncGetParamInfo())(func, paramIndex);
+}
+/** cudaFuncGetParamInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaFuncGetParamInfo(): typeof cudaFuncGetParamInfo {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaFuncGetParamInfo(func, paramIndex) {
+    pointerArg('cudaFuncGetParamInfo', 'func', func, true);
+    if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cudaFuncGetParamInfo', 'paramIndex', paramIndex, false);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudaFuncGetParamInfo'))(func, paramIndex, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cudaFuncGetParamInfo', status);
+    return { paramOffset: (s$u32[1] * 4294967296 + s$u32[0]), paramSize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cudaFuncSetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

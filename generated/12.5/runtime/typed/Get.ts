@@ -20,41 +20,62 @@ export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaCha
   if (status !== 0) throw fail('cudaGetChannelDesc', status);
   return decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$);
 }
-let cudaGetDevice$: Scratch | undefined;
-let cudaGetDevice$c: NativeFunction | undefined;
+let cudaGetDevice$: typeof cudaGetDevice | undefined;
 /** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `device`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDevice(): number {
-  const s = (cudaGetDevice$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaGetDevice$c ??= binder.nativeFixed('cudaGetDevice', [s.bytes]))();
-  if (status !== 0) throw fail('cudaGetDevice', status);
-  return s.i32[0];
+  return (cudaGetDevice$ ??= bind$cudaGetDevice())();
 }
-let cudaGetDeviceCount$: Scratch | undefined;
-let cudaGetDeviceCount$c: NativeFunction | undefined;
+/** cudaGetDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetDevice(): typeof cudaGetDevice {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaGetDevice', [s.bytes]);
+  return function cudaGetDevice() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaGetDevice', status);
+    return s$i32[0];
+  };
+}
+let cudaGetDeviceCount$: typeof cudaGetDeviceCount | undefined;
 /** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `count`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceCount(): number {
-  const s = (cudaGetDeviceCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaGetDeviceCount$c ??= binder.nativeFixed('cudaGetDeviceCount', [s.bytes]))();
-  if (status !== 0) throw fail('cudaGetDeviceCount', status);
-  return s.i32[0];
+  return (cudaGetDeviceCount$ ??= bind$cudaGetDeviceCount())();
 }
-let cudaGetDeviceFlags$: Scratch | undefined;
-let cudaGetDeviceFlags$c: NativeFunction | undefined;
+/** cudaGetDeviceCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetDeviceCount(): typeof cudaGetDeviceCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaGetDeviceCount', [s.bytes]);
+  return function cudaGetDeviceCount() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaGetDeviceCount', status);
+    return s$i32[0];
+  };
+}
+let cudaGetDeviceFlags$: typeof cudaGetDeviceFlags | undefined;
 /** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaGetDeviceFlags(): number {
-  const s = (cudaGetDeviceFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaGetDeviceFlags$c ??= binder.nativeFixed('cudaGetDeviceFlags', [s.bytes]))();
-  if (status !== 0) throw fail('cudaGetDeviceFlags', status);
-  return s.u32[0];
+  return (cudaGetDeviceFlags$ ??= bind$cudaGetDeviceFlags())();
+}
+/** cudaGetDeviceFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetDeviceFlags(): typeof cudaGetDeviceFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudaGetDeviceFlags', [s.bytes]);
+  return function cudaGetDeviceFlags() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaGetDeviceFlags', status);
+    return s$u32[0];
+  };
 }
 let cudaGetDeviceProperties$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -68,25 +89,31 @@ export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
   if (status !== 0) throw fail('cudaGetDeviceProperties', status);
   return decodeRecord<T.cudaDeviceProp>(records.cudaDeviceProp(), prop$);
 }
-let cudaGetDriverEntryPoint$: Scratch | undefined;
-let cudaGetDriverEntryPoint$c: NativeFunction | undefined;
+let cudaGetDriverEntryPoint$: typeof cudaGetDriverEntryPoint | undefined;
 /** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
  * @param flags in `unsigned long long`.
  * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
  * @remarks [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
-  const s = (cudaGetDriverEntryPoint$ ??= new Scratch(2));
-  if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
-  s.f64[1] = 0;
-  const status = (cudaGetDriverEntryPoint$c ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s.slot(0), flags, s.slot(1));
-  if (status !== 0) throw fail('cudaGetDriverEntryPoint', status);
-  return { funcPtr: (s.u32[1] * 4294967296 + s.u32[0]), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
+  return (cudaGetDriverEntryPoint$ ??= bind$cudaGetDriverEntryPoint())(symbol, flags);
 }
-let cudaGetDriverEntryPointByVersion$: Scratch | undefined;
-let cudaGetDriverEntryPointByVersion$c: NativeFunction | undefined;
+/** cudaGetDriverEntryPoint around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetDriverEntryPoint(): typeof cudaGetDriverEntryPoint {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetDriverEntryPoint(symbol, flags) {
+    if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s$slot0, flags, s$slot1);
+    if (status !== 0) throw fail('cudaGetDriverEntryPoint', status);
+    return { funcPtr: (s$u32[1] * 4294967296 + s$u32[0]), driverStatus: s$i32[2] as T.cudaDriverEntryPointQueryResult };
+  };
+}
+let cudaGetDriverEntryPointByVersion$: typeof cudaGetDriverEntryPointByVersion | undefined;
 /** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in string (`const char *`).
  * @param cudaVersion in `unsigned int`.
@@ -94,15 +121,23 @@ let cudaGetDriverEntryPointByVersion$c: NativeFunction | undefined;
  * @returns `{ funcPtr, driverStatus }`: `funcPtr`: out `void **`; `driverStatus`: out `enum cudaDriverEntryPointQueryResult *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DRIVER_ENTRY_POINT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER__ENTRY__POINT.html). */
 export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: number, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
-  const s = (cudaGetDriverEntryPointByVersion$ ??= new Scratch(2));
-  if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPointByVersion', 'symbol', 'a string', symbol);
-  s.f64[0] = 0;
-  if (typeof cudaVersion !== 'number' || (cudaVersion >>> 0) !== cudaVersion) throw intError('cudaGetDriverEntryPointByVersion', 'cudaVersion', 'u32', cudaVersion);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPointByVersion', 'flags', flags, false);
-  s.f64[1] = 0;
-  const status = (cudaGetDriverEntryPointByVersion$c ??= binder.native('cudaGetDriverEntryPointByVersion'))(symbol, s.slot(0), cudaVersion, flags, s.slot(1));
-  if (status !== 0) throw fail('cudaGetDriverEntryPointByVersion', status);
-  return { funcPtr: (s.u32[1] * 4294967296 + s.u32[0]), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
+  return (cudaGetDriverEntryPointByVersion$ ??= bind$cudaGetDriverEntryPointByVersion())(symbol, cudaVersion, flags);
+}
+/** cudaGetDriverEntryPointByVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetDriverEntryPointByVersion(): typeof cudaGetDriverEntryPointByVersion {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetDriverEntryPointByVersion(symbol, cudaVersion, flags) {
+    if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPointByVersion', 'symbol', 'a string', symbol);
+    s$f64[0] = 0;
+    if (typeof cudaVersion !== 'number' || (cudaVersion >>> 0) !== cudaVersion) throw intError('cudaGetDriverEntryPointByVersion', 'cudaVersion', 'u32', cudaVersion);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPointByVersion', 'flags', flags, false);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudaGetDriverEntryPointByVersion'))(symbol, s$slot0, cudaVersion, flags, s$slot1);
+    if (status !== 0) throw fail('cudaGetDriverEntryPointByVersion', status);
+    return { funcPtr: (s$u32[1] * 4294967296 + s$u32[0]), driverStatus: s$i32[2] as T.cudaDriverEntryPointQueryResult };
+  };
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
 /** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 12.5
@@ -124,46 +159,67 @@ export function cudaGetErrorString(error: T.cudaError_t): string | null {
   const result = (cudaGetErrorString$c ??= binder.native('cudaGetErrorString'))(error);
   return result;
 }
-let cudaGetExportTable$: Scratch | undefined;
-let cudaGetExportTable$c: NativeFunction | undefined;
+let cudaGetExportTable$: typeof cudaGetExportTable | undefined;
 /** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pExportTableId in `const cudaUUID_t *`: a `CUuuid_st` object or its bytes.
  * @returns the value of `ppExportTable`: out `const void **`. */
 export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
-  const s = (cudaGetExportTable$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pExportTableId$ = recordArg('cudaGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
-  const status = (cudaGetExportTable$c ??= binder.native('cudaGetExportTable'))(s.bytes, pExportTableId$);
-  if (status !== 0) throw fail('cudaGetExportTable', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaGetExportTable$ ??= bind$cudaGetExportTable())(pExportTableId);
 }
-let cudaGetFuncBySymbol$: Scratch | undefined;
-let cudaGetFuncBySymbol$c: NativeFunction | undefined;
+/** cudaGetExportTable around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetExportTable(): typeof cudaGetExportTable {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetExportTable(pExportTableId) {
+    s$f64[0] = 0;
+    const pExportTableId$ = recordArg('cudaGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
+    const status = (native$ ??= binder.native('cudaGetExportTable'))(s$bytes, pExportTableId$);
+    if (status !== 0) throw fail('cudaGetExportTable', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudaGetFuncBySymbol$: typeof cudaGetFuncBySymbol | undefined;
 /** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbolPtr in `const void *`: address or host buffer, or null.
  * @returns the value of `functionPtr`: out `cudaFunction_t *`.
  * @remarks [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
-  const s = (cudaGetFuncBySymbol$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, true);
-  const status = (cudaGetFuncBySymbol$c ??= binder.native('cudaGetFuncBySymbol'))(s.bytes, symbolPtr);
-  if (status !== 0) throw fail('cudaGetFuncBySymbol', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaFunction_t;
+  return (cudaGetFuncBySymbol$ ??= bind$cudaGetFuncBySymbol())(symbolPtr);
 }
-let cudaGetKernel$: Scratch | undefined;
-let cudaGetKernel$c: NativeFunction | undefined;
+/** cudaGetFuncBySymbol around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetFuncBySymbol(): typeof cudaGetFuncBySymbol {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetFuncBySymbol(symbolPtr) {
+    s$f64[0] = 0;
+    pointerArg('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, true);
+    const status = (native$ ??= binder.native('cudaGetFuncBySymbol'))(s$bytes, symbolPtr);
+    if (status !== 0) throw fail('cudaGetFuncBySymbol', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaFunction_t;
+  };
+}
+let cudaGetKernel$: typeof cudaGetKernel | undefined;
 /** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param entryFuncAddr in `const void *`: address or host buffer, or null.
  * @returns the value of `kernelPtr`: out `cudaKernel_t *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DRIVER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DRIVER.html). */
 export function cudaGetKernel(entryFuncAddr: T.Pointer): T.cudaKernel_t {
-  const s = (cudaGetKernel$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaGetKernel', 'entryFuncAddr', entryFuncAddr, true);
-  const status = (cudaGetKernel$c ??= binder.native('cudaGetKernel'))(s.bytes, entryFuncAddr);
-  if (status !== 0) throw fail('cudaGetKernel', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaKernel_t;
+  return (cudaGetKernel$ ??= bind$cudaGetKernel())(entryFuncAddr);
+}
+/** cudaGetKernel around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetKernel(): typeof cudaGetKernel {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetKernel(entryFuncAddr) {
+    s$f64[0] = 0;
+    pointerArg('cudaGetKernel', 'entryFuncAddr', entryFuncAddr, true);
+    const status = (native$ ??= binder.native('cudaGetKernel'))(s$bytes, entryFuncAddr);
+    if (status !== 0) throw fail('cudaGetKernel', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaKernel_t;
+  };
 }
 let cudaGetLastError$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -172,21 +228,28 @@ export function cudaGetLastError(): void {
   const status = (cudaGetLastError$c ??= binder.native('cudaGetLastError'))();
   if (status !== 0) throw fail('cudaGetLastError', status);
 }
-let cudaGetMipmappedArrayLevel$: Scratch | undefined;
-let cudaGetMipmappedArrayLevel$c: NativeFunction | undefined;
+let cudaGetMipmappedArrayLevel$: typeof cudaGetMipmappedArrayLevel | undefined;
 /** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param mipmappedArray in `cudaMipmappedArray_const_t`.
  * @param level in `unsigned int`.
  * @returns the value of `levelArray`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
-  const s = (cudaGetMipmappedArrayLevel$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
-  if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
-  const status = (cudaGetMipmappedArrayLevel$c ??= binder.native('cudaGetMipmappedArrayLevel'))(s.bytes, mipmappedArray, level);
-  if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
+  return (cudaGetMipmappedArrayLevel$ ??= bind$cudaGetMipmappedArrayLevel())(mipmappedArray, level);
+}
+/** cudaGetMipmappedArrayLevel around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetMipmappedArrayLevel(): typeof cudaGetMipmappedArrayLevel {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetMipmappedArrayLevel(mipmappedArray, level) {
+    s$f64[0] = 0;
+    if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
+    if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
+    const status = (native$ ??= binder.native('cudaGetMipmappedArrayLevel'))(s$bytes, mipmappedArray, level);
+    if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+  };
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -200,33 +263,47 @@ export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaRes
   if (status !== 0) throw fail('cudaGetSurfaceObjectResourceDesc', status);
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
-let cudaGetSymbolAddress$: Scratch | undefined;
-let cudaGetSymbolAddress$c: NativeFunction | undefined;
+let cudaGetSymbolAddress$: typeof cudaGetSymbolAddress | undefined;
 /** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in `const void *`: address or host buffer, or null.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
-  const s = (cudaGetSymbolAddress$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaGetSymbolAddress', 'symbol', symbol, true);
-  const status = (cudaGetSymbolAddress$c ??= binder.native('cudaGetSymbolAddress'))(s.bytes, symbol);
-  if (status !== 0) throw fail('cudaGetSymbolAddress', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaGetSymbolAddress$ ??= bind$cudaGetSymbolAddress())(symbol);
 }
-let cudaGetSymbolSize$: Scratch | undefined;
-let cudaGetSymbolSize$c: NativeFunction | undefined;
+/** cudaGetSymbolAddress around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetSymbolAddress(): typeof cudaGetSymbolAddress {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetSymbolAddress(symbol) {
+    s$f64[0] = 0;
+    pointerArg('cudaGetSymbolAddress', 'symbol', symbol, true);
+    const status = (native$ ??= binder.native('cudaGetSymbolAddress'))(s$bytes, symbol);
+    if (status !== 0) throw fail('cudaGetSymbolAddress', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaGetSymbolSize$: typeof cudaGetSymbolSize | undefined;
 /** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param symbol in `const void *`: address or host buffer, or null.
  * @returns the value of `size`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaGetSymbolSize(symbol: T.Pointer): number {
-  const s = (cudaGetSymbolSize$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaGetSymbolSize', 'symbol', symbol, true);
-  const status = (cudaGetSymbolSize$c ??= binder.native('cudaGetSymbolSize'))(s.bytes, symbol);
-  if (status !== 0) throw fail('cudaGetSymbolSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaGetSymbolSize$ ??= bind$cudaGetSymbolSize())(symbol);
+}
+/** cudaGetSymbolSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGetSymbolSize(): typeof cudaGetSymbolSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGetSymbolSize(symbol) {
+    s$f64[0] = 0;
+    pointerArg('cudaGetSymbolSize', 'symbol', symbol, true);
+    const status = (native$ ??= binder.native('cudaGetSymbolSize'))(s$bytes, symbol);
+    if (status !== 0) throw fail('cudaGetSymbolSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
 /** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

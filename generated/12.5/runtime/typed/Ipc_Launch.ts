@@ -41,35 +41,49 @@ export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
   if (status !== 0) throw fail('cudaIpcGetMemHandle', status);
   return handle$;
 }
-let cudaIpcOpenEventHandle$: Scratch | undefined;
-let cudaIpcOpenEventHandle$c: NativeFunction | undefined;
+let cudaIpcOpenEventHandle$: typeof cudaIpcOpenEventHandle | undefined;
 /** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudaIpcEventHandle_st` by value.
  * @returns the value of `event`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
-  const s = (cudaIpcOpenEventHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
-  const status = (cudaIpcOpenEventHandle$c ??= binder.native('cudaIpcOpenEventHandle'))(s.bytes, handle);
-  if (status !== 0) throw fail('cudaIpcOpenEventHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
+  return (cudaIpcOpenEventHandle$ ??= bind$cudaIpcOpenEventHandle())(handle);
 }
-let cudaIpcOpenMemHandle$: Scratch | undefined;
-let cudaIpcOpenMemHandle$c: NativeFunction | undefined;
+/** cudaIpcOpenEventHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaIpcOpenEventHandle(): typeof cudaIpcOpenEventHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaIpcOpenEventHandle(handle) {
+    s$f64[0] = 0;
+    checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
+    const status = (native$ ??= binder.native('cudaIpcOpenEventHandle'))(s$bytes, handle);
+    if (status !== 0) throw fail('cudaIpcOpenEventHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+  };
+}
+let cudaIpcOpenMemHandle$: typeof cudaIpcOpenMemHandle | undefined;
 /** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudaIpcMemHandle_st` by value.
  * @param flags in `unsigned int`.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {
-  const s = (cudaIpcOpenMemHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaIpcOpenMemHandle', 'flags', 'u32', flags);
-  const status = (cudaIpcOpenMemHandle$c ??= binder.native('cudaIpcOpenMemHandle'))(s.bytes, handle, flags);
-  if (status !== 0) throw fail('cudaIpcOpenMemHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaIpcOpenMemHandle$ ??= bind$cudaIpcOpenMemHandle())(handle, flags);
+}
+/** cudaIpcOpenMemHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaIpcOpenMemHandle(): typeof cudaIpcOpenMemHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaIpcOpenMemHandle(handle, flags) {
+    s$f64[0] = 0;
+    checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaIpcOpenMemHandle', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaIpcOpenMemHandle'))(s$bytes, handle, flags);
+    if (status !== 0) throw fail('cudaIpcOpenMemHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
 }
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
 /** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

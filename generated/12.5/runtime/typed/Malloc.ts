@@ -8,22 +8,28 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaMalloc$: Scratch | undefined;
-let cudaMalloc$c: NativeFunction | undefined;
+let cudaMalloc$: typeof cudaMalloc | undefined;
 /** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc(size: T.Int64): T.DevicePointer {
-  const s = (cudaMalloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMalloc', 'size', size, false);
-  const status = (cudaMalloc$c ??= binder.native('cudaMalloc'))(s.bytes, size);
-  if (status !== 0) throw fail('cudaMalloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaMalloc$ ??= bind$cudaMalloc())(size);
 }
-let cudaMallocArray$: Scratch | undefined;
-let cudaMallocArray$c: NativeFunction | undefined;
+/** cudaMalloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMalloc(): typeof cudaMalloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMalloc(size) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMalloc', 'size', size, false);
+    const status = (native$ ??= binder.native('cudaMalloc'))(s$bytes, size);
+    if (status !== 0) throw fail('cudaMalloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaMallocArray$: typeof cudaMallocArray | undefined;
 /** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param width in `size_t`.
@@ -32,34 +38,48 @@ let cudaMallocArray$c: NativeFunction | undefined;
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
-  const s = (cudaMallocArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const desc$ = recordArg('cudaMallocArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocArray', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocArray', 'height', height, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
-  const status = (cudaMallocArray$c ??= binder.native('cudaMallocArray'))(s.bytes, desc$, width, height, flags);
-  if (status !== 0) throw fail('cudaMallocArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
+  return (cudaMallocArray$ ??= bind$cudaMallocArray())(desc, width, height, flags);
 }
-let cudaMallocAsync$: Scratch | undefined;
-let cudaMallocAsync$c: NativeFunction | undefined;
+/** cudaMallocArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMallocArray(): typeof cudaMallocArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMallocArray(desc, width, height, flags) {
+    s$f64[0] = 0;
+    const desc$ = recordArg('cudaMallocArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
+    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocArray', 'width', width, false);
+    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocArray', 'height', height, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaMallocArray'))(s$bytes, desc$, width, height, flags);
+    if (status !== 0) throw fail('cudaMallocArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+  };
+}
+let cudaMallocAsync$: typeof cudaMallocAsync | undefined;
 /** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
-  const s = (cudaMallocAsync$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocAsync', 'size', size, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaMallocAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cudaMallocAsync$c ??= binder.native('cudaMallocAsync'))(s.bytes, size, hStream);
-  if (status !== 0) throw fail('cudaMallocAsync', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaMallocAsync$ ??= bind$cudaMallocAsync())(size, hStream);
 }
-let cudaMallocFromPoolAsync$: Scratch | undefined;
-let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
+/** cudaMallocAsync around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMallocAsync(): typeof cudaMallocAsync {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMallocAsync(size, hStream) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocAsync', 'size', size, false);
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaMallocAsync', 'hStream', hStream, true) as typeof hStream;
+    const status = (native$ ??= binder.native('cudaMallocAsync'))(s$bytes, size, hStream);
+    if (status !== 0) throw fail('cudaMallocAsync', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaMallocFromPoolAsync$: typeof cudaMallocFromPoolAsync | undefined;
 /** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param memPool in `cudaMemPool_t`.
@@ -67,47 +87,68 @@ let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
-  const s = (cudaMallocFromPoolAsync$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocFromPoolAsync', 'size', size, false);
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMallocFromPoolAsync', 'memPool', memPool, true) as typeof memPool;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMallocFromPoolAsync', 'stream', stream, true) as typeof stream;
-  const status = (cudaMallocFromPoolAsync$c ??= binder.native('cudaMallocFromPoolAsync'))(s.bytes, size, memPool, stream);
-  if (status !== 0) throw fail('cudaMallocFromPoolAsync', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaMallocFromPoolAsync$ ??= bind$cudaMallocFromPoolAsync())(size, memPool, stream);
 }
-let cudaMallocHost$: Scratch | undefined;
-let cudaMallocHost$c: NativeFunction | undefined;
+/** cudaMallocFromPoolAsync around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMallocFromPoolAsync(size, memPool, stream) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocFromPoolAsync', 'size', size, false);
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMallocFromPoolAsync', 'memPool', memPool, true) as typeof memPool;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMallocFromPoolAsync', 'stream', stream, true) as typeof stream;
+    const status = (native$ ??= binder.native('cudaMallocFromPoolAsync'))(s$bytes, size, memPool, stream);
+    if (status !== 0) throw fail('cudaMallocFromPoolAsync', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaMallocHost$: typeof cudaMallocHost | undefined;
 /** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocHost(size: T.Int64): number {
-  const s = (cudaMallocHost$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocHost', 'size', size, false);
-  const status = (cudaMallocHost$c ??= binder.native('cudaMallocHost'))(s.bytes, size);
-  if (status !== 0) throw fail('cudaMallocHost', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaMallocHost$ ??= bind$cudaMallocHost())(size);
 }
-let cudaMallocManaged$: Scratch | undefined;
-let cudaMallocManaged$c: NativeFunction | undefined;
+/** cudaMallocHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMallocHost(): typeof cudaMallocHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMallocHost(size) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocHost', 'size', size, false);
+    const status = (native$ ??= binder.native('cudaMallocHost'))(s$bytes, size);
+    if (status !== 0) throw fail('cudaMallocHost', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudaMallocManaged$: typeof cudaMallocManaged | undefined;
 /** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `devPtr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
-  const s = (cudaMallocManaged$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocManaged', 'size', size, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
-  const status = (cudaMallocManaged$c ??= binder.native('cudaMallocManaged'))(s.bytes, size, flags);
-  if (status !== 0) throw fail('cudaMallocManaged', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaMallocManaged$ ??= bind$cudaMallocManaged())(size, flags);
 }
-let cudaMallocMipmappedArray$: Scratch | undefined;
-let cudaMallocMipmappedArray$c: NativeFunction | undefined;
+/** cudaMallocManaged around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMallocManaged(): typeof cudaMallocManaged {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMallocManaged(size, flags) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocManaged', 'size', size, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaMallocManaged'))(s$bytes, size, flags);
+    if (status !== 0) throw fail('cudaMallocManaged', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaMallocMipmappedArray$: typeof cudaMallocMipmappedArray | undefined;
 /** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param extent in `cudaExtent` by value.
@@ -116,30 +157,45 @@ let cudaMallocMipmappedArray$c: NativeFunction | undefined;
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
-  const s = (cudaMallocMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const desc$ = recordArg('cudaMallocMipmappedArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
-  checkRecord('cudaMallocMipmappedArray', 'extent', records.cudaExtent(), extent);
-  if (typeof numLevels !== 'number' || (numLevels >>> 0) !== numLevels) throw intError('cudaMallocMipmappedArray', 'numLevels', 'u32', numLevels);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocMipmappedArray', 'flags', 'u32', flags);
-  const status = (cudaMallocMipmappedArray$c ??= binder.native('cudaMallocMipmappedArray'))(s.bytes, desc$, extent, numLevels, flags);
-  if (status !== 0) throw fail('cudaMallocMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
+  return (cudaMallocMipmappedArray$ ??= bind$cudaMallocMipmappedArray())(desc, extent, numLevels, flags);
 }
-let cudaMallocPitch$: Scratch | undefined;
-let cudaMallocPitch$c: NativeFunction | undefined;
+/** cudaMallocMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMallocMipmappedArray(desc, extent, numLevels, flags) {
+    s$f64[0] = 0;
+    const desc$ = recordArg('cudaMallocMipmappedArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
+    checkRecord('cudaMallocMipmappedArray', 'extent', records.cudaExtent(), extent);
+    if (typeof numLevels !== 'number' || (numLevels >>> 0) !== numLevels) throw intError('cudaMallocMipmappedArray', 'numLevels', 'u32', numLevels);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocMipmappedArray', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaMallocMipmappedArray'))(s$bytes, desc$, extent, numLevels, flags);
+    if (status !== 0) throw fail('cudaMallocMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMipmappedArray_t;
+  };
+}
+let cudaMallocPitch$: typeof cudaMallocPitch | undefined;
 /** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param width in `size_t`.
  * @param height in `size_t`.
  * @returns `{ devPtr, pitch }`: `devPtr`: out `void **`; `pitch`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
-  const s = (cudaMallocPitch$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocPitch', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocPitch', 'height', height, false);
-  const status = (cudaMallocPitch$c ??= binder.native('cudaMallocPitch'))(s.slot(0), s.slot(1), width, height);
-  if (status !== 0) throw fail('cudaMallocPitch', status);
-  return { devPtr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, pitch: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudaMallocPitch$ ??= bind$cudaMallocPitch())(width, height);
+}
+/** cudaMallocPitch around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMallocPitch(): typeof cudaMallocPitch {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMallocPitch(width, height) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocPitch', 'width', width, false);
+    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocPitch', 'height', height, false);
+    const status = (native$ ??= binder.native('cudaMallocPitch'))(s$slot0, s$slot1, width, height);
+    if (status !== 0) throw fail('cudaMallocPitch', status);
+    return { devPtr: (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer, pitch: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }

@@ -20,8 +20,7 @@ export function cudaMalloc3D(extent: T.cudaExtent): T.cudaPitchedPtr {
   if (status !== 0) throw fail('cudaMalloc3D', status);
   return decodeRecord<T.cudaPitchedPtr>(records.cudaPitchedPtr(), pitchedDevPtr$);
 }
-let cudaMalloc3DArray$: Scratch | undefined;
-let cudaMalloc3DArray$c: NativeFunction | undefined;
+let cudaMalloc3DArray$: typeof cudaMalloc3DArray | undefined;
 /** `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param desc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param extent in `cudaExtent` by value.
@@ -29,14 +28,22 @@ let cudaMalloc3DArray$c: NativeFunction | undefined;
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMalloc3DArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, flags: number): T.cudaArray_t {
-  const s = (cudaMalloc3DArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const desc$ = recordArg('cudaMalloc3DArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
-  checkRecord('cudaMalloc3DArray', 'extent', records.cudaExtent(), extent);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
-  const status = (cudaMalloc3DArray$c ??= binder.native('cudaMalloc3DArray'))(s.bytes, desc$, extent, flags);
-  if (status !== 0) throw fail('cudaMalloc3DArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
+  return (cudaMalloc3DArray$ ??= bind$cudaMalloc3DArray())(desc, extent, flags);
+}
+/** cudaMalloc3DArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMalloc3DArray(): typeof cudaMalloc3DArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMalloc3DArray(desc, extent, flags) {
+    s$f64[0] = 0;
+    const desc$ = recordArg('cudaMalloc3DArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
+    checkRecord('cudaMalloc3DArray', 'extent', records.cudaExtent(), extent);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaMalloc3DArray'))(s$bytes, desc$, extent, flags);
+    if (status !== 0) throw fail('cudaMalloc3DArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+  };
 }
 let cudaMemAdvise$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -70,32 +77,46 @@ export function cudaMemAdvise_v2(devPtr: T.Pointer, count: T.Int64, advice: T.cu
   const status = (cudaMemAdvise_v2$c ??= binder.native('cudaMemAdvise_v2'))(devPtr, count, advice, location);
   if (status !== 0) throw fail('cudaMemAdvise_v2', status);
 }
-let cudaMemGetInfo$: Scratch | undefined;
-let cudaMemGetInfo$c: NativeFunction | undefined;
+let cudaMemGetInfo$: typeof cudaMemGetInfo | undefined;
 /** `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ free, total }`: `free`: out `size_t *`; `total`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemGetInfo(): { free: number; total: number } {
-  const s = (cudaMemGetInfo$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudaMemGetInfo$c ??= binder.nativeFixed('cudaMemGetInfo', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('cudaMemGetInfo', status);
-  return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudaMemGetInfo$ ??= bind$cudaMemGetInfo())();
 }
-let cudaMemPoolCreate$: Scratch | undefined;
-let cudaMemPoolCreate$c: NativeFunction | undefined;
+/** cudaMemGetInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMemGetInfo(): typeof cudaMemGetInfo {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudaMemGetInfo', [s.slot(0), s.slot(1)]);
+  return function cudaMemGetInfo() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaMemGetInfo', status);
+    return { free: (s$u32[1] * 4294967296 + s$u32[0]), total: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cudaMemPoolCreate$: typeof cudaMemPoolCreate | undefined;
 /** `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolProps in `const struct cudaMemPoolProps *`: a `cudaMemPoolProps` object or its bytes.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolCreate(poolProps: T.cudaMemPoolProps | Uint8Array): T.cudaMemPool_t {
-  const s = (cudaMemPoolCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const poolProps$ = recordArg('cudaMemPoolCreate', 'poolProps', records.cudaMemPoolProps(), poolProps, false);
-  const status = (cudaMemPoolCreate$c ??= binder.native('cudaMemPoolCreate'))(s.bytes, poolProps$);
-  if (status !== 0) throw fail('cudaMemPoolCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
+  return (cudaMemPoolCreate$ ??= bind$cudaMemPoolCreate())(poolProps);
+}
+/** cudaMemPoolCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMemPoolCreate(): typeof cudaMemPoolCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMemPoolCreate(poolProps) {
+    s$f64[0] = 0;
+    const poolProps$ = recordArg('cudaMemPoolCreate', 'poolProps', records.cudaMemPoolProps(), poolProps, false);
+    const status = (native$ ??= binder.native('cudaMemPoolCreate'))(s$bytes, poolProps$);
+    if (status !== 0) throw fail('cudaMemPoolCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+  };
 }
 let cudaMemPoolDestroy$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -133,21 +154,28 @@ export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, m
   const status = (cudaMemPoolExportToShareableHandle$c ??= binder.native('cudaMemPoolExportToShareableHandle'))(shareableHandle, memPool, handleType, flags);
   if (status !== 0) throw fail('cudaMemPoolExportToShareableHandle', status);
 }
-let cudaMemPoolGetAccess$: Scratch | undefined;
-let cudaMemPoolGetAccess$c: NativeFunction | undefined;
+let cudaMemPoolGetAccess$: typeof cudaMemPoolGetAccess | undefined;
 /** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
  * @param location in `struct cudaMemLocation *`: a `cudaMemLocation` object or its bytes.
  * @returns the value of `flags`: out `enum cudaMemAccessFlags *`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAccess(memPool: T.cudaMemPool_t | null, location: T.cudaMemLocation | Uint8Array): T.cudaMemAccessFlags {
-  const s = (cudaMemPoolGetAccess$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
-  const location$ = recordArg('cudaMemPoolGetAccess', 'location', records.cudaMemLocation(), location, false);
-  const status = (cudaMemPoolGetAccess$c ??= binder.native('cudaMemPoolGetAccess'))(s.bytes, memPool, location$);
-  if (status !== 0) throw fail('cudaMemPoolGetAccess', status);
-  return s.i32[0] as T.cudaMemAccessFlags;
+  return (cudaMemPoolGetAccess$ ??= bind$cudaMemPoolGetAccess())(memPool, location);
+}
+/** cudaMemPoolGetAccess around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMemPoolGetAccess(): typeof cudaMemPoolGetAccess {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaMemPoolGetAccess(memPool, location) {
+    s$f64[0] = 0;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
+    const location$ = recordArg('cudaMemPoolGetAccess', 'location', records.cudaMemLocation(), location, false);
+    const status = (native$ ??= binder.native('cudaMemPoolGetAccess'))(s$bytes, memPool, location$);
+    if (status !== 0) throw fail('cudaMemPoolGetAccess', status);
+    return s$i32[0] as T.cudaMemAccessFlags;
+  };
 }
 let cudaMemPoolGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -164,8 +192,7 @@ export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t | null, attr: T
   function attrDecode(a: number, cell: Uint8Array): number | bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return v.getInt32(0, true); case 2: return v.getInt32(0, true); case 3: return v.getInt32(0, true); case 4: return v.getBigUint64(0, true); case 5: return v.getBigUint64(0, true); case 6: return v.getBigUint64(0, true); case 7: return v.getBigUint64(0, true); case 8: return v.getBigUint64(0, true); default: throw new RangeError(`cudaMemPoolGetAttribute: attr ${a} has no known value type`); } }
   return attrDecode(attr as number, value$);
 }
-let cudaMemPoolImportFromShareableHandle$: Scratch | undefined;
-let cudaMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
+let cudaMemPoolImportFromShareableHandle$: typeof cudaMemPoolImportFromShareableHandle | undefined;
 /** `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param shareableHandle in `void *`: address or host buffer, or null.
  * @param handleType in `enum cudaMemAllocationHandleType`.
@@ -173,30 +200,45 @@ let cudaMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportFromShareableHandle(shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaMemPool_t {
-  const s = (cudaMemPoolImportFromShareableHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, true);
-  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cudaMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
-  const status = (cudaMemPoolImportFromShareableHandle$c ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s.bytes, shareableHandle, handleType, flags);
-  if (status !== 0) throw fail('cudaMemPoolImportFromShareableHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
+  return (cudaMemPoolImportFromShareableHandle$ ??= bind$cudaMemPoolImportFromShareableHandle())(shareableHandle, handleType, flags);
 }
-let cudaMemPoolImportPointer$: Scratch | undefined;
-let cudaMemPoolImportPointer$c: NativeFunction | undefined;
+/** cudaMemPoolImportFromShareableHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMemPoolImportFromShareableHandle(): typeof cudaMemPoolImportFromShareableHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMemPoolImportFromShareableHandle(shareableHandle, handleType, flags) {
+    s$f64[0] = 0;
+    pointerArg('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, true);
+    if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cudaMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s$bytes, shareableHandle, handleType, flags);
+    if (status !== 0) throw fail('cudaMemPoolImportFromShareableHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+  };
+}
+let cudaMemPoolImportPointer$: typeof cudaMemPoolImportPointer | undefined;
 /** `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `cudaMemPool_t`.
  * @param exportData in `struct cudaMemPoolPtrExportData *`: a `cudaMemPoolPtrExportData` object or its bytes.
  * @returns the value of `ptr`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolImportPointer(memPool: T.cudaMemPool_t | null, exportData: Uint8Array): T.DevicePointer {
-  const s = (cudaMemPoolImportPointer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
-  const exportData$ = recordArg('cudaMemPoolImportPointer', 'exportData', records.cudaMemPoolPtrExportData(), exportData, false);
-  const status = (cudaMemPoolImportPointer$c ??= binder.native('cudaMemPoolImportPointer'))(s.bytes, memPool, exportData$);
-  if (status !== 0) throw fail('cudaMemPoolImportPointer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaMemPoolImportPointer$ ??= bind$cudaMemPoolImportPointer())(memPool, exportData);
+}
+/** cudaMemPoolImportPointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaMemPoolImportPointer(): typeof cudaMemPoolImportPointer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaMemPoolImportPointer(memPool, exportData) {
+    s$f64[0] = 0;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
+    const exportData$ = recordArg('cudaMemPoolImportPointer', 'exportData', records.cudaMemPoolPtrExportData(), exportData, false);
+    const status = (native$ ??= binder.native('cudaMemPoolImportPointer'))(s$bytes, memPool, exportData$);
+    if (status !== 0) throw fail('cudaMemPoolImportPointer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
 }
 let cudaMemPoolSetAccess$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
-let cudaOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
+let cudaOccupancyAvailableDynamicSMemPerBlock$: typeof cudaOccupancyAvailableDynamicSMemPerBlock | undefined;
 /** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer, or null.
  * @param numBlocks in `int`.
@@ -17,17 +16,24 @@ let cudaOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBlocks: number, blockSize: number): number {
-  const s = (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaOccupancyAvailableDynamicSMemPerBlock', 'func', func, true);
-  if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
-  const status = (cudaOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(s.bytes, func, numBlocks, blockSize);
-  if (status !== 0) throw fail('cudaOccupancyAvailableDynamicSMemPerBlock', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= bind$cudaOccupancyAvailableDynamicSMemPerBlock())(func, numBlocks, blockSize);
 }
-let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
-let cudaOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
+/** cudaOccupancyAvailableDynamicSMemPerBlock around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaOccupancyAvailableDynamicSMemPerBlock(): typeof cudaOccupancyAvailableDynamicSMemPerBlock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize) {
+    s$f64[0] = 0;
+    pointerArg('cudaOccupancyAvailableDynamicSMemPerBlock', 'func', func, true);
+    if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
+    const status = (native$ ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(s$bytes, func, numBlocks, blockSize);
+    if (status !== 0) throw fail('cudaOccupancyAvailableDynamicSMemPerBlock', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cudaOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
 /** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer, or null.
  * @param blockSize in `int`.
@@ -35,17 +41,24 @@ let cudaOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): number {
-  const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s.bytes, func, blockSize, dynamicSMemSize);
-  if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessor', status);
-  return s.i32[0];
+  return (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= bind$cudaOccupancyMaxActiveBlocksPerMultiprocessor())(func, blockSize, dynamicSMemSize);
 }
-let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
-let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
+/** cudaOccupancyMaxActiveBlocksPerMultiprocessor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cudaOccupancyMaxActiveBlocksPerMultiprocessor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize) {
+    s$f64[0] = 0;
+    pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
+    const status = (native$ ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s$bytes, func, blockSize, dynamicSMemSize);
+    if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessor', status);
+    return s$i32[0];
+  };
+}
+let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
 /** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer, or null.
  * @param blockSize in `int`.
@@ -54,47 +67,69 @@ let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | u
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
-  const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.bytes, func, blockSize, dynamicSMemSize, flags);
-  if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
-  return s.i32[0];
+  return (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= bind$cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags())(func, blockSize, dynamicSMemSize, flags);
 }
-let cudaOccupancyMaxActiveClusters$: Scratch | undefined;
-let cudaOccupancyMaxActiveClusters$c: NativeFunction | undefined;
+/** cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags) {
+    s$f64[0] = 0;
+    pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s$bytes, func, blockSize, dynamicSMemSize, flags);
+    if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
+    return s$i32[0];
+  };
+}
+let cudaOccupancyMaxActiveClusters$: typeof cudaOccupancyMaxActiveClusters | undefined;
 /** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer, or null.
  * @param launchConfig in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxActiveClusters(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
-  const s = (cudaOccupancyMaxActiveClusters$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaOccupancyMaxActiveClusters', 'func', func, true);
-  const launchConfig$ = recordArg('cudaOccupancyMaxActiveClusters', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
-  const status = (cudaOccupancyMaxActiveClusters$c ??= binder.native('cudaOccupancyMaxActiveClusters'))(s.bytes, func, launchConfig$);
-  if (status !== 0) throw fail('cudaOccupancyMaxActiveClusters', status);
-  return s.i32[0];
+  return (cudaOccupancyMaxActiveClusters$ ??= bind$cudaOccupancyMaxActiveClusters())(func, launchConfig);
 }
-let cudaOccupancyMaxPotentialClusterSize$: Scratch | undefined;
-let cudaOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
+/** cudaOccupancyMaxActiveClusters around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaOccupancyMaxActiveClusters(): typeof cudaOccupancyMaxActiveClusters {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaOccupancyMaxActiveClusters(func, launchConfig) {
+    s$f64[0] = 0;
+    pointerArg('cudaOccupancyMaxActiveClusters', 'func', func, true);
+    const launchConfig$ = recordArg('cudaOccupancyMaxActiveClusters', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
+    const status = (native$ ??= binder.native('cudaOccupancyMaxActiveClusters'))(s$bytes, func, launchConfig$);
+    if (status !== 0) throw fail('cudaOccupancyMaxActiveClusters', status);
+    return s$i32[0];
+  };
+}
+let cudaOccupancyMaxPotentialClusterSize$: typeof cudaOccupancyMaxPotentialClusterSize | undefined;
 /** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `const void *`: address or host buffer, or null.
  * @param launchConfig in `const cudaLaunchConfig_t *`: a `cudaLaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
  * @remarks [NVIDIA group `CUDART_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__OCCUPANCY.html). */
 export function cudaOccupancyMaxPotentialClusterSize(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
-  const s = (cudaOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaOccupancyMaxPotentialClusterSize', 'func', func, true);
-  const launchConfig$ = recordArg('cudaOccupancyMaxPotentialClusterSize', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
-  const status = (cudaOccupancyMaxPotentialClusterSize$c ??= binder.native('cudaOccupancyMaxPotentialClusterSize'))(s.bytes, func, launchConfig$);
-  if (status !== 0) throw fail('cudaOccupancyMaxPotentialClusterSize', status);
-  return s.i32[0];
+  return (cudaOccupancyMaxPotentialClusterSize$ ??= bind$cudaOccupancyMaxPotentialClusterSize())(func, launchConfig);
+}
+/** cudaOccupancyMaxPotentialClusterSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaOccupancyMaxPotentialClusterSize(): typeof cudaOccupancyMaxPotentialClusterSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaOccupancyMaxPotentialClusterSize(func, launchConfig) {
+    s$f64[0] = 0;
+    pointerArg('cudaOccupancyMaxPotentialClusterSize', 'func', func, true);
+    const launchConfig$ = recordArg('cudaOccupancyMaxPotentialClusterSize', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
+    const status = (native$ ??= binder.native('cudaOccupancyMaxPotentialClusterSize'))(s$bytes, func, launchConfig$);
+    if (status !== 0) throw fail('cudaOccupancyMaxPotentialClusterSize', status);
+    return s$i32[0];
+  };
 }
 let cudaPeekAtLastError$c: NativeFunction | undefined;
 /** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

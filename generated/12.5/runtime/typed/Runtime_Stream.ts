@@ -8,17 +8,24 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaRuntimeGetVersion$: Scratch | undefined;
-let cudaRuntimeGetVersion$c: NativeFunction | undefined;
+let cudaRuntimeGetVersion$: typeof cudaRuntimeGetVersion | undefined;
 /** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `runtimeVersion`: out `int *`.
  * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaRuntimeGetVersion(): number {
-  const s = (cudaRuntimeGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaRuntimeGetVersion$c ??= binder.nativeFixed('cudaRuntimeGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
-  return s.i32[0];
+  return (cudaRuntimeGetVersion$ ??= bind$cudaRuntimeGetVersion())();
+}
+/** cudaRuntimeGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaRuntimeGetVersion(): typeof cudaRuntimeGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaRuntimeGetVersion', [s.bytes]);
+  return function cudaRuntimeGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
+    return s$i32[0];
+  };
 }
 let cudaSetDevice$c: NativeFunction | undefined;
 /** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -38,31 +45,45 @@ export function cudaSetDeviceFlags(flags: number): void {
   const status = (cudaSetDeviceFlags$c ??= binder.native('cudaSetDeviceFlags'))(flags);
   if (status !== 0) throw fail('cudaSetDeviceFlags', status);
 }
-let cudaSetDoubleForDevice$: Scratch | undefined;
-let cudaSetDoubleForDevice$c: NativeFunction | undefined;
+let cudaSetDoubleForDevice$: typeof cudaSetDoubleForDevice | undefined;
 /** `cudaError_t cudaSetDoubleForDevice(double *d)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `d`: out `double *`.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForDevice(): number {
-  const s = (cudaSetDoubleForDevice$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaSetDoubleForDevice$c ??= binder.nativeFixed('cudaSetDoubleForDevice', [s.bytes]))();
-  if (status !== 0) throw fail('cudaSetDoubleForDevice', status);
-  return s.f64[0];
+  return (cudaSetDoubleForDevice$ ??= bind$cudaSetDoubleForDevice())();
 }
-let cudaSetDoubleForHost$: Scratch | undefined;
-let cudaSetDoubleForHost$c: NativeFunction | undefined;
+/** cudaSetDoubleForDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaSetDoubleForDevice(): typeof cudaSetDoubleForDevice {
+  const s = new Scratch(1);
+  const s$f64 = s.f64;
+  const native: NativeFunction = binder.nativeFixed('cudaSetDoubleForDevice', [s.bytes]);
+  return function cudaSetDoubleForDevice() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaSetDoubleForDevice', status);
+    return s$f64[0];
+  };
+}
+let cudaSetDoubleForHost$: typeof cudaSetDoubleForHost | undefined;
 /** `cudaError_t cudaSetDoubleForHost(double *d)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `d`: out `double *`.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaSetDoubleForHost(): number {
-  const s = (cudaSetDoubleForHost$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaSetDoubleForHost$c ??= binder.nativeFixed('cudaSetDoubleForHost', [s.bytes]))();
-  if (status !== 0) throw fail('cudaSetDoubleForHost', status);
-  return s.f64[0];
+  return (cudaSetDoubleForHost$ ??= bind$cudaSetDoubleForHost())();
+}
+/** cudaSetDoubleForHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaSetDoubleForHost(): typeof cudaSetDoubleForHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64;
+  const native: NativeFunction = binder.nativeFixed('cudaSetDoubleForHost', [s.bytes]);
+  return function cudaSetDoubleForHost() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaSetDoubleForHost', status);
+    return s$f64[0];
+  };
 }
 let cudaSetValidDevices$c: NativeFunction | undefined;
 /** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -163,47 +184,68 @@ export function cudaStreamCopyAttributes(dst: T.cudaStream_t | null, src: T.cuda
   const status = (cudaStreamCopyAttributes$c ??= binder.native('cudaStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cudaStreamCopyAttributes', status);
 }
-let cudaStreamCreate$: Scratch | undefined;
-let cudaStreamCreate$c: NativeFunction | undefined;
+let cudaStreamCreate$: typeof cudaStreamCreate | undefined;
 /** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreate(): T.cudaStream_t {
-  const s = (cudaStreamCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaStreamCreate$c ??= binder.nativeFixed('cudaStreamCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cudaStreamCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cudaStreamCreate$ ??= bind$cudaStreamCreate())();
 }
-let cudaStreamCreateWithFlags$: Scratch | undefined;
-let cudaStreamCreateWithFlags$c: NativeFunction | undefined;
+/** cudaStreamCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamCreate(): typeof cudaStreamCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudaStreamCreate', [s.bytes]);
+  return function cudaStreamCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaStreamCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
+}
+let cudaStreamCreateWithFlags$: typeof cudaStreamCreateWithFlags | undefined;
 /** `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithFlags(flags: number): T.cudaStream_t {
-  const s = (cudaStreamCreateWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
-  const status = (cudaStreamCreateWithFlags$c ??= binder.native('cudaStreamCreateWithFlags'))(s.bytes, flags);
-  if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cudaStreamCreateWithFlags$ ??= bind$cudaStreamCreateWithFlags())(flags);
 }
-let cudaStreamCreateWithPriority$: Scratch | undefined;
-let cudaStreamCreateWithPriority$c: NativeFunction | undefined;
+/** cudaStreamCreateWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamCreateWithFlags(): typeof cudaStreamCreateWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamCreateWithFlags(flags) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaStreamCreateWithFlags'))(s$bytes, flags);
+    if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
+}
+let cudaStreamCreateWithPriority$: typeof cudaStreamCreateWithPriority | undefined;
 /** `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param priority in `int`.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithPriority(flags: number, priority: number): T.cudaStream_t {
-  const s = (cudaStreamCreateWithPriority$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
-  if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
-  const status = (cudaStreamCreateWithPriority$c ??= binder.native('cudaStreamCreateWithPriority'))(s.bytes, flags, priority);
-  if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cudaStreamCreateWithPriority$ ??= bind$cudaStreamCreateWithPriority())(flags, priority);
+}
+/** cudaStreamCreateWithPriority around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamCreateWithPriority(): typeof cudaStreamCreateWithPriority {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamCreateWithPriority(flags, priority) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
+    if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
+    const status = (native$ ??= binder.native('cudaStreamCreateWithPriority'))(s$bytes, flags, priority);
+    if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
 }
 let cudaStreamDestroy$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -214,19 +256,26 @@ export function cudaStreamDestroy(stream: T.cudaStream_t | null): void {
   const status = (cudaStreamDestroy$c ??= binder.native('cudaStreamDestroy'))(stream);
   if (status !== 0) throw fail('cudaStreamDestroy', status);
 }
-let cudaStreamEndCapture$: Scratch | undefined;
-let cudaStreamEndCapture$c: NativeFunction | undefined;
+let cudaStreamEndCapture$: typeof cudaStreamEndCapture | undefined;
 /** `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamEndCapture(stream: T.cudaStream_t | null): T.cudaGraph_t {
-  const s = (cudaStreamEndCapture$ ??= new Scratch(1));
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  const status = (cudaStreamEndCapture$c ??= binder.native('cudaStreamEndCapture'))(stream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamEndCapture', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
+  return (cudaStreamEndCapture$ ??= bind$cudaStreamEndCapture())(stream);
+}
+/** cudaStreamEndCapture around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamEndCapture(): typeof cudaStreamEndCapture {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamEndCapture(stream) {
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamEndCapture'))(stream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamEndCapture', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+  };
 }
 let cudaStreamGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -242,106 +291,148 @@ export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.c
   if (status !== 0) throw fail('cudaStreamGetAttribute', status);
   return decodeRecord<T.cudaLaunchAttributeValue>(records.cudaLaunchAttributeValue(), value_out$);
 }
-let cudaStreamGetCaptureInfo$: Scratch | undefined;
-let cudaStreamGetCaptureInfo$c: NativeFunction | undefined;
+let cudaStreamGetCaptureInfo$: typeof cudaStreamGetCaptureInfo | undefined;
 /** `cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out }`: `captureStatus_out`: out `enum cudaStreamCaptureStatus *`; `id_out`: out `unsigned long long *`; `graph_out`: out `cudaGraph_t *`; `dependencies_out`: out `const cudaGraphNode_t **`; `numDependencies_out`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t | null): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number; numDependencies_out: number } {
-  const s = (cudaStreamGetCaptureInfo$ ??= new Scratch(5));
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  const status = (cudaStreamGetCaptureInfo$c ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4));
-  if (status !== 0) throw fail('cudaStreamGetCaptureInfo', status);
-  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.cudaGraph_t, dependencies_out: (s.u32[7] * 4294967296 + s.u32[6]), numDependencies_out: (s.u32[9] * 4294967296 + s.u32[8]) };
+  return (cudaStreamGetCaptureInfo$ ??= bind$cudaStreamGetCaptureInfo())(stream);
 }
-let cudaStreamGetCaptureInfo_v3$: Scratch | undefined;
-let cudaStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
+/** cudaStreamGetCaptureInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetCaptureInfo(): typeof cudaStreamGetCaptureInfo {
+  const s = new Scratch(5);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$i32 = s.i32, s$u64 = s.u64, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetCaptureInfo(stream) {
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4);
+    if (status !== 0) throw fail('cudaStreamGetCaptureInfo', status);
+    return { captureStatus_out: s$i32[0] as T.cudaStreamCaptureStatus, id_out: s$u64[1], graph_out: (s$u32[5] * 4294967296 + s$u32[4]) as T.cudaGraph_t, dependencies_out: (s$u32[7] * 4294967296 + s$u32[6]), numDependencies_out: (s$u32[9] * 4294967296 + s$u32[8]) };
+  };
+}
+let cudaStreamGetCaptureInfo_v3$: typeof cudaStreamGetCaptureInfo_v3 | undefined;
 /** `cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @param edgeData_out in `const cudaGraphEdgeData **`: address or host buffer, or null.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out }`: `captureStatus_out`: out `enum cudaStreamCaptureStatus *`; `id_out`: out `unsigned long long *`; `graph_out`: out `cudaGraph_t *`; `dependencies_out`: out array of address: its length asked first through `numDependencies_out` (capacity/count pair).
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo_v3(stream: T.cudaStream_t | null, edgeData_out: T.Pointer): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number[] } {
-  const s = (cudaStreamGetCaptureInfo_v3$ ??= new Scratch(4));
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo_v3', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  pointerArg('cudaStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
-  s.u64[3] = BigInt(0);
-  const asked = (cudaStreamGetCaptureInfo_v3$c ??= binder.native('cudaStreamGetCaptureInfo_v3'))(stream, s.slot(0), s.slot(1), s.slot(2), null, edgeData_out, s.slot(3));
-  if (asked !== 0) throw fail('cudaStreamGetCaptureInfo_v3', asked);
-  let n = Number((s.u32[7] * 4294967296 + s.u32[6]));
-  const dependencies_out$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[3] = BigInt(n as number | bigint);
-    const status = (cudaStreamGetCaptureInfo_v3$c ??= binder.native('cudaStreamGetCaptureInfo_v3'))(stream, s.slot(0), s.slot(1), s.slot(2), dependencies_out$, edgeData_out, s.slot(3));
-    if (status !== 0) throw fail('cudaStreamGetCaptureInfo_v3', status);
-    n = Math.min(n, Number((s.u32[7] * 4294967296 + s.u32[6])));
-  }
-  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.cudaGraph_t, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
+  return (cudaStreamGetCaptureInfo_v3$ ??= bind$cudaStreamGetCaptureInfo_v3())(stream, edgeData_out);
 }
-let cudaStreamGetFlags$: Scratch | undefined;
-let cudaStreamGetFlags$c: NativeFunction | undefined;
+/** cudaStreamGetCaptureInfo_v3 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetCaptureInfo_v3(): typeof cudaStreamGetCaptureInfo_v3 {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetCaptureInfo_v3(stream, edgeData_out) {
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo_v3', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    pointerArg('cudaStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
+    s$u64[3] = BigInt(0);
+    const asked = (native$ ??= binder.native('cudaStreamGetCaptureInfo_v3'))(stream, s$slot0, s$slot1, s$slot2, null, edgeData_out, s$slot3);
+    if (asked !== 0) throw fail('cudaStreamGetCaptureInfo_v3', asked);
+    let n = Number((s$u32[7] * 4294967296 + s$u32[6]));
+    const dependencies_out$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[3] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cudaStreamGetCaptureInfo_v3'))(stream, s$slot0, s$slot1, s$slot2, dependencies_out$, edgeData_out, s$slot3);
+      if (status !== 0) throw fail('cudaStreamGetCaptureInfo_v3', status);
+      n = Math.min(n, Number((s$u32[7] * 4294967296 + s$u32[6])));
+    }
+    return { captureStatus_out: s$i32[0] as T.cudaStreamCaptureStatus, id_out: s$u64[1], graph_out: (s$u32[5] * 4294967296 + s$u32[4]) as T.cudaGraph_t, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
+  };
+}
+let cudaStreamGetFlags$: typeof cudaStreamGetFlags | undefined;
 /** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetFlags(hStream: T.cudaStream_t | null): number {
-  const s = (cudaStreamGetFlags$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cudaStreamGetFlags$c ??= binder.native('cudaStreamGetFlags'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamGetFlags', status);
-  return s.u32[0];
+  return (cudaStreamGetFlags$ ??= bind$cudaStreamGetFlags())(hStream);
 }
-let cudaStreamGetId$: Scratch | undefined;
-let cudaStreamGetId$c: NativeFunction | undefined;
+/** cudaStreamGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetFlags(): typeof cudaStreamGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetFlags(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetFlags'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamGetFlags', status);
+    return s$u32[0];
+  };
+}
+let cudaStreamGetId$: typeof cudaStreamGetId | undefined;
 /** `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `streamId`: out `unsigned long long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetId(hStream: T.cudaStream_t | null): bigint {
-  const s = (cudaStreamGetId$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetId', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cudaStreamGetId$c ??= binder.native('cudaStreamGetId'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamGetId', status);
-  return s.u64[0];
+  return (cudaStreamGetId$ ??= bind$cudaStreamGetId())(hStream);
 }
-let cudaStreamGetPriority$: Scratch | undefined;
-let cudaStreamGetPriority$c: NativeFunction | undefined;
+/** cudaStreamGetId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetId(): typeof cudaStreamGetId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetId(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetId', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetId'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamGetId', status);
+    return s$u64[0];
+  };
+}
+let cudaStreamGetPriority$: typeof cudaStreamGetPriority | undefined;
 /** `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `priority`: out `int *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetPriority(hStream: T.cudaStream_t | null): number {
-  const s = (cudaStreamGetPriority$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cudaStreamGetPriority$c ??= binder.native('cudaStreamGetPriority'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamGetPriority', status);
-  return s.i32[0];
+  return (cudaStreamGetPriority$ ??= bind$cudaStreamGetPriority())(hStream);
 }
-let cudaStreamIsCapturing$: Scratch | undefined;
-let cudaStreamIsCapturing$c: NativeFunction | undefined;
+/** cudaStreamGetPriority around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetPriority(): typeof cudaStreamGetPriority {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetPriority(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetPriority'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamGetPriority', status);
+    return s$i32[0];
+  };
+}
+let cudaStreamIsCapturing$: typeof cudaStreamIsCapturing | undefined;
 /** `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns the value of `pCaptureStatus`: out `enum cudaStreamCaptureStatus *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamIsCapturing(stream: T.cudaStream_t | null): T.cudaStreamCaptureStatus {
-  const s = (cudaStreamIsCapturing$ ??= new Scratch(1));
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  const status = (cudaStreamIsCapturing$c ??= binder.native('cudaStreamIsCapturing'))(stream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamIsCapturing', status);
-  return s.i32[0] as T.cudaStreamCaptureStatus;
+  return (cudaStreamIsCapturing$ ??= bind$cudaStreamIsCapturing())(stream);
+}
+/** cudaStreamIsCapturing around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamIsCapturing(): typeof cudaStreamIsCapturing {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamIsCapturing(stream) {
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamIsCapturing'))(stream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamIsCapturing', status);
+    return s$i32[0] as T.cudaStreamCaptureStatus;
+  };
 }
 let cudaStreamQuery$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.5 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.

@@ -8,16 +8,23 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cublasCreate$: Scratch | undefined;
-let cublasCreate$c: NativeFunction | undefined;
+let cublasCreate$: typeof cublasCreate | undefined;
 /** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cublasHandle_t *`. */
 export function cublasCreate(): T.cublasHandle_t {
-  const s = (cublasCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasCreate$c ??= binder.nativeFixed('cublasCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cublasCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasHandle_t;
+  return (cublasCreate$ ??= bind$cublasCreate())();
+}
+/** cublasCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasCreate(): typeof cublasCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasCreate', [s.bytes]);
+  return function cublasCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasHandle_t;
+  };
 }
 let cublasCrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.

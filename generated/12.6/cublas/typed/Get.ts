@@ -8,18 +8,25 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cublasGetAtomicsMode$: Scratch | undefined;
-let cublasGetAtomicsMode$c: NativeFunction | undefined;
+let cublasGetAtomicsMode$: typeof cublasGetAtomicsMode | undefined;
 /** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mode`: out `cublasAtomicsMode_t *`. */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t | null): T.cublasAtomicsMode_t {
-  const s = (cublasGetAtomicsMode$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cublasGetAtomicsMode$c ??= binder.native('cublasGetAtomicsMode'))(handle, s.bytes);
-  if (status !== 0) throw fail('cublasGetAtomicsMode', status);
-  return s.i32[0] as T.cublasAtomicsMode_t;
+  return (cublasGetAtomicsMode$ ??= bind$cublasGetAtomicsMode())(handle);
+}
+/** cublasGetAtomicsMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetAtomicsMode(): typeof cublasGetAtomicsMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasGetAtomicsMode(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasGetAtomicsMode'))(handle, s$bytes);
+    if (status !== 0) throw fail('cublasGetAtomicsMode', status);
+    return s$i32[0] as T.cublasAtomicsMode_t;
+  };
 }
 let cublasGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 12.6
@@ -28,29 +35,43 @@ export function cublasGetCudartVersion(): number {
   const result = (cublasGetCudartVersion$c ??= binder.native('cublasGetCudartVersion'))();
   return result;
 }
-let cublasGetLoggerCallback$: Scratch | undefined;
-let cublasGetLoggerCallback$c: NativeFunction | undefined;
+let cublasGetLoggerCallback$: typeof cublasGetLoggerCallback | undefined;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `userCallback`: out `cublasLogCallback *`. */
 export function cublasGetLoggerCallback(): number {
-  const s = (cublasGetLoggerCallback$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasGetLoggerCallback$c ??= binder.nativeFixed('cublasGetLoggerCallback', [s.bytes]))();
-  if (status !== 0) throw fail('cublasGetLoggerCallback', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasGetLoggerCallback$ ??= bind$cublasGetLoggerCallback())();
 }
-let cublasGetMathMode$: Scratch | undefined;
-let cublasGetMathMode$c: NativeFunction | undefined;
+/** cublasGetLoggerCallback around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetLoggerCallback(): typeof cublasGetLoggerCallback {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasGetLoggerCallback', [s.bytes]);
+  return function cublasGetLoggerCallback() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasGetLoggerCallback', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cublasGetMathMode$: typeof cublasGetMathMode | undefined;
 /** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mode`: out `cublasMath_t *`. */
 export function cublasGetMathMode(handle: T.cublasHandle_t | null): T.cublasMath_t {
-  const s = (cublasGetMathMode$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cublasGetMathMode$c ??= binder.native('cublasGetMathMode'))(handle, s.bytes);
-  if (status !== 0) throw fail('cublasGetMathMode', status);
-  return s.i32[0] as T.cublasMath_t;
+  return (cublasGetMathMode$ ??= bind$cublasGetMathMode())(handle);
+}
+/** cublasGetMathMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetMathMode(): typeof cublasGetMathMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasGetMathMode(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasGetMathMode'))(handle, s$bytes);
+    if (status !== 0) throw fail('cublasGetMathMode', status);
+    return s$i32[0] as T.cublasMath_t;
+  };
 }
 let cublasGetMatrix$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B, int ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
@@ -138,44 +159,65 @@ export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
   const status = (cublasGetMatrix_64$c ??= binder.native('cublasGetMatrix_64'))(rows, cols, elemSize, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasGetMatrix_64', status);
 }
-let cublasGetPointerMode$: Scratch | undefined;
-let cublasGetPointerMode$c: NativeFunction | undefined;
+let cublasGetPointerMode$: typeof cublasGetPointerMode | undefined;
 /** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `mode`: out `cublasPointerMode_t *`. */
 export function cublasGetPointerMode(handle: T.cublasHandle_t | null): T.cublasPointerMode_t {
-  const s = (cublasGetPointerMode$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cublasGetPointerMode$c ??= binder.native('cublasGetPointerMode'))(handle, s.bytes);
-  if (status !== 0) throw fail('cublasGetPointerMode', status);
-  return s.i32[0] as T.cublasPointerMode_t;
+  return (cublasGetPointerMode$ ??= bind$cublasGetPointerMode())(handle);
 }
-let cublasGetProperty$: Scratch | undefined;
-let cublasGetProperty$c: NativeFunction | undefined;
+/** cublasGetPointerMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetPointerMode(): typeof cublasGetPointerMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasGetPointerMode(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasGetPointerMode'))(handle, s$bytes);
+    if (status !== 0) throw fail('cublasGetPointerMode', status);
+    return s$i32[0] as T.cublasPointerMode_t;
+  };
+}
+let cublasGetProperty$: typeof cublasGetProperty | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function cublasGetProperty(type: T.libraryPropertyType): number {
-  const s = (cublasGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cublasGetProperty$c ??= binder.native('cublasGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('cublasGetProperty', status);
-  return s.i32[0];
+  return (cublasGetProperty$ ??= bind$cublasGetProperty())(type);
 }
-let cublasGetSmCountTarget$: Scratch | undefined;
-let cublasGetSmCountTarget$c: NativeFunction | undefined;
+/** cublasGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetProperty(): typeof cublasGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('cublasGetProperty', status);
+    return s$i32[0];
+  };
+}
+let cublasGetSmCountTarget$: typeof cublasGetSmCountTarget | undefined;
 /** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `smCountTarget`: out `int *`. */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t | null): number {
-  const s = (cublasGetSmCountTarget$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cublasGetSmCountTarget$c ??= binder.native('cublasGetSmCountTarget'))(handle, s.bytes);
-  if (status !== 0) throw fail('cublasGetSmCountTarget', status);
-  return s.i32[0];
+  return (cublasGetSmCountTarget$ ??= bind$cublasGetSmCountTarget())(handle);
+}
+/** cublasGetSmCountTarget around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetSmCountTarget(): typeof cublasGetSmCountTarget {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasGetSmCountTarget(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasGetSmCountTarget'))(handle, s$bytes);
+    if (status !== 0) throw fail('cublasGetSmCountTarget', status);
+    return s$i32[0];
+  };
 }
 let cublasGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.6
@@ -195,18 +237,25 @@ export function cublasGetStatusString(status_: T.cublasStatus_t): string | null 
   const result = (cublasGetStatusString$c ??= binder.native('cublasGetStatusString'))(status_);
   return result;
 }
-let cublasGetStream$: Scratch | undefined;
-let cublasGetStream$c: NativeFunction | undefined;
+let cublasGetStream$: typeof cublasGetStream | undefined;
 /** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cublasGetStream(handle: T.cublasHandle_t | null): T.cudaStream_t {
-  const s = (cublasGetStream$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cublasGetStream$c ??= binder.native('cublasGetStream'))(handle, s.bytes);
-  if (status !== 0) throw fail('cublasGetStream', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cublasGetStream$ ??= bind$cublasGetStream())(handle);
+}
+/** cublasGetStream around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetStream(): typeof cublasGetStream {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasGetStream(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasGetStream'))(handle, s$bytes);
+    if (status !== 0) throw fail('cublasGetStream', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
 }
 let cublasGetVector$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
@@ -286,16 +335,23 @@ export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.Pointer,
   const status = (cublasGetVector_64$c ??= binder.native('cublasGetVector_64'))(n_, elemSize, x, incx, y, incy);
   if (status !== 0) throw fail('cublasGetVector_64', status);
 }
-let cublasGetVersion$: Scratch | undefined;
-let cublasGetVersion$c: NativeFunction | undefined;
+let cublasGetVersion$: typeof cublasGetVersion | undefined;
 /** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @returns the value of `version`: out `int *`. */
 export function cublasGetVersion(handle: T.cublasHandle_t | null): number {
-  const s = (cublasGetVersion$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cublasGetVersion$c ??= binder.native('cublasGetVersion'))(handle, s.bytes);
-  if (status !== 0) throw fail('cublasGetVersion', status);
-  return s.i32[0];
+  return (cublasGetVersion$ ??= bind$cublasGetVersion())(handle);
+}
+/** cublasGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasGetVersion(): typeof cublasGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasGetVersion(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasGetVersion'))(handle, s$bytes);
+    if (status !== 0) throw fail('cublasGetVersion', status);
+    return s$i32[0];
+  };
 }

@@ -8,16 +8,23 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cublasLtCreate$: Scratch | undefined;
-let cublasLtCreate$c: NativeFunction | undefined;
+let cublasLtCreate$: typeof cublasLtCreate | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `lightHandle`: out `cublasLtHandle_t *`. */
 export function cublasLtCreate(): T.cublasLtHandle_t {
-  const s = (cublasLtCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasLtCreate$c ??= binder.nativeFixed('cublasLtCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cublasLtCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtHandle_t;
+  return (cublasLtCreate$ ??= bind$cublasLtCreate())();
+}
+/** cublasLtCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtCreate(): typeof cublasLtCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasLtCreate', [s.bytes]);
+  return function cublasLtCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasLtCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtHandle_t;
+  };
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -44,18 +51,25 @@ export function cublasLtGetCudartVersion(): number {
   const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
   return result;
 }
-let cublasLtGetProperty$: Scratch | undefined;
-let cublasLtGetProperty$c: NativeFunction | undefined;
+let cublasLtGetProperty$: typeof cublasLtGetProperty | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
-  const s = (cublasLtGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('cublasLtGetProperty', status);
-  return s.i32[0];
+  return (cublasLtGetProperty$ ??= bind$cublasLtGetProperty())(type);
+}
+/** cublasLtGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtGetProperty(): typeof cublasLtGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('cublasLtGetProperty', status);
+    return s$i32[0];
+  };
 }
 let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.6
@@ -82,16 +96,23 @@ export function cublasLtGetVersion(): number {
   const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
   return result;
 }
-let cublasLtHeuristicsCacheGetCapacity$: Scratch | undefined;
-let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
+let cublasLtHeuristicsCacheGetCapacity$: typeof cublasLtHeuristicsCacheGetCapacity | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `capacity`: out `size_t *`. */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
-  const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.nativeFixed('cublasLtHeuristicsCacheGetCapacity', [s.bytes]))();
-  if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtHeuristicsCacheGetCapacity$ ??= bind$cublasLtHeuristicsCacheGetCapacity())();
+}
+/** cublasLtHeuristicsCacheGetCapacity around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtHeuristicsCacheGetCapacity(): typeof cublasLtHeuristicsCacheGetCapacity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasLtHeuristicsCacheGetCapacity', [s.bytes]);
+  return function cublasLtHeuristicsCacheGetCapacity() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -185,8 +206,7 @@ export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDe
   const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
   if (status !== 0) throw fail('cublasLtMatmul', status);
 }
-let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
-let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulAlgoCapGetAttribute$: typeof cublasLtMatmulAlgoCapGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulAlgoCapAttributes_t`.
@@ -194,17 +214,25 @@ let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulAlgoCapGetAttribute$ ??= bind$cublasLtMatmulAlgoCapGetAttribute())(algo, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulAlgoCapGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -229,8 +257,7 @@ export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, 
   if (status !== 0) throw fail('cublasLtMatmulAlgoCheck', status);
   return decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), result_$);
 }
-let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
-let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulAlgoConfigGetAttribute$: typeof cublasLtMatmulAlgoConfigGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
@@ -238,17 +265,25 @@ let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulAlgoConfigGetAttribute$ ??= bind$cublasLtMatmulAlgoConfigGetAttribute())(algo, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulAlgoConfigGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoConfigGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -266,8 +301,7 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cu
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigSetAttribute', status);
 }
-let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
-let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
+let cublasLtMatmulAlgoGetHeuristic$: typeof cublasLtMatmulAlgoGetHeuristic | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`.
  * @param operationDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
@@ -280,24 +314,31 @@ let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
  * @param heuristicResultsArray in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned.
  * @returns `{ heuristicResultsArray, returnAlgoCount }`: `heuristicResultsArray`: in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned; `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray?: Partial<T.cublasLtMatmulHeuristicResult_t> | Uint8Array): { heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
-  const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
-  if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
-  return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s.i32[0] };
+  return (cublasLtMatmulAlgoGetHeuristic$ ??= bind$cublasLtMatmulAlgoGetHeuristic())(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray);
 }
-let cublasLtMatmulAlgoGetIds$: Scratch | undefined;
-let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
+/** cublasLtMatmulAlgoGetHeuristic around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoGetHeuristic(): typeof cublasLtMatmulAlgoGetHeuristic {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray) {
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
+    if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
+    return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s$i32[0] };
+  };
+}
+let cublasLtMatmulAlgoGetIds$: typeof cublasLtMatmulAlgoGetIds | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`.
  * @param computeType in `cublasComputeType_t`.
@@ -310,20 +351,28 @@ let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
  * @param algoIdsArray in `int *`: address or host buffer, or null.
  * @returns the value of `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
-  const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(1));
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
-  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
-  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
-  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoGetIds', 'Btype', 'i32', Btype);
-  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoGetIds', 'Ctype', 'i32', Ctype);
-  if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
-  return s.i32[0];
+  return (cublasLtMatmulAlgoGetIds$ ??= bind$cublasLtMatmulAlgoGetIds())(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray);
+}
+/** cublasLtMatmulAlgoGetIds around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoGetIds(): typeof cublasLtMatmulAlgoGetIds {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray) {
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
+    if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
+    if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
+    if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoGetIds', 'Btype', 'i32', Btype);
+    if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoGetIds', 'Ctype', 'i32', Ctype);
+    if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
+    return s$i32[0];
+  };
 }
 let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -349,20 +398,27 @@ export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, c
   const status = (cublasLtMatmulAlgoInit$c ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
   if (status !== 0) throw fail('cublasLtMatmulAlgoInit', status);
 }
-let cublasLtMatmulDescCreate$: Scratch | undefined;
-let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
+let cublasLtMatmulDescCreate$: typeof cublasLtMatmulDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param computeType in `cublasComputeType_t`.
  * @param scaleType in `cudaDataType_t`.
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`. */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
-  const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
-  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.bytes, computeType, scaleType);
-  if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulDesc_t;
+  return (cublasLtMatmulDescCreate$ ??= bind$cublasLtMatmulDescCreate())(computeType, scaleType);
+}
+/** cublasLtMatmulDescCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulDescCreate(computeType, scaleType) {
+    s$f64[0] = 0;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
+    if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
+    const status = (native$ ??= binder.native('cublasLtMatmulDescCreate'))(s$bytes, computeType, scaleType);
+    if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulDesc_t;
+  };
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -372,8 +428,7 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
   if (status !== 0) throw fail('cublasLtMatmulDescDestroy', status);
 }
-let cublasLtMatmulDescGetAttribute$: Scratch | undefined;
-let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulDescAttributes_t`.
@@ -381,17 +436,25 @@ let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulDescGetAttribute$ ??= bind$cublasLtMatmulDescGetAttribute())(matmulDesc, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -423,16 +486,23 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cu
   const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulDescSetAttribute', status);
 }
-let cublasLtMatmulPreferenceCreate$: Scratch | undefined;
-let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
+let cublasLtMatmulPreferenceCreate$: typeof cublasLtMatmulPreferenceCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`. */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
-  const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulPreference_t;
+  return (cublasLtMatmulPreferenceCreate$ ??= bind$cublasLtMatmulPreferenceCreate())();
+}
+/** cublasLtMatmulPreferenceCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]);
+  return function cublasLtMatmulPreferenceCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulPreference_t;
+  };
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -442,8 +512,7 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceDestroy', status);
 }
-let cublasLtMatmulPreferenceGetAttribute$: Scratch | undefined;
-let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulPreferenceGetAttribute$: typeof cublasLtMatmulPreferenceGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
@@ -451,17 +520,25 @@ let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulPreferenceGetAttribute$ ??= bind$cublasLtMatmulPreferenceGetAttribute())(pref, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulPreferenceGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPreferenceGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -489,8 +566,7 @@ export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cu
   const status = (cublasLtMatmulPreferenceSetAttribute$c ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceSetAttribute', status);
 }
-let cublasLtMatrixLayoutCreate$: Scratch | undefined;
-let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
+let cublasLtMatrixLayoutCreate$: typeof cublasLtMatrixLayoutCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `cudaDataType`.
  * @param rows in `uint64_t`.
@@ -498,15 +574,23 @@ let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
  * @param ld in `int64_t`.
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`. */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
-  const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
-  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
-  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
-  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
-  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(s.bytes, type, rows, cols, ld);
-  if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixLayout_t;
+  return (cublasLtMatrixLayoutCreate$ ??= bind$cublasLtMatrixLayoutCreate())(type, rows, cols, ld);
+}
+/** cublasLtMatrixLayoutCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixLayoutCreate(type, rows, cols, ld) {
+    s$f64[0] = 0;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
+    if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
+    if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
+    const status = (native$ ??= binder.native('cublasLtMatrixLayoutCreate'))(s$bytes, type, rows, cols, ld);
+    if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixLayout_t;
+  };
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -516,8 +600,7 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
   if (status !== 0) throw fail('cublasLtMatrixLayoutDestroy', status);
 }
-let cublasLtMatrixLayoutGetAttribute$: Scratch | undefined;
-let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatrixLayoutGetAttribute$: typeof cublasLtMatrixLayoutGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`.
@@ -525,17 +608,25 @@ let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatrixLayoutGetAttribute$ ??= bind$cublasLtMatrixLayoutGetAttribute())(matLayout, attr, buf, sizeInBytes);
+}
+/** cublasLtMatrixLayoutGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -599,18 +690,25 @@ export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, 
   const status = (cublasLtMatrixTransform$c ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
   if (status !== 0) throw fail('cublasLtMatrixTransform', status);
 }
-let cublasLtMatrixTransformDescCreate$: Scratch | undefined;
-let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
+let cublasLtMatrixTransformDescCreate$: typeof cublasLtMatrixTransformDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param scaleType in `cudaDataType`.
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`. */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
-  const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.bytes, scaleType);
-  if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixTransformDesc_t;
+  return (cublasLtMatrixTransformDescCreate$ ??= bind$cublasLtMatrixTransformDescCreate())(scaleType);
+}
+/** cublasLtMatrixTransformDescCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransformDescCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixTransformDescCreate(scaleType) {
+    s$f64[0] = 0;
+    if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
+    const status = (native$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(s$bytes, scaleType);
+    if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixTransformDesc_t;
+  };
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -620,8 +718,7 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): vo
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescDestroy', status);
 }
-let cublasLtMatrixTransformDescGetAttribute$: Scratch | undefined;
-let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
@@ -629,17 +726,25 @@ let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatrixTransformDescGetAttribute$ ??= bind$cublasLtMatrixTransformDescGetAttribute())(transformDesc, attr, buf, sizeInBytes);
+}
+/** cublasLtMatrixTransformDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTransformDescGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

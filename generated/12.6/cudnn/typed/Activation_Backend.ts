@@ -86,18 +86,25 @@ export function cudnnAdvVersionCheck(): void {
   const status = (cudnnAdvVersionCheck$c ??= binder.native('cudnnAdvVersionCheck'))();
   if (status !== 0) throw fail('cudnnAdvVersionCheck', status);
 }
-let cudnnBackendCreateDescriptor$: Scratch | undefined;
-let cudnnBackendCreateDescriptor$c: NativeFunction | undefined;
+let cudnnBackendCreateDescriptor$: typeof cudnnBackendCreateDescriptor | undefined;
 /** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptorType in `cudnnBackendDescriptorType_t`.
  * @returns the value of `descriptor`: out `cudnnBackendDescriptor_t *`. */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t): number {
-  const s = (cudnnBackendCreateDescriptor$ ??= new Scratch(1));
-  if (typeof descriptorType !== 'number' || (descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
-  s.f64[0] = 0;
-  const status = (cudnnBackendCreateDescriptor$c ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, s.bytes);
-  if (status !== 0) throw fail('cudnnBackendCreateDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnBackendCreateDescriptor$ ??= bind$cudnnBackendCreateDescriptor())(descriptorType);
+}
+/** cudnnBackendCreateDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnBackendCreateDescriptor(): typeof cudnnBackendCreateDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnBackendCreateDescriptor(descriptorType) {
+    if (typeof descriptorType !== 'number' || (descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, s$bytes);
+    if (status !== 0) throw fail('cudnnBackendCreateDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cudnnBackendDestroyDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -127,8 +134,7 @@ export function cudnnBackendFinalize(descriptor: T.Pointer): void {
   const status = (cudnnBackendFinalize$c ??= binder.native('cudnnBackendFinalize'))(descriptor);
   if (status !== 0) throw fail('cudnnBackendFinalize', status);
 }
-let cudnnBackendGetAttribute$: Scratch | undefined;
-let cudnnBackendGetAttribute$c: NativeFunction | undefined;
+let cudnnBackendGetAttribute$: typeof cudnnBackendGetAttribute | undefined;
 /** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param descriptor in `const cudnnBackendDescriptor_t`: address or host buffer, or null.
  * @param attributeName in `cudnnBackendAttributeName_t`.
@@ -137,16 +143,24 @@ let cudnnBackendGetAttribute$c: NativeFunction | undefined;
  * @param arrayOfElements in `void *`: address or host buffer, or null.
  * @returns the value of `elementCount`: out `int64_t *`. */
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, arrayOfElements: T.Pointer): bigint {
-  const s = (cudnnBackendGetAttribute$ ??= new Scratch(1));
-  pointerArg('cudnnBackendGetAttribute', 'descriptor', descriptor, true);
-  if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendGetAttribute', 'attributeName', 'i32', attributeName);
-  if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
-  if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || requestedElementCount % 1 !== 0) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
-  s.f64[0] = 0;
-  pointerArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
-  const status = (cudnnBackendGetAttribute$c ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, s.bytes, arrayOfElements);
-  if (status !== 0) throw fail('cudnnBackendGetAttribute', status);
-  return s.i64[0];
+  return (cudnnBackendGetAttribute$ ??= bind$cudnnBackendGetAttribute())(descriptor, attributeName, attributeType, requestedElementCount, arrayOfElements);
+}
+/** cudnnBackendGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnBackendGetAttribute(): typeof cudnnBackendGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i64 = s.i64;
+  let native$: NativeFunction | undefined;
+  return function cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, arrayOfElements) {
+    pointerArg('cudnnBackendGetAttribute', 'descriptor', descriptor, true);
+    if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendGetAttribute', 'attributeName', 'i32', attributeName);
+    if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
+    if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || requestedElementCount % 1 !== 0) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
+    s$f64[0] = 0;
+    pointerArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
+    const status = (native$ ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, s$bytes, arrayOfElements);
+    if (status !== 0) throw fail('cudnnBackendGetAttribute', status);
+    return s$i64[0];
+  };
 }
 let cudnnBackendInitialize$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.

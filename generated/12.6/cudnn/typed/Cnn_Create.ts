@@ -172,229 +172,369 @@ export function cudnnConvolutionForward(handle: T.cudnnHandle_t | null, alpha: T
   const status = (cudnnConvolutionForward$c ??= binder.native('cudnnConvolutionForward'))(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnConvolutionForward', status);
 }
-let cudnnCreate$: Scratch | undefined;
-let cudnnCreate$c: NativeFunction | undefined;
+let cudnnCreate$: typeof cudnnCreate | undefined;
 /** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cudnnHandle_t *`. */
 export function cudnnCreate(): T.cudnnHandle_t {
-  const s = (cudnnCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreate$c ??= binder.nativeFixed('cudnnCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnHandle_t;
+  return (cudnnCreate$ ??= bind$cudnnCreate())();
 }
-let cudnnCreateActivationDescriptor$: Scratch | undefined;
-let cudnnCreateActivationDescriptor$c: NativeFunction | undefined;
+/** cudnnCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreate(): typeof cudnnCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreate', [s.bytes]);
+  return function cudnnCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnHandle_t;
+  };
+}
+let cudnnCreateActivationDescriptor$: typeof cudnnCreateActivationDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `activationDesc`: out `cudnnActivationDescriptor_t *`. */
 export function cudnnCreateActivationDescriptor(): T.cudnnActivationDescriptor_t {
-  const s = (cudnnCreateActivationDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateActivationDescriptor$c ??= binder.nativeFixed('cudnnCreateActivationDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateActivationDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnActivationDescriptor_t;
+  return (cudnnCreateActivationDescriptor$ ??= bind$cudnnCreateActivationDescriptor())();
 }
-let cudnnCreateAttnDescriptor$: Scratch | undefined;
-let cudnnCreateAttnDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateActivationDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateActivationDescriptor(): typeof cudnnCreateActivationDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateActivationDescriptor', [s.bytes]);
+  return function cudnnCreateActivationDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateActivationDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnActivationDescriptor_t;
+  };
+}
+let cudnnCreateAttnDescriptor$: typeof cudnnCreateAttnDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `attnDesc`: out `cudnnAttnDescriptor_t *`. */
 export function cudnnCreateAttnDescriptor(): T.cudnnAttnDescriptor_t {
-  const s = (cudnnCreateAttnDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateAttnDescriptor$c ??= binder.nativeFixed('cudnnCreateAttnDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateAttnDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnAttnDescriptor_t;
+  return (cudnnCreateAttnDescriptor$ ??= bind$cudnnCreateAttnDescriptor())();
 }
-let cudnnCreateCTCLossDescriptor$: Scratch | undefined;
-let cudnnCreateCTCLossDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateAttnDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateAttnDescriptor(): typeof cudnnCreateAttnDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateAttnDescriptor', [s.bytes]);
+  return function cudnnCreateAttnDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateAttnDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnAttnDescriptor_t;
+  };
+}
+let cudnnCreateCTCLossDescriptor$: typeof cudnnCreateCTCLossDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `ctcLossDesc`: out `cudnnCTCLossDescriptor_t *`. */
 export function cudnnCreateCTCLossDescriptor(): T.cudnnCTCLossDescriptor_t {
-  const s = (cudnnCreateCTCLossDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateCTCLossDescriptor$c ??= binder.nativeFixed('cudnnCreateCTCLossDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateCTCLossDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnCTCLossDescriptor_t;
+  return (cudnnCreateCTCLossDescriptor$ ??= bind$cudnnCreateCTCLossDescriptor())();
 }
-let cudnnCreateConvolutionDescriptor$: Scratch | undefined;
-let cudnnCreateConvolutionDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateCTCLossDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateCTCLossDescriptor(): typeof cudnnCreateCTCLossDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateCTCLossDescriptor', [s.bytes]);
+  return function cudnnCreateCTCLossDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateCTCLossDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnCTCLossDescriptor_t;
+  };
+}
+let cudnnCreateConvolutionDescriptor$: typeof cudnnCreateConvolutionDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `convDesc`: out `cudnnConvolutionDescriptor_t *`. */
 export function cudnnCreateConvolutionDescriptor(): T.cudnnConvolutionDescriptor_t {
-  const s = (cudnnCreateConvolutionDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateConvolutionDescriptor$c ??= binder.nativeFixed('cudnnCreateConvolutionDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateConvolutionDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnConvolutionDescriptor_t;
+  return (cudnnCreateConvolutionDescriptor$ ??= bind$cudnnCreateConvolutionDescriptor())();
 }
-let cudnnCreateDropoutDescriptor$: Scratch | undefined;
-let cudnnCreateDropoutDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateConvolutionDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateConvolutionDescriptor(): typeof cudnnCreateConvolutionDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateConvolutionDescriptor', [s.bytes]);
+  return function cudnnCreateConvolutionDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateConvolutionDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnConvolutionDescriptor_t;
+  };
+}
+let cudnnCreateDropoutDescriptor$: typeof cudnnCreateDropoutDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `dropoutDesc`: out `cudnnDropoutDescriptor_t *`. */
 export function cudnnCreateDropoutDescriptor(): T.cudnnDropoutDescriptor_t {
-  const s = (cudnnCreateDropoutDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateDropoutDescriptor$c ??= binder.nativeFixed('cudnnCreateDropoutDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateDropoutDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnDropoutDescriptor_t;
+  return (cudnnCreateDropoutDescriptor$ ??= bind$cudnnCreateDropoutDescriptor())();
 }
-let cudnnCreateFilterDescriptor$: Scratch | undefined;
-let cudnnCreateFilterDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateDropoutDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateDropoutDescriptor(): typeof cudnnCreateDropoutDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateDropoutDescriptor', [s.bytes]);
+  return function cudnnCreateDropoutDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateDropoutDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnDropoutDescriptor_t;
+  };
+}
+let cudnnCreateFilterDescriptor$: typeof cudnnCreateFilterDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `filterDesc`: out `cudnnFilterDescriptor_t *`. */
 export function cudnnCreateFilterDescriptor(): T.cudnnFilterDescriptor_t {
-  const s = (cudnnCreateFilterDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateFilterDescriptor$c ??= binder.nativeFixed('cudnnCreateFilterDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateFilterDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFilterDescriptor_t;
+  return (cudnnCreateFilterDescriptor$ ??= bind$cudnnCreateFilterDescriptor())();
 }
-let cudnnCreateFusedOpsConstParamPack$: Scratch | undefined;
-let cudnnCreateFusedOpsConstParamPack$c: NativeFunction | undefined;
+/** cudnnCreateFilterDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateFilterDescriptor(): typeof cudnnCreateFilterDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateFilterDescriptor', [s.bytes]);
+  return function cudnnCreateFilterDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateFilterDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFilterDescriptor_t;
+  };
+}
+let cudnnCreateFusedOpsConstParamPack$: typeof cudnnCreateFusedOpsConstParamPack | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ops in `cudnnFusedOps_t`.
  * @returns the value of `constPack`: out `cudnnFusedOpsConstParamPack_t *`. */
 export function cudnnCreateFusedOpsConstParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsConstParamPack_t {
-  const s = (cudnnCreateFusedOpsConstParamPack$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsConstParamPack', 'ops', 'i32', ops);
-  const status = (cudnnCreateFusedOpsConstParamPack$c ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(s.bytes, ops);
-  if (status !== 0) throw fail('cudnnCreateFusedOpsConstParamPack', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFusedOpsConstParamPack_t;
+  return (cudnnCreateFusedOpsConstParamPack$ ??= bind$cudnnCreateFusedOpsConstParamPack())(ops);
 }
-let cudnnCreateFusedOpsPlan$: Scratch | undefined;
-let cudnnCreateFusedOpsPlan$c: NativeFunction | undefined;
+/** cudnnCreateFusedOpsConstParamPack around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateFusedOpsConstParamPack(): typeof cudnnCreateFusedOpsConstParamPack {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnCreateFusedOpsConstParamPack(ops) {
+    s$f64[0] = 0;
+    if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsConstParamPack', 'ops', 'i32', ops);
+    const status = (native$ ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(s$bytes, ops);
+    if (status !== 0) throw fail('cudnnCreateFusedOpsConstParamPack', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFusedOpsConstParamPack_t;
+  };
+}
+let cudnnCreateFusedOpsPlan$: typeof cudnnCreateFusedOpsPlan | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ops in `cudnnFusedOps_t`.
  * @returns the value of `plan`: out `cudnnFusedOpsPlan_t *`. */
 export function cudnnCreateFusedOpsPlan(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsPlan_t {
-  const s = (cudnnCreateFusedOpsPlan$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsPlan', 'ops', 'i32', ops);
-  const status = (cudnnCreateFusedOpsPlan$c ??= binder.native('cudnnCreateFusedOpsPlan'))(s.bytes, ops);
-  if (status !== 0) throw fail('cudnnCreateFusedOpsPlan', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFusedOpsPlan_t;
+  return (cudnnCreateFusedOpsPlan$ ??= bind$cudnnCreateFusedOpsPlan())(ops);
 }
-let cudnnCreateFusedOpsVariantParamPack$: Scratch | undefined;
-let cudnnCreateFusedOpsVariantParamPack$c: NativeFunction | undefined;
+/** cudnnCreateFusedOpsPlan around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateFusedOpsPlan(): typeof cudnnCreateFusedOpsPlan {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnCreateFusedOpsPlan(ops) {
+    s$f64[0] = 0;
+    if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsPlan', 'ops', 'i32', ops);
+    const status = (native$ ??= binder.native('cudnnCreateFusedOpsPlan'))(s$bytes, ops);
+    if (status !== 0) throw fail('cudnnCreateFusedOpsPlan', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFusedOpsPlan_t;
+  };
+}
+let cudnnCreateFusedOpsVariantParamPack$: typeof cudnnCreateFusedOpsVariantParamPack | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ops in `cudnnFusedOps_t`.
  * @returns the value of `varPack`: out `cudnnFusedOpsVariantParamPack_t *`. */
 export function cudnnCreateFusedOpsVariantParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsVariantParamPack_t {
-  const s = (cudnnCreateFusedOpsVariantParamPack$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsVariantParamPack', 'ops', 'i32', ops);
-  const status = (cudnnCreateFusedOpsVariantParamPack$c ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(s.bytes, ops);
-  if (status !== 0) throw fail('cudnnCreateFusedOpsVariantParamPack', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnFusedOpsVariantParamPack_t;
+  return (cudnnCreateFusedOpsVariantParamPack$ ??= bind$cudnnCreateFusedOpsVariantParamPack())(ops);
 }
-let cudnnCreateLRNDescriptor$: Scratch | undefined;
-let cudnnCreateLRNDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateFusedOpsVariantParamPack around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateFusedOpsVariantParamPack(): typeof cudnnCreateFusedOpsVariantParamPack {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnCreateFusedOpsVariantParamPack(ops) {
+    s$f64[0] = 0;
+    if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsVariantParamPack', 'ops', 'i32', ops);
+    const status = (native$ ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(s$bytes, ops);
+    if (status !== 0) throw fail('cudnnCreateFusedOpsVariantParamPack', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFusedOpsVariantParamPack_t;
+  };
+}
+let cudnnCreateLRNDescriptor$: typeof cudnnCreateLRNDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `normDesc`: out `cudnnLRNDescriptor_t *`. */
 export function cudnnCreateLRNDescriptor(): T.cudnnLRNDescriptor_t {
-  const s = (cudnnCreateLRNDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateLRNDescriptor$c ??= binder.nativeFixed('cudnnCreateLRNDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateLRNDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnLRNDescriptor_t;
+  return (cudnnCreateLRNDescriptor$ ??= bind$cudnnCreateLRNDescriptor())();
 }
-let cudnnCreateOpTensorDescriptor$: Scratch | undefined;
-let cudnnCreateOpTensorDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateLRNDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateLRNDescriptor(): typeof cudnnCreateLRNDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateLRNDescriptor', [s.bytes]);
+  return function cudnnCreateLRNDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateLRNDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnLRNDescriptor_t;
+  };
+}
+let cudnnCreateOpTensorDescriptor$: typeof cudnnCreateOpTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `opTensorDesc`: out `cudnnOpTensorDescriptor_t *`. */
 export function cudnnCreateOpTensorDescriptor(): T.cudnnOpTensorDescriptor_t {
-  const s = (cudnnCreateOpTensorDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateOpTensorDescriptor$c ??= binder.nativeFixed('cudnnCreateOpTensorDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateOpTensorDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnOpTensorDescriptor_t;
+  return (cudnnCreateOpTensorDescriptor$ ??= bind$cudnnCreateOpTensorDescriptor())();
 }
-let cudnnCreatePoolingDescriptor$: Scratch | undefined;
-let cudnnCreatePoolingDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateOpTensorDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateOpTensorDescriptor(): typeof cudnnCreateOpTensorDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateOpTensorDescriptor', [s.bytes]);
+  return function cudnnCreateOpTensorDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateOpTensorDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnOpTensorDescriptor_t;
+  };
+}
+let cudnnCreatePoolingDescriptor$: typeof cudnnCreatePoolingDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `poolingDesc`: out `cudnnPoolingDescriptor_t *`. */
 export function cudnnCreatePoolingDescriptor(): T.cudnnPoolingDescriptor_t {
-  const s = (cudnnCreatePoolingDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreatePoolingDescriptor$c ??= binder.nativeFixed('cudnnCreatePoolingDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreatePoolingDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnPoolingDescriptor_t;
+  return (cudnnCreatePoolingDescriptor$ ??= bind$cudnnCreatePoolingDescriptor())();
 }
-let cudnnCreateRNNDataDescriptor$: Scratch | undefined;
-let cudnnCreateRNNDataDescriptor$c: NativeFunction | undefined;
+/** cudnnCreatePoolingDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreatePoolingDescriptor(): typeof cudnnCreatePoolingDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreatePoolingDescriptor', [s.bytes]);
+  return function cudnnCreatePoolingDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreatePoolingDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnPoolingDescriptor_t;
+  };
+}
+let cudnnCreateRNNDataDescriptor$: typeof cudnnCreateRNNDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `rnnDataDesc`: out `cudnnRNNDataDescriptor_t *`. */
 export function cudnnCreateRNNDataDescriptor(): T.cudnnRNNDataDescriptor_t {
-  const s = (cudnnCreateRNNDataDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateRNNDataDescriptor$c ??= binder.nativeFixed('cudnnCreateRNNDataDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateRNNDataDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnRNNDataDescriptor_t;
+  return (cudnnCreateRNNDataDescriptor$ ??= bind$cudnnCreateRNNDataDescriptor())();
 }
-let cudnnCreateRNNDescriptor$: Scratch | undefined;
-let cudnnCreateRNNDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateRNNDataDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateRNNDataDescriptor(): typeof cudnnCreateRNNDataDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateRNNDataDescriptor', [s.bytes]);
+  return function cudnnCreateRNNDataDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateRNNDataDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnRNNDataDescriptor_t;
+  };
+}
+let cudnnCreateRNNDescriptor$: typeof cudnnCreateRNNDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `rnnDesc`: out `cudnnRNNDescriptor_t *`. */
 export function cudnnCreateRNNDescriptor(): T.cudnnRNNDescriptor_t {
-  const s = (cudnnCreateRNNDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateRNNDescriptor$c ??= binder.nativeFixed('cudnnCreateRNNDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateRNNDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnRNNDescriptor_t;
+  return (cudnnCreateRNNDescriptor$ ??= bind$cudnnCreateRNNDescriptor())();
 }
-let cudnnCreateReduceTensorDescriptor$: Scratch | undefined;
-let cudnnCreateReduceTensorDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateRNNDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateRNNDescriptor(): typeof cudnnCreateRNNDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateRNNDescriptor', [s.bytes]);
+  return function cudnnCreateRNNDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateRNNDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnRNNDescriptor_t;
+  };
+}
+let cudnnCreateReduceTensorDescriptor$: typeof cudnnCreateReduceTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `reduceTensorDesc`: out `cudnnReduceTensorDescriptor_t *`. */
 export function cudnnCreateReduceTensorDescriptor(): T.cudnnReduceTensorDescriptor_t {
-  const s = (cudnnCreateReduceTensorDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateReduceTensorDescriptor$c ??= binder.nativeFixed('cudnnCreateReduceTensorDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateReduceTensorDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnReduceTensorDescriptor_t;
+  return (cudnnCreateReduceTensorDescriptor$ ??= bind$cudnnCreateReduceTensorDescriptor())();
 }
-let cudnnCreateSeqDataDescriptor$: Scratch | undefined;
-let cudnnCreateSeqDataDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateReduceTensorDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateReduceTensorDescriptor(): typeof cudnnCreateReduceTensorDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateReduceTensorDescriptor', [s.bytes]);
+  return function cudnnCreateReduceTensorDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateReduceTensorDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnReduceTensorDescriptor_t;
+  };
+}
+let cudnnCreateSeqDataDescriptor$: typeof cudnnCreateSeqDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `seqDataDesc`: out `cudnnSeqDataDescriptor_t *`. */
 export function cudnnCreateSeqDataDescriptor(): T.cudnnSeqDataDescriptor_t {
-  const s = (cudnnCreateSeqDataDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateSeqDataDescriptor$c ??= binder.nativeFixed('cudnnCreateSeqDataDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateSeqDataDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnSeqDataDescriptor_t;
+  return (cudnnCreateSeqDataDescriptor$ ??= bind$cudnnCreateSeqDataDescriptor())();
 }
-let cudnnCreateSpatialTransformerDescriptor$: Scratch | undefined;
-let cudnnCreateSpatialTransformerDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateSeqDataDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateSeqDataDescriptor(): typeof cudnnCreateSeqDataDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateSeqDataDescriptor', [s.bytes]);
+  return function cudnnCreateSeqDataDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateSeqDataDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnSeqDataDescriptor_t;
+  };
+}
+let cudnnCreateSpatialTransformerDescriptor$: typeof cudnnCreateSpatialTransformerDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `stDesc`: out `cudnnSpatialTransformerDescriptor_t *`. */
 export function cudnnCreateSpatialTransformerDescriptor(): T.cudnnSpatialTransformerDescriptor_t {
-  const s = (cudnnCreateSpatialTransformerDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateSpatialTransformerDescriptor$c ??= binder.nativeFixed('cudnnCreateSpatialTransformerDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateSpatialTransformerDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnSpatialTransformerDescriptor_t;
+  return (cudnnCreateSpatialTransformerDescriptor$ ??= bind$cudnnCreateSpatialTransformerDescriptor())();
 }
-let cudnnCreateTensorDescriptor$: Scratch | undefined;
-let cudnnCreateTensorDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateSpatialTransformerDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateSpatialTransformerDescriptor(): typeof cudnnCreateSpatialTransformerDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateSpatialTransformerDescriptor', [s.bytes]);
+  return function cudnnCreateSpatialTransformerDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateSpatialTransformerDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnSpatialTransformerDescriptor_t;
+  };
+}
+let cudnnCreateTensorDescriptor$: typeof cudnnCreateTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `tensorDesc`: out `cudnnTensorDescriptor_t *`. */
 export function cudnnCreateTensorDescriptor(): T.cudnnTensorDescriptor_t {
-  const s = (cudnnCreateTensorDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateTensorDescriptor$c ??= binder.nativeFixed('cudnnCreateTensorDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateTensorDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnTensorDescriptor_t;
+  return (cudnnCreateTensorDescriptor$ ??= bind$cudnnCreateTensorDescriptor())();
 }
-let cudnnCreateTensorTransformDescriptor$: Scratch | undefined;
-let cudnnCreateTensorTransformDescriptor$c: NativeFunction | undefined;
+/** cudnnCreateTensorDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateTensorDescriptor(): typeof cudnnCreateTensorDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateTensorDescriptor', [s.bytes]);
+  return function cudnnCreateTensorDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateTensorDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnTensorDescriptor_t;
+  };
+}
+let cudnnCreateTensorTransformDescriptor$: typeof cudnnCreateTensorTransformDescriptor | undefined;
 /** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `transformDesc`: out `cudnnTensorTransformDescriptor_t *`. */
 export function cudnnCreateTensorTransformDescriptor(): T.cudnnTensorTransformDescriptor_t {
-  const s = (cudnnCreateTensorTransformDescriptor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudnnCreateTensorTransformDescriptor$c ??= binder.nativeFixed('cudnnCreateTensorTransformDescriptor', [s.bytes]))();
-  if (status !== 0) throw fail('cudnnCreateTensorTransformDescriptor', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudnnTensorTransformDescriptor_t;
+  return (cudnnCreateTensorTransformDescriptor$ ??= bind$cudnnCreateTensorTransformDescriptor())();
+}
+/** cudnnCreateTensorTransformDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnCreateTensorTransformDescriptor(): typeof cudnnCreateTensorTransformDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudnnCreateTensorTransformDescriptor', [s.bytes]);
+  return function cudnnCreateTensorTransformDescriptor() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudnnCreateTensorTransformDescriptor', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnTensorTransformDescriptor_t;
+  };
 }

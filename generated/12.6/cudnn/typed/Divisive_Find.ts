@@ -116,34 +116,47 @@ export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc:
   const status = (cudnnDropoutForward$c ??= binder.native('cudnnDropoutForward'))(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnDropoutForward', status);
 }
-let cudnnDropoutGetReserveSpaceSize$: Scratch | undefined;
-let cudnnDropoutGetReserveSpaceSize$c: NativeFunction | undefined;
+let cudnnDropoutGetReserveSpaceSize$: typeof cudnnDropoutGetReserveSpaceSize | undefined;
 /** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param xdesc in `cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnDropoutGetReserveSpaceSize$ ??= new Scratch(1));
-  if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
-  s.f64[0] = 0;
-  const status = (cudnnDropoutGetReserveSpaceSize$c ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, s.bytes);
-  if (status !== 0) throw fail('cudnnDropoutGetReserveSpaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnDropoutGetReserveSpaceSize$ ??= bind$cudnnDropoutGetReserveSpaceSize())(xdesc);
 }
-let cudnnDropoutGetStatesSize$: Scratch | undefined;
-let cudnnDropoutGetStatesSize$c: NativeFunction | undefined;
+/** cudnnDropoutGetReserveSpaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnDropoutGetReserveSpaceSize(): typeof cudnnDropoutGetReserveSpaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnDropoutGetReserveSpaceSize(xdesc) {
+    if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, s$bytes);
+    if (status !== 0) throw fail('cudnnDropoutGetReserveSpaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnDropoutGetStatesSize$: typeof cudnnDropoutGetStatesSize | undefined;
 /** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): number {
-  const s = (cudnnDropoutGetStatesSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cudnnDropoutGetStatesSize$c ??= binder.native('cudnnDropoutGetStatesSize'))(handle, s.bytes);
-  if (status !== 0) throw fail('cudnnDropoutGetStatesSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnDropoutGetStatesSize$ ??= bind$cudnnDropoutGetStatesSize())(handle);
 }
-let cudnnFindConvolutionBackwardDataAlgorithm$: Scratch | undefined;
-let cudnnFindConvolutionBackwardDataAlgorithm$c: NativeFunction | undefined;
+/** cudnnDropoutGetStatesSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnDropoutGetStatesSize(): typeof cudnnDropoutGetStatesSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnDropoutGetStatesSize(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnDropoutGetStatesSize'))(handle, s$bytes);
+    if (status !== 0) throw fail('cudnnDropoutGetStatesSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnFindConvolutionBackwardDataAlgorithm$: typeof cudnnFindConvolutionBackwardDataAlgorithm | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param wDesc in `const cudnnFilterDescriptor_t`.
@@ -154,21 +167,28 @@ let cudnnFindConvolutionBackwardDataAlgorithm$c: NativeFunction | undefined;
  * @param perfResults in `cudnnConvolutionBwdDataAlgoPerf_t *`: address or host buffer, or null.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
-  const s = (cudnnFindConvolutionBackwardDataAlgorithm$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'handle', handle, true) as typeof handle;
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dxDesc', dxDesc, true) as typeof dxDesc;
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnFindConvolutionBackwardDataAlgorithm', 'perfResults', perfResults, true);
-  const status = (cudnnFindConvolutionBackwardDataAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithm'))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, s.bytes, perfResults);
-  if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithm', status);
-  return s.i32[0];
+  return (cudnnFindConvolutionBackwardDataAlgorithm$ ??= bind$cudnnFindConvolutionBackwardDataAlgorithm())(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, perfResults);
 }
-let cudnnFindConvolutionBackwardDataAlgorithmEx$: Scratch | undefined;
-let cudnnFindConvolutionBackwardDataAlgorithmEx$c: NativeFunction | undefined;
+/** cudnnFindConvolutionBackwardDataAlgorithm around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnFindConvolutionBackwardDataAlgorithm(): typeof cudnnFindConvolutionBackwardDataAlgorithm {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, perfResults) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'handle', handle, true) as typeof handle;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnFindConvolutionBackwardDataAlgorithm', 'perfResults', perfResults, true);
+    const status = (native$ ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithm'))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, s$bytes, perfResults);
+    if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithm', status);
+    return s$i32[0];
+  };
+}
+let cudnnFindConvolutionBackwardDataAlgorithmEx$: typeof cudnnFindConvolutionBackwardDataAlgorithmEx | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param wDesc in `const cudnnFilterDescriptor_t`.
@@ -184,26 +204,33 @@ let cudnnFindConvolutionBackwardDataAlgorithmEx$c: NativeFunction | undefined;
  * @param workSpaceSizeInBytes in `size_t`.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
-  const s = (cudnnFindConvolutionBackwardDataAlgorithmEx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'handle', handle, true) as typeof handle;
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
-  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'w', w, true);
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dy', dy, true);
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
-  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dx', dx, true);
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'perfResults', perfResults, true);
-  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpace', workSpace, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const status = (cudnnFindConvolutionBackwardDataAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithmEx'))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, s.bytes, perfResults, workSpace, workSpaceSizeInBytes);
-  if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithmEx', status);
-  return s.i32[0];
+  return (cudnnFindConvolutionBackwardDataAlgorithmEx$ ??= bind$cudnnFindConvolutionBackwardDataAlgorithmEx())(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
-let cudnnFindConvolutionBackwardFilterAlgorithm$: Scratch | undefined;
-let cudnnFindConvolutionBackwardFilterAlgorithm$c: NativeFunction | undefined;
+/** cudnnFindConvolutionBackwardDataAlgorithmEx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnFindConvolutionBackwardDataAlgorithmEx(): typeof cudnnFindConvolutionBackwardDataAlgorithmEx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'handle', handle, true) as typeof handle;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
+    pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'w', w, true);
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dy', dy, true);
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dx', dx, true);
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'perfResults', perfResults, true);
+    pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpace', workSpace, true);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    const status = (native$ ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithmEx'))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, s$bytes, perfResults, workSpace, workSpaceSizeInBytes);
+    if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithmEx', status);
+    return s$i32[0];
+  };
+}
+let cudnnFindConvolutionBackwardFilterAlgorithm$: typeof cudnnFindConvolutionBackwardFilterAlgorithm | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
@@ -214,21 +241,28 @@ let cudnnFindConvolutionBackwardFilterAlgorithm$c: NativeFunction | undefined;
  * @param perfResults in `cudnnConvolutionBwdFilterAlgoPerf_t *`: address or host buffer, or null.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
-  const s = (cudnnFindConvolutionBackwardFilterAlgorithm$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'handle', handle, true) as typeof handle;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dwDesc', dwDesc, true) as typeof dwDesc;
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'perfResults', perfResults, true);
-  const status = (cudnnFindConvolutionBackwardFilterAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithm'))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, s.bytes, perfResults);
-  if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithm', status);
-  return s.i32[0];
+  return (cudnnFindConvolutionBackwardFilterAlgorithm$ ??= bind$cudnnFindConvolutionBackwardFilterAlgorithm())(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, perfResults);
 }
-let cudnnFindConvolutionBackwardFilterAlgorithmEx$: Scratch | undefined;
-let cudnnFindConvolutionBackwardFilterAlgorithmEx$c: NativeFunction | undefined;
+/** cudnnFindConvolutionBackwardFilterAlgorithm around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnFindConvolutionBackwardFilterAlgorithm(): typeof cudnnFindConvolutionBackwardFilterAlgorithm {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, perfResults) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dwDesc', dwDesc, true) as typeof dwDesc;
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'perfResults', perfResults, true);
+    const status = (native$ ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithm'))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, s$bytes, perfResults);
+    if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithm', status);
+    return s$i32[0];
+  };
+}
+let cudnnFindConvolutionBackwardFilterAlgorithmEx$: typeof cudnnFindConvolutionBackwardFilterAlgorithmEx | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
@@ -244,26 +278,33 @@ let cudnnFindConvolutionBackwardFilterAlgorithmEx$c: NativeFunction | undefined;
  * @param workSpaceSizeInBytes in `size_t`.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, dw: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
-  const s = (cudnnFindConvolutionBackwardFilterAlgorithmEx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'handle', handle, true) as typeof handle;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
-  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'x', x, true);
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'y', y, true);
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dwDesc', dwDesc, true) as typeof dwDesc;
-  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dw', dw, true);
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'perfResults', perfResults, true);
-  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpace', workSpace, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const status = (cudnnFindConvolutionBackwardFilterAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithmEx'))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, s.bytes, perfResults, workSpace, workSpaceSizeInBytes);
-  if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithmEx', status);
-  return s.i32[0];
+  return (cudnnFindConvolutionBackwardFilterAlgorithmEx$ ??= bind$cudnnFindConvolutionBackwardFilterAlgorithmEx())(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
-let cudnnFindConvolutionForwardAlgorithm$: Scratch | undefined;
-let cudnnFindConvolutionForwardAlgorithm$c: NativeFunction | undefined;
+/** cudnnFindConvolutionBackwardFilterAlgorithmEx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnFindConvolutionBackwardFilterAlgorithmEx(): typeof cudnnFindConvolutionBackwardFilterAlgorithmEx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
+    pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'x', x, true);
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'y', y, true);
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dwDesc', dwDesc, true) as typeof dwDesc;
+    pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dw', dw, true);
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'perfResults', perfResults, true);
+    pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpace', workSpace, true);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    const status = (native$ ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithmEx'))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, s$bytes, perfResults, workSpace, workSpaceSizeInBytes);
+    if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithmEx', status);
+    return s$i32[0];
+  };
+}
+let cudnnFindConvolutionForwardAlgorithm$: typeof cudnnFindConvolutionForwardAlgorithm | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
@@ -274,21 +315,28 @@ let cudnnFindConvolutionForwardAlgorithm$c: NativeFunction | undefined;
  * @param perfResults in `cudnnConvolutionFwdAlgoPerf_t *`: address or host buffer, or null.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
-  const s = (cudnnFindConvolutionForwardAlgorithm$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithm', 'handle', handle, true) as typeof handle;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'yDesc', yDesc, true) as typeof yDesc;
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnFindConvolutionForwardAlgorithm', 'perfResults', perfResults, true);
-  const status = (cudnnFindConvolutionForwardAlgorithm$c ??= binder.native('cudnnFindConvolutionForwardAlgorithm'))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, s.bytes, perfResults);
-  if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithm', status);
-  return s.i32[0];
+  return (cudnnFindConvolutionForwardAlgorithm$ ??= bind$cudnnFindConvolutionForwardAlgorithm())(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, perfResults);
 }
-let cudnnFindConvolutionForwardAlgorithmEx$: Scratch | undefined;
-let cudnnFindConvolutionForwardAlgorithmEx$c: NativeFunction | undefined;
+/** cudnnFindConvolutionForwardAlgorithm around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnFindConvolutionForwardAlgorithm(): typeof cudnnFindConvolutionForwardAlgorithm {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, perfResults) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithm', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnFindConvolutionForwardAlgorithm', 'perfResults', perfResults, true);
+    const status = (native$ ??= binder.native('cudnnFindConvolutionForwardAlgorithm'))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, s$bytes, perfResults);
+    if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithm', status);
+    return s$i32[0];
+  };
+}
+let cudnnFindConvolutionForwardAlgorithmEx$: typeof cudnnFindConvolutionForwardAlgorithmEx | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
@@ -304,21 +352,29 @@ let cudnnFindConvolutionForwardAlgorithmEx$c: NativeFunction | undefined;
  * @param workSpaceSizeInBytes in `size_t`.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
-  const s = (cudnnFindConvolutionForwardAlgorithmEx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'handle', handle, true) as typeof handle;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
-  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'x', x, true);
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
-  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'w', w, true);
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'yDesc', yDesc, true) as typeof yDesc;
-  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'y', y, true);
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'perfResults', perfResults, true);
-  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpace', workSpace, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
-  const status = (cudnnFindConvolutionForwardAlgorithmEx$c ??= binder.native('cudnnFindConvolutionForwardAlgorithmEx'))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, s.bytes, perfResults, workSpace, workSpaceSizeInBytes);
-  if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithmEx', status);
-  return s.i32[0];
+  return (cudnnFindConvolutionForwardAlgorithmEx$ ??= bind$cudnnFindConvolutionForwardAlgorithmEx())(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+}
+/** cudnnFindConvolutionForwardAlgorithmEx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnFindConvolutionForwardAlgorithmEx(): typeof cudnnFindConvolutionForwardAlgorithmEx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
+    pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'x', x, true);
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
+    pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'w', w, true);
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'yDesc', yDesc, true) as typeof yDesc;
+    pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'y', y, true);
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'perfResults', perfResults, true);
+    pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpace', workSpace, true);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    const status = (native$ ??= binder.native('cudnnFindConvolutionForwardAlgorithmEx'))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, s$bytes, perfResults, workSpace, workSpaceSizeInBytes);
+    if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithmEx', status);
+    return s$i32[0];
+  };
 }

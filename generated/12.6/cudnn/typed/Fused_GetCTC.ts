@@ -20,21 +20,28 @@ export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cud
   const status = (cudnnFusedOpsExecute$c ??= binder.native('cudnnFusedOpsExecute'))(handle, plan, varPack);
   if (status !== 0) throw fail('cudnnFusedOpsExecute', status);
 }
-let cudnnGetActivationDescriptor$: Scratch | undefined;
-let cudnnGetActivationDescriptor$c: NativeFunction | undefined;
+let cudnnGetActivationDescriptor$: typeof cudnnGetActivationDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param coef in `double *`: address or host buffer, or null.
  * @returns `{ mode, reluNanOpt }`: `mode`: out `cudnnActivationMode_t *`; `reluNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, coef: T.Pointer): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t } {
-  const s = (cudnnGetActivationDescriptor$ ??= new Scratch(2));
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  pointerArg('cudnnGetActivationDescriptor', 'coef', coef, true);
-  const status = (cudnnGetActivationDescriptor$c ??= binder.native('cudnnGetActivationDescriptor'))(activationDesc, s.slot(0), s.slot(1), coef);
-  if (status !== 0) throw fail('cudnnGetActivationDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnActivationMode_t, reluNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
+  return (cudnnGetActivationDescriptor$ ??= bind$cudnnGetActivationDescriptor())(activationDesc, coef);
+}
+/** cudnnGetActivationDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetActivationDescriptor(): typeof cudnnGetActivationDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetActivationDescriptor(activationDesc, coef) {
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    pointerArg('cudnnGetActivationDescriptor', 'coef', coef, true);
+    const status = (native$ ??= binder.native('cudnnGetActivationDescriptor'))(activationDesc, s$slot0, s$slot1, coef);
+    if (status !== 0) throw fail('cudnnGetActivationDescriptor', status);
+    return { mode: s$i32[0] as T.cudnnActivationMode_t, reluNanOpt: s$i32[2] as T.cudnnNanPropagation_t };
+  };
 }
 let cudnnGetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -46,8 +53,7 @@ export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnAct
   const status = (cudnnGetActivationDescriptorSwishBeta$c ??= binder.native('cudnnGetActivationDescriptorSwishBeta'))(activationDesc, swish_beta);
   if (status !== 0) throw fail('cudnnGetActivationDescriptorSwishBeta', status);
 }
-let cudnnGetAttnDescriptor$: Scratch | undefined;
-let cudnnGetAttnDescriptor$c: NativeFunction | undefined;
+let cudnnGetAttnDescriptor$: typeof cudnnGetAttnDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param attnDesc in `cudnnAttnDescriptor_t`.
  * @param attnMode in `unsigned int *`: address or host buffer, or null.
@@ -57,33 +63,40 @@ let cudnnGetAttnDescriptor$c: NativeFunction | undefined;
  * @param kvMaxSeqLength in `int *`: address or host buffer, or null.
  * @returns `{ dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, maxBatchSize, maxBeamSize }`: `dataType`: out `cudnnDataType_t *`; `computePrec`: out `cudnnDataType_t *`; `mathType`: out `cudnnMathType_t *`; `attnDropoutDesc`: out `cudnnDropoutDescriptor_t *`; `postDropoutDesc`: out `cudnnDropoutDescriptor_t *`; `qSize`: out `int *`; `kSize`: out `int *`; `vSize`: out `int *`; `qProjSize`: out `int *`; `kProjSize`: out `int *`; `vProjSize`: out `int *`; `oProjSize`: out `int *`; `maxBatchSize`: out `int *`; `maxBeamSize`: out `int *`. */
 export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer): { dataType: T.cudnnDataType_t; computePrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; attnDropoutDesc: T.cudnnDropoutDescriptor_t; postDropoutDesc: T.cudnnDropoutDescriptor_t; qSize: number; kSize: number; vSize: number; qProjSize: number; kProjSize: number; vProjSize: number; oProjSize: number; maxBatchSize: number; maxBeamSize: number } {
-  const s = (cudnnGetAttnDescriptor$ ??= new Scratch(14));
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  pointerArg('cudnnGetAttnDescriptor', 'attnMode', attnMode, true);
-  pointerArg('cudnnGetAttnDescriptor', 'nHeads', nHeads, true);
-  pointerArg('cudnnGetAttnDescriptor', 'smScaler', smScaler, true);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  s.f64[9] = 0;
-  s.f64[10] = 0;
-  s.f64[11] = 0;
-  pointerArg('cudnnGetAttnDescriptor', 'qoMaxSeqLength', qoMaxSeqLength, true);
-  pointerArg('cudnnGetAttnDescriptor', 'kvMaxSeqLength', kvMaxSeqLength, true);
-  s.f64[12] = 0;
-  s.f64[13] = 0;
-  const status = (cudnnGetAttnDescriptor$c ??= binder.native('cudnnGetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), s.slot(11), qoMaxSeqLength, kvMaxSeqLength, s.slot(12), s.slot(13));
-  if (status !== 0) throw fail('cudnnGetAttnDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, computePrec: s.i32[2] as T.cudnnDataType_t, mathType: s.i32[4] as T.cudnnMathType_t, attnDropoutDesc: (s.u32[7] * 4294967296 + s.u32[6]) as T.cudnnDropoutDescriptor_t, postDropoutDesc: (s.u32[9] * 4294967296 + s.u32[8]) as T.cudnnDropoutDescriptor_t, qSize: s.i32[10], kSize: s.i32[12], vSize: s.i32[14], qProjSize: s.i32[16], kProjSize: s.i32[18], vProjSize: s.i32[20], oProjSize: s.i32[22], maxBatchSize: s.i32[24], maxBeamSize: s.i32[26] };
+  return (cudnnGetAttnDescriptor$ ??= bind$cudnnGetAttnDescriptor())(attnDesc, attnMode, nHeads, smScaler, qoMaxSeqLength, kvMaxSeqLength);
 }
-let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: Scratch | undefined;
-let cudnnGetBatchNormalizationBackwardExWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetAttnDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetAttnDescriptor(): typeof cudnnGetAttnDescriptor {
+  const s = new Scratch(14);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$slot10 = s.slot(10), s$slot11 = s.slot(11), s$slot12 = s.slot(12), s$slot13 = s.slot(13), s$i32 = s.i32, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, qoMaxSeqLength, kvMaxSeqLength) {
+    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
+    pointerArg('cudnnGetAttnDescriptor', 'attnMode', attnMode, true);
+    pointerArg('cudnnGetAttnDescriptor', 'nHeads', nHeads, true);
+    pointerArg('cudnnGetAttnDescriptor', 'smScaler', smScaler, true);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    s$f64[9] = 0;
+    s$f64[10] = 0;
+    s$f64[11] = 0;
+    pointerArg('cudnnGetAttnDescriptor', 'qoMaxSeqLength', qoMaxSeqLength, true);
+    pointerArg('cudnnGetAttnDescriptor', 'kvMaxSeqLength', kvMaxSeqLength, true);
+    s$f64[12] = 0;
+    s$f64[13] = 0;
+    const status = (native$ ??= binder.native('cudnnGetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8, s$slot9, s$slot10, s$slot11, qoMaxSeqLength, kvMaxSeqLength, s$slot12, s$slot13);
+    if (status !== 0) throw fail('cudnnGetAttnDescriptor', status);
+    return { dataType: s$i32[0] as T.cudnnDataType_t, computePrec: s$i32[2] as T.cudnnDataType_t, mathType: s$i32[4] as T.cudnnMathType_t, attnDropoutDesc: (s$u32[7] * 4294967296 + s$u32[6]) as T.cudnnDropoutDescriptor_t, postDropoutDesc: (s$u32[9] * 4294967296 + s$u32[8]) as T.cudnnDropoutDescriptor_t, qSize: s$i32[10], kSize: s$i32[12], vSize: s$i32[14], qProjSize: s$i32[16], kProjSize: s$i32[18], vProjSize: s$i32[20], oProjSize: s$i32[22], maxBatchSize: s$i32[24], maxBeamSize: s$i32[26] };
+  };
+}
+let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: typeof cudnnGetBatchNormalizationBackwardExWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param mode in `cudnnBatchNormMode_t`.
@@ -97,24 +110,31 @@ let cudnnGetBatchNormalizationBackwardExWorkspaceSize$c: NativeFunction | undefi
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
-  const s = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'mode', 'i32', mode);
-  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'bnOps', 'i32', bnOps);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
-  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
-  if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetBatchNormalizationBackwardExWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize())(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc);
 }
-let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: Scratch | undefined;
-let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetBatchNormalizationBackwardExWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize(): typeof cudnnGetBatchNormalizationBackwardExWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'mode', 'i32', mode);
+    if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'bnOps', 'i32', bnOps);
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetBatchNormalizationBackwardExWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: typeof cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param mode in `cudnnBatchNormMode_t`.
@@ -126,22 +146,29 @@ let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c: NativeFunction |
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
-  const s = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'mode', 'i32', mode);
-  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnOps', 'i32', bnOps);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-  if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize())(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc);
 }
-let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: Scratch | undefined;
-let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c: NativeFunction | undefined;
+/** cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(): typeof cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'mode', 'i32', mode);
+    if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnOps', 'i32', bnOps);
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: typeof cudnnGetBatchNormalizationTrainingExReserveSpaceSize | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param mode in `cudnnBatchNormMode_t`.
@@ -150,81 +177,116 @@ let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c: NativeFunction | und
  * @param xDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'mode', 'i32', mode);
-  if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'bnOps', 'i32', bnOps);
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize())(handle, mode, bnOps, activationDesc, xDesc);
 }
-let cudnnGetCTCLossDescriptor$: Scratch | undefined;
-let cudnnGetCTCLossDescriptor$c: NativeFunction | undefined;
+/** cudnnGetBatchNormalizationTrainingExReserveSpaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize(): typeof cudnnGetBatchNormalizationTrainingExReserveSpaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'mode', 'i32', mode);
+    if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'bnOps', 'i32', bnOps);
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetCTCLossDescriptor$: typeof cudnnGetCTCLossDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @returns the value of `compType`: out `cudnnDataType_t *`. */
 export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): T.cudnnDataType_t {
-  const s = (cudnnGetCTCLossDescriptor$ ??= new Scratch(1));
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetCTCLossDescriptor$c ??= binder.native('cudnnGetCTCLossDescriptor'))(ctcLossDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetCTCLossDescriptor', status);
-  return s.i32[0] as T.cudnnDataType_t;
+  return (cudnnGetCTCLossDescriptor$ ??= bind$cudnnGetCTCLossDescriptor())(ctcLossDesc);
 }
-let cudnnGetCTCLossDescriptorEx$: Scratch | undefined;
-let cudnnGetCTCLossDescriptorEx$c: NativeFunction | undefined;
+/** cudnnGetCTCLossDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetCTCLossDescriptor(): typeof cudnnGetCTCLossDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetCTCLossDescriptor(ctcLossDesc) {
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetCTCLossDescriptor'))(ctcLossDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetCTCLossDescriptor', status);
+    return s$i32[0] as T.cudnnDataType_t;
+  };
+}
+let cudnnGetCTCLossDescriptorEx$: typeof cudnnGetCTCLossDescriptorEx | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
-  const s = (cudnnGetCTCLossDescriptorEx$ ??= new Scratch(3));
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (cudnnGetCTCLossDescriptorEx$c ??= binder.native('cudnnGetCTCLossDescriptorEx'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('cudnnGetCTCLossDescriptorEx', status);
-  return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t };
+  return (cudnnGetCTCLossDescriptorEx$ ??= bind$cudnnGetCTCLossDescriptorEx())(ctcLossDesc);
 }
-let cudnnGetCTCLossDescriptor_v8$: Scratch | undefined;
-let cudnnGetCTCLossDescriptor_v8$c: NativeFunction | undefined;
+/** cudnnGetCTCLossDescriptorEx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetCTCLossDescriptorEx(): typeof cudnnGetCTCLossDescriptorEx {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetCTCLossDescriptorEx(ctcLossDesc) {
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cudnnGetCTCLossDescriptorEx'))(ctcLossDesc, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('cudnnGetCTCLossDescriptorEx', status);
+    return { compType: s$i32[0] as T.cudnnDataType_t, normMode: s$i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s$i32[4] as T.cudnnNanPropagation_t };
+  };
+}
+let cudnnGetCTCLossDescriptor_v8$: typeof cudnnGetCTCLossDescriptor_v8 | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param maxLabelLength in `int *`: address or host buffer, or null.
  * @returns `{ compType, normMode, gradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `gradMode`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
-  const s = (cudnnGetCTCLossDescriptor_v8$ ??= new Scratch(3));
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  pointerArg('cudnnGetCTCLossDescriptor_v8', 'maxLabelLength', maxLabelLength, true);
-  const status = (cudnnGetCTCLossDescriptor_v8$c ??= binder.native('cudnnGetCTCLossDescriptor_v8'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
-  if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v8', status);
-  return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t };
+  return (cudnnGetCTCLossDescriptor_v8$ ??= bind$cudnnGetCTCLossDescriptor_v8())(ctcLossDesc, maxLabelLength);
 }
-let cudnnGetCTCLossDescriptor_v9$: Scratch | undefined;
-let cudnnGetCTCLossDescriptor_v9$c: NativeFunction | undefined;
+/** cudnnGetCTCLossDescriptor_v8 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetCTCLossDescriptor_v8(): typeof cudnnGetCTCLossDescriptor_v8 {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetCTCLossDescriptor_v8(ctcLossDesc, maxLabelLength) {
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    pointerArg('cudnnGetCTCLossDescriptor_v8', 'maxLabelLength', maxLabelLength, true);
+    const status = (native$ ??= binder.native('cudnnGetCTCLossDescriptor_v8'))(ctcLossDesc, s$slot0, s$slot1, s$slot2, maxLabelLength);
+    if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v8', status);
+    return { compType: s$i32[0] as T.cudnnDataType_t, normMode: s$i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s$i32[4] as T.cudnnNanPropagation_t };
+  };
+}
+let cudnnGetCTCLossDescriptor_v9$: typeof cudnnGetCTCLossDescriptor_v9 | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param maxLabelLength in `int *`: address or host buffer, or null.
  * @returns `{ compType, normMode, ctcGradMode }`: `compType`: out `cudnnDataType_t *`; `normMode`: out `cudnnLossNormalizationMode_t *`; `ctcGradMode`: out `cudnnCTCGradMode_t *`. */
 export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t } {
-  const s = (cudnnGetCTCLossDescriptor_v9$ ??= new Scratch(3));
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  pointerArg('cudnnGetCTCLossDescriptor_v9', 'maxLabelLength', maxLabelLength, true);
-  const status = (cudnnGetCTCLossDescriptor_v9$c ??= binder.native('cudnnGetCTCLossDescriptor_v9'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
-  if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v9', status);
-  return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, ctcGradMode: s.i32[4] as T.cudnnCTCGradMode_t };
+  return (cudnnGetCTCLossDescriptor_v9$ ??= bind$cudnnGetCTCLossDescriptor_v9())(ctcLossDesc, maxLabelLength);
 }
-let cudnnGetCTCLossWorkspaceSize$: Scratch | undefined;
-let cudnnGetCTCLossWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetCTCLossDescriptor_v9 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetCTCLossDescriptor_v9(): typeof cudnnGetCTCLossDescriptor_v9 {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetCTCLossDescriptor_v9(ctcLossDesc, maxLabelLength) {
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    pointerArg('cudnnGetCTCLossDescriptor_v9', 'maxLabelLength', maxLabelLength, true);
+    const status = (native$ ??= binder.native('cudnnGetCTCLossDescriptor_v9'))(ctcLossDesc, s$slot0, s$slot1, s$slot2, maxLabelLength);
+    if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v9', status);
+    return { compType: s$i32[0] as T.cudnnDataType_t, normMode: s$i32[2] as T.cudnnLossNormalizationMode_t, ctcGradMode: s$i32[4] as T.cudnnCTCGradMode_t };
+  };
+}
+let cudnnGetCTCLossWorkspaceSize$: typeof cudnnGetCTCLossWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param probsDesc in `const cudnnTensorDescriptor_t`.
@@ -236,22 +298,29 @@ let cudnnGetCTCLossWorkspaceSize$c: NativeFunction | undefined;
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): number {
-  const s = (cudnnGetCTCLossWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'probsDesc', probsDesc, true) as typeof probsDesc;
-  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
-  pointerArg('cudnnGetCTCLossWorkspaceSize', 'labels', labels, true);
-  pointerArg('cudnnGetCTCLossWorkspaceSize', 'labelLengths', labelLengths, true);
-  pointerArg('cudnnGetCTCLossWorkspaceSize', 'inputLengths', inputLengths, true);
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize', 'algo', 'i32', algo);
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetCTCLossWorkspaceSize$c ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetCTCLossWorkspaceSize$ ??= bind$cudnnGetCTCLossWorkspaceSize())(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc);
 }
-let cudnnGetCTCLossWorkspaceSize_v8$: Scratch | undefined;
-let cudnnGetCTCLossWorkspaceSize_v8$c: NativeFunction | undefined;
+/** cudnnGetCTCLossWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetCTCLossWorkspaceSize(): typeof cudnnGetCTCLossWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'probsDesc', probsDesc, true) as typeof probsDesc;
+    if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+    pointerArg('cudnnGetCTCLossWorkspaceSize', 'labels', labels, true);
+    pointerArg('cudnnGetCTCLossWorkspaceSize', 'labelLengths', labelLengths, true);
+    pointerArg('cudnnGetCTCLossWorkspaceSize', 'inputLengths', inputLengths, true);
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize', 'algo', 'i32', algo);
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetCTCLossWorkspaceSize_v8$: typeof cudnnGetCTCLossWorkspaceSize_v8 | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param algo in `cudnnCTCLossAlgo_t`.
@@ -260,14 +329,22 @@ let cudnnGetCTCLossWorkspaceSize_v8$c: NativeFunction | undefined;
  * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnGetCTCLossWorkspaceSize_v8$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize_v8', 'algo', 'i32', algo);
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
-  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetCTCLossWorkspaceSize_v8$c ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize_v8', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetCTCLossWorkspaceSize_v8$ ??= bind$cudnnGetCTCLossWorkspaceSize_v8())(handle, algo, ctcLossDesc, probsDesc, gradientsDesc);
+}
+/** cudnnGetCTCLossWorkspaceSize_v8 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetCTCLossWorkspaceSize_v8(): typeof cudnnGetCTCLossWorkspaceSize_v8 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize_v8', 'algo', 'i32', algo);
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
+    if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize_v8', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudnnGetConvolution2dDescriptor$: Scratch | undefined;
-let cudnnGetConvolution2dDescriptor$c: NativeFunction | undefined;
+let cudnnGetConvolution2dDescriptor$: typeof cudnnGetConvolution2dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `const cudnnConvolutionDescriptor_t`.
  * @param pad_h in `int *`: address or host buffer, or null.
@@ -20,19 +19,27 @@ let cudnnGetConvolution2dDescriptor$c: NativeFunction | undefined;
  * @param dilation_w in `int *`: address or host buffer, or null.
  * @returns `{ mode, computeType }`: `mode`: out `cudnnConvolutionMode_t *`; `computeType`: out `cudnnDataType_t *`. */
 export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
-  const s = (cudnnGetConvolution2dDescriptor$ ??= new Scratch(2));
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
-  pointerArg('cudnnGetConvolution2dDescriptor', 'pad_h', pad_h, true);
-  pointerArg('cudnnGetConvolution2dDescriptor', 'pad_w', pad_w, true);
-  pointerArg('cudnnGetConvolution2dDescriptor', 'u', u, true);
-  pointerArg('cudnnGetConvolution2dDescriptor', 'v', v, true);
-  pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_h', dilation_h, true);
-  pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_w', dilation_w, true);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudnnGetConvolution2dDescriptor$c ??= binder.native('cudnnGetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cudnnGetConvolution2dDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
+  return (cudnnGetConvolution2dDescriptor$ ??= bind$cudnnGetConvolution2dDescriptor())(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w);
+}
+/** cudnnGetConvolution2dDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolution2dDescriptor(): typeof cudnnGetConvolution2dDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w) {
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+    pointerArg('cudnnGetConvolution2dDescriptor', 'pad_h', pad_h, true);
+    pointerArg('cudnnGetConvolution2dDescriptor', 'pad_w', pad_w, true);
+    pointerArg('cudnnGetConvolution2dDescriptor', 'u', u, true);
+    pointerArg('cudnnGetConvolution2dDescriptor', 'v', v, true);
+    pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_h', dilation_h, true);
+    pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_w', dilation_w, true);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cudnnGetConvolution2dDescriptor', status);
+    return { mode: s$i32[0] as T.cudnnConvolutionMode_t, computeType: s$i32[2] as T.cudnnDataType_t };
+  };
 }
 let cudnnGetConvolution2dForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -61,8 +68,7 @@ export function cudnnGetCudartVersion(): number {
   const result = (cudnnGetCudartVersion$c ??= binder.native('cudnnGetCudartVersion'))();
   return result;
 }
-let cudnnGetDropoutDescriptor$: Scratch | undefined;
-let cudnnGetDropoutDescriptor$c: NativeFunction | undefined;
+let cudnnGetDropoutDescriptor$: typeof cudnnGetDropoutDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
  * @param handle in `cudnnHandle_t`.
@@ -70,15 +76,23 @@ let cudnnGetDropoutDescriptor$c: NativeFunction | undefined;
  * @param states in `void **`: address or host buffer, or null.
  * @returns the value of `seed`: out `unsigned long long *`. */
 export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: T.Pointer, states: T.Pointer): bigint {
-  const s = (cudnnGetDropoutDescriptor$ ??= new Scratch(1));
-  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnGetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetDropoutDescriptor', 'handle', handle, true) as typeof handle;
-  pointerArg('cudnnGetDropoutDescriptor', 'dropout', dropout, true);
-  pointerArg('cudnnGetDropoutDescriptor', 'states', states, true);
-  s.f64[0] = 0;
-  const status = (cudnnGetDropoutDescriptor$c ??= binder.native('cudnnGetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, s.bytes);
-  if (status !== 0) throw fail('cudnnGetDropoutDescriptor', status);
-  return s.u64[0];
+  return (cudnnGetDropoutDescriptor$ ??= bind$cudnnGetDropoutDescriptor())(dropoutDesc, handle, dropout, states);
+}
+/** cudnnGetDropoutDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetDropoutDescriptor(): typeof cudnnGetDropoutDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states) {
+    if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnGetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetDropoutDescriptor', 'handle', handle, true) as typeof handle;
+    pointerArg('cudnnGetDropoutDescriptor', 'dropout', dropout, true);
+    pointerArg('cudnnGetDropoutDescriptor', 'states', states, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, s$bytes);
+    if (status !== 0) throw fail('cudnnGetDropoutDescriptor', status);
+    return s$u64[0];
+  };
 }
 let cudnnGetErrorString$c: NativeFunction | undefined;
 /** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 12.6
@@ -89,8 +103,7 @@ export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
   const result = (cudnnGetErrorString$c ??= binder.native('cudnnGetErrorString'))(status_);
   return result;
 }
-let cudnnGetFilter4dDescriptor$: Scratch | undefined;
-let cudnnGetFilter4dDescriptor$c: NativeFunction | undefined;
+let cudnnGetFilter4dDescriptor$: typeof cudnnGetFilter4dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param filterDesc in `const cudnnFilterDescriptor_t`.
  * @param k in `int *`: address or host buffer, or null.
@@ -99,20 +112,27 @@ let cudnnGetFilter4dDescriptor$c: NativeFunction | undefined;
  * @param w in `int *`: address or host buffer, or null.
  * @returns `{ dataType, format }`: `dataType`: out `cudnnDataType_t *`; `format`: out `cudnnTensorFormat_t *`. */
 export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
-  const s = (cudnnGetFilter4dDescriptor$ ??= new Scratch(2));
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  pointerArg('cudnnGetFilter4dDescriptor', 'k', k, true);
-  pointerArg('cudnnGetFilter4dDescriptor', 'c', c, true);
-  pointerArg('cudnnGetFilter4dDescriptor', 'h', h, true);
-  pointerArg('cudnnGetFilter4dDescriptor', 'w', w, true);
-  const status = (cudnnGetFilter4dDescriptor$c ??= binder.native('cudnnGetFilter4dDescriptor'))(filterDesc, s.slot(0), s.slot(1), k, c, h, w);
-  if (status !== 0) throw fail('cudnnGetFilter4dDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t };
+  return (cudnnGetFilter4dDescriptor$ ??= bind$cudnnGetFilter4dDescriptor())(filterDesc, k, c, h, w);
 }
-let cudnnGetFilterNdDescriptor$: Scratch | undefined;
-let cudnnGetFilterNdDescriptor$c: NativeFunction | undefined;
+/** cudnnGetFilter4dDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetFilter4dDescriptor(): typeof cudnnGetFilter4dDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetFilter4dDescriptor(filterDesc, k, c, h, w) {
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    pointerArg('cudnnGetFilter4dDescriptor', 'k', k, true);
+    pointerArg('cudnnGetFilter4dDescriptor', 'c', c, true);
+    pointerArg('cudnnGetFilter4dDescriptor', 'h', h, true);
+    pointerArg('cudnnGetFilter4dDescriptor', 'w', w, true);
+    const status = (native$ ??= binder.native('cudnnGetFilter4dDescriptor'))(filterDesc, s$slot0, s$slot1, k, c, h, w);
+    if (status !== 0) throw fail('cudnnGetFilter4dDescriptor', status);
+    return { dataType: s$i32[0] as T.cudnnDataType_t, format: s$i32[2] as T.cudnnTensorFormat_t };
+  };
+}
+let cudnnGetFilterNdDescriptor$: typeof cudnnGetFilterNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param filterDesc in `const cudnnFilterDescriptor_t`.
  * @param nbDimsRequested in `int`.
@@ -120,27 +140,42 @@ let cudnnGetFilterNdDescriptor$c: NativeFunction | undefined;
  * @param filterDimA in `int *`: address or host buffer, or null.
  * @returns `{ dataType, format }`: `dataType`: out `cudnnDataType_t *`; `format`: out `cudnnTensorFormat_t *`. */
 export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, filterDimA: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
-  const s = (cudnnGetFilterNdDescriptor$ ??= new Scratch(2));
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetFilterNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  pointerArg('cudnnGetFilterNdDescriptor', 'nbDims', nbDims, true);
-  pointerArg('cudnnGetFilterNdDescriptor', 'filterDimA', filterDimA, true);
-  const status = (cudnnGetFilterNdDescriptor$c ??= binder.native('cudnnGetFilterNdDescriptor'))(filterDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, filterDimA);
-  if (status !== 0) throw fail('cudnnGetFilterNdDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t };
+  return (cudnnGetFilterNdDescriptor$ ??= bind$cudnnGetFilterNdDescriptor())(filterDesc, nbDimsRequested, nbDims, filterDimA);
 }
-let cudnnGetFilterSizeInBytes$: Scratch | undefined;
-let cudnnGetFilterSizeInBytes$c: NativeFunction | undefined;
+/** cudnnGetFilterNdDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetFilterNdDescriptor(): typeof cudnnGetFilterNdDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, nbDims, filterDimA) {
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetFilterNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    pointerArg('cudnnGetFilterNdDescriptor', 'nbDims', nbDims, true);
+    pointerArg('cudnnGetFilterNdDescriptor', 'filterDimA', filterDimA, true);
+    const status = (native$ ??= binder.native('cudnnGetFilterNdDescriptor'))(filterDesc, nbDimsRequested, s$slot0, s$slot1, nbDims, filterDimA);
+    if (status !== 0) throw fail('cudnnGetFilterNdDescriptor', status);
+    return { dataType: s$i32[0] as T.cudnnDataType_t, format: s$i32[2] as T.cudnnTensorFormat_t };
+  };
+}
+let cudnnGetFilterSizeInBytes$: typeof cudnnGetFilterSizeInBytes | undefined;
 /** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param filterDesc in `const cudnnFilterDescriptor_t`.
  * @returns the value of `size`: out `size_t *`. */
 export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t | null): number {
-  const s = (cudnnGetFilterSizeInBytes$ ??= new Scratch(1));
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetFilterSizeInBytes$c ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetFilterSizeInBytes', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetFilterSizeInBytes$ ??= bind$cudnnGetFilterSizeInBytes())(filterDesc);
+}
+/** cudnnGetFilterSizeInBytes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetFilterSizeInBytes(): typeof cudnnGetFilterSizeInBytes {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetFilterSizeInBytes(filterDesc) {
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetFilterSizeInBytes', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

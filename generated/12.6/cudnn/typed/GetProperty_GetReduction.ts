@@ -8,21 +8,27 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudnnGetProperty$: Scratch | undefined;
-let cudnnGetProperty$c: NativeFunction | undefined;
+let cudnnGetProperty$: typeof cudnnGetProperty | undefined;
 /** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function cudnnGetProperty(type: T.libraryPropertyType): number {
-  const s = (cudnnGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudnnGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cudnnGetProperty$c ??= binder.native('cudnnGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('cudnnGetProperty', status);
-  return s.i32[0];
+  return (cudnnGetProperty$ ??= bind$cudnnGetProperty())(type);
 }
-let cudnnGetRNNDataDescriptor$: Scratch | undefined;
-let cudnnGetRNNDataDescriptor$c: NativeFunction | undefined;
+/** cudnnGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetProperty(): typeof cudnnGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudnnGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('cudnnGetProperty', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetRNNDataDescriptor$: typeof cudnnGetRNNDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`.
  * @param maxSeqLength in `int *`: address or host buffer, or null.
@@ -31,50 +37,64 @@ let cudnnGetRNNDataDescriptor$c: NativeFunction | undefined;
  * @param paddingFill in `void *`: address or host buffer, or null.
  * @returns `{ dataType, layout, batchSize, vectorSize }`: `dataType`: out `cudnnDataType_t *`; `layout`: out `cudnnRNNDataLayout_t *`; `batchSize`: out `int *`; `vectorSize`: out `int *`. */
 export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, maxSeqLength: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; batchSize: number; vectorSize: number } {
-  const s = (cudnnGetRNNDataDescriptor$ ??= new Scratch(4));
-  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnGetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  pointerArg('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, true);
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetRNNDataDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
-  pointerArg('cudnnGetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, true);
-  pointerArg('cudnnGetRNNDataDescriptor', 'paddingFill', paddingFill, true);
-  const status = (cudnnGetRNNDataDescriptor$c ??= binder.native('cudnnGetRNNDataDescriptor'))(rnnDataDesc, s.slot(0), s.slot(1), maxSeqLength, s.slot(2), s.slot(3), arrayLengthRequested, seqLengthArray, paddingFill);
-  if (status !== 0) throw fail('cudnnGetRNNDataDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, layout: s.i32[2] as T.cudnnRNNDataLayout_t, batchSize: s.i32[4], vectorSize: s.i32[6] };
+  return (cudnnGetRNNDataDescriptor$ ??= bind$cudnnGetRNNDataDescriptor())(rnnDataDesc, maxSeqLength, arrayLengthRequested, seqLengthArray, paddingFill);
 }
-let cudnnGetRNNDescriptor_v8$: Scratch | undefined;
-let cudnnGetRNNDescriptor_v8$c: NativeFunction | undefined;
+/** cudnnGetRNNDataDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetRNNDataDescriptor(): typeof cudnnGetRNNDataDescriptor {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetRNNDataDescriptor(rnnDataDesc, maxSeqLength, arrayLengthRequested, seqLengthArray, paddingFill) {
+    if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnGetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    pointerArg('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, true);
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetRNNDataDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
+    pointerArg('cudnnGetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, true);
+    pointerArg('cudnnGetRNNDataDescriptor', 'paddingFill', paddingFill, true);
+    const status = (native$ ??= binder.native('cudnnGetRNNDataDescriptor'))(rnnDataDesc, s$slot0, s$slot1, maxSeqLength, s$slot2, s$slot3, arrayLengthRequested, seqLengthArray, paddingFill);
+    if (status !== 0) throw fail('cudnnGetRNNDataDescriptor', status);
+    return { dataType: s$i32[0] as T.cudnnDataType_t, layout: s$i32[2] as T.cudnnRNNDataLayout_t, batchSize: s$i32[4], vectorSize: s$i32[6] };
+  };
+}
+let cudnnGetRNNDescriptor_v8$: typeof cudnnGetRNNDescriptor_v8 | undefined;
 /** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
  * @param numLayers in `int32_t *`: address or host buffer, or null.
  * @param auxFlags in `uint32_t *`: address or host buffer, or null.
  * @returns `{ algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, dropoutDesc }`: `algo`: out `cudnnRNNAlgo_t *`; `cellMode`: out `cudnnRNNMode_t *`; `biasMode`: out `cudnnRNNBiasMode_t *`; `dirMode`: out `cudnnDirectionMode_t *`; `inputMode`: out `cudnnRNNInputMode_t *`; `dataType`: out `cudnnDataType_t *`; `mathPrec`: out `cudnnDataType_t *`; `mathType`: out `cudnnMathType_t *`; `inputSize`: out `int32_t *`; `hiddenSize`: out `int32_t *`; `projSize`: out `int32_t *`; `dropoutDesc`: out `cudnnDropoutDescriptor_t *`. */
 export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, numLayers: T.Pointer, auxFlags: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; inputMode: T.cudnnRNNInputMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; inputSize: number; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t } {
-  const s = (cudnnGetRNNDescriptor_v8$ ??= new Scratch(12));
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  s.f64[9] = 0;
-  s.f64[10] = 0;
-  pointerArg('cudnnGetRNNDescriptor_v8', 'numLayers', numLayers, true);
-  s.f64[11] = 0;
-  pointerArg('cudnnGetRNNDescriptor_v8', 'auxFlags', auxFlags, true);
-  const status = (cudnnGetRNNDescriptor_v8$c ??= binder.native('cudnnGetRNNDescriptor_v8'))(rnnDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), numLayers, s.slot(11), auxFlags);
-  if (status !== 0) throw fail('cudnnGetRNNDescriptor_v8', status);
-  return { algo: s.i32[0] as T.cudnnRNNAlgo_t, cellMode: s.i32[2] as T.cudnnRNNMode_t, biasMode: s.i32[4] as T.cudnnRNNBiasMode_t, dirMode: s.i32[6] as T.cudnnDirectionMode_t, inputMode: s.i32[8] as T.cudnnRNNInputMode_t, dataType: s.i32[10] as T.cudnnDataType_t, mathPrec: s.i32[12] as T.cudnnDataType_t, mathType: s.i32[14] as T.cudnnMathType_t, inputSize: s.i32[16], hiddenSize: s.i32[18], projSize: s.i32[20], dropoutDesc: (s.u32[23] * 4294967296 + s.u32[22]) as T.cudnnDropoutDescriptor_t };
+  return (cudnnGetRNNDescriptor_v8$ ??= bind$cudnnGetRNNDescriptor_v8())(rnnDesc, numLayers, auxFlags);
 }
-let cudnnGetRNNTempSpaceSizes$: Scratch | undefined;
-let cudnnGetRNNTempSpaceSizes$c: NativeFunction | undefined;
+/** cudnnGetRNNDescriptor_v8 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetRNNDescriptor_v8(): typeof cudnnGetRNNDescriptor_v8 {
+  const s = new Scratch(12);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$slot10 = s.slot(10), s$slot11 = s.slot(11), s$i32 = s.i32, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetRNNDescriptor_v8(rnnDesc, numLayers, auxFlags) {
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    s$f64[9] = 0;
+    s$f64[10] = 0;
+    pointerArg('cudnnGetRNNDescriptor_v8', 'numLayers', numLayers, true);
+    s$f64[11] = 0;
+    pointerArg('cudnnGetRNNDescriptor_v8', 'auxFlags', auxFlags, true);
+    const status = (native$ ??= binder.native('cudnnGetRNNDescriptor_v8'))(rnnDesc, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8, s$slot9, s$slot10, numLayers, s$slot11, auxFlags);
+    if (status !== 0) throw fail('cudnnGetRNNDescriptor_v8', status);
+    return { algo: s$i32[0] as T.cudnnRNNAlgo_t, cellMode: s$i32[2] as T.cudnnRNNMode_t, biasMode: s$i32[4] as T.cudnnRNNBiasMode_t, dirMode: s$i32[6] as T.cudnnDirectionMode_t, inputMode: s$i32[8] as T.cudnnRNNInputMode_t, dataType: s$i32[10] as T.cudnnDataType_t, mathPrec: s$i32[12] as T.cudnnDataType_t, mathType: s$i32[14] as T.cudnnMathType_t, inputSize: s$i32[16], hiddenSize: s$i32[18], projSize: s$i32[20], dropoutDesc: (s$u32[23] * 4294967296 + s$u32[22]) as T.cudnnDropoutDescriptor_t };
+  };
+}
+let cudnnGetRNNTempSpaceSizes$: typeof cudnnGetRNNTempSpaceSizes | undefined;
 /** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
@@ -82,19 +102,26 @@ let cudnnGetRNNTempSpaceSizes$c: NativeFunction | undefined;
  * @param xDesc in `cudnnRNNDataDescriptor_t`.
  * @returns `{ workSpaceSize, reserveSpaceSize }`: `workSpaceSize`: out `size_t *`; `reserveSpaceSize`: out `size_t *`. */
 export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t | null): { workSpaceSize: number; reserveSpaceSize: number } {
-  const s = (cudnnGetRNNTempSpaceSizes$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNTempSpaceSizes', 'handle', handle, true) as typeof handle;
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnGetRNNTempSpaceSizes', 'fwdMode', 'i32', fwdMode);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'xDesc', xDesc, true) as typeof xDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudnnGetRNNTempSpaceSizes$c ??= binder.native('cudnnGetRNNTempSpaceSizes'))(handle, rnnDesc, fwdMode, xDesc, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cudnnGetRNNTempSpaceSizes', status);
-  return { workSpaceSize: (s.u32[1] * 4294967296 + s.u32[0]), reserveSpaceSize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudnnGetRNNTempSpaceSizes$ ??= bind$cudnnGetRNNTempSpaceSizes())(handle, rnnDesc, fwdMode, xDesc);
 }
-let cudnnGetRNNWeightParams$: Scratch | undefined;
-let cudnnGetRNNWeightParams$c: NativeFunction | undefined;
+/** cudnnGetRNNTempSpaceSizes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetRNNTempSpaceSizes(): typeof cudnnGetRNNTempSpaceSizes {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNTempSpaceSizes', 'handle', handle, true) as typeof handle;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnGetRNNTempSpaceSizes', 'fwdMode', 'i32', fwdMode);
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'xDesc', xDesc, true) as typeof xDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudnnGetRNNTempSpaceSizes'))(handle, rnnDesc, fwdMode, xDesc, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cudnnGetRNNTempSpaceSizes', status);
+    return { workSpaceSize: (s$u32[1] * 4294967296 + s$u32[0]), reserveSpaceSize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cudnnGetRNNWeightParams$: typeof cudnnGetRNNWeightParams | undefined;
 /** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
@@ -106,56 +133,77 @@ let cudnnGetRNNWeightParams$c: NativeFunction | undefined;
  * @param bDesc in `cudnnTensorDescriptor_t`.
  * @returns `{ mAddr, bAddr }`: `mAddr`: out `void **`; `bAddr`: out `void **`. */
 export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t | null, bDesc: T.cudnnTensorDescriptor_t | null): { mAddr: number; bAddr: number } {
-  const s = (cudnnGetRNNWeightParams$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightParams', 'handle', handle, true) as typeof handle;
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightParams', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  if (typeof pseudoLayer !== 'number' || (pseudoLayer | 0) !== pseudoLayer) throw intError('cudnnGetRNNWeightParams', 'pseudoLayer', 'i32', pseudoLayer);
-  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnGetRNNWeightParams', 'weightSpaceSize', weightSpaceSize, false);
-  pointerArg('cudnnGetRNNWeightParams', 'weightSpace', weightSpace, true);
-  if (typeof linLayerID !== 'number' || (linLayerID | 0) !== linLayerID) throw intError('cudnnGetRNNWeightParams', 'linLayerID', 'i32', linLayerID);
-  if (typeof mDesc !== 'number' || !(mDesc >= 0 && mDesc <= 9007199254740991) || mDesc % 1 !== 0) mDesc = addressArg('cudnnGetRNNWeightParams', 'mDesc', mDesc, true) as typeof mDesc;
-  s.f64[0] = 0;
-  if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || bDesc % 1 !== 0) bDesc = addressArg('cudnnGetRNNWeightParams', 'bDesc', bDesc, true) as typeof bDesc;
-  s.f64[1] = 0;
-  const status = (cudnnGetRNNWeightParams$c ??= binder.native('cudnnGetRNNWeightParams'))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, s.slot(0), bDesc, s.slot(1));
-  if (status !== 0) throw fail('cudnnGetRNNWeightParams', status);
-  return { mAddr: (s.u32[1] * 4294967296 + s.u32[0]), bAddr: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudnnGetRNNWeightParams$ ??= bind$cudnnGetRNNWeightParams())(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, bDesc);
 }
-let cudnnGetRNNWeightSpaceSize$: Scratch | undefined;
-let cudnnGetRNNWeightSpaceSize$c: NativeFunction | undefined;
+/** cudnnGetRNNWeightParams around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetRNNWeightParams(): typeof cudnnGetRNNWeightParams {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, bDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightParams', 'handle', handle, true) as typeof handle;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightParams', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof pseudoLayer !== 'number' || (pseudoLayer | 0) !== pseudoLayer) throw intError('cudnnGetRNNWeightParams', 'pseudoLayer', 'i32', pseudoLayer);
+    if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnGetRNNWeightParams', 'weightSpaceSize', weightSpaceSize, false);
+    pointerArg('cudnnGetRNNWeightParams', 'weightSpace', weightSpace, true);
+    if (typeof linLayerID !== 'number' || (linLayerID | 0) !== linLayerID) throw intError('cudnnGetRNNWeightParams', 'linLayerID', 'i32', linLayerID);
+    if (typeof mDesc !== 'number' || !(mDesc >= 0 && mDesc <= 9007199254740991) || mDesc % 1 !== 0) mDesc = addressArg('cudnnGetRNNWeightParams', 'mDesc', mDesc, true) as typeof mDesc;
+    s$f64[0] = 0;
+    if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || bDesc % 1 !== 0) bDesc = addressArg('cudnnGetRNNWeightParams', 'bDesc', bDesc, true) as typeof bDesc;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudnnGetRNNWeightParams'))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, s$slot0, bDesc, s$slot1);
+    if (status !== 0) throw fail('cudnnGetRNNWeightParams', status);
+    return { mAddr: (s$u32[1] * 4294967296 + s$u32[0]), bAddr: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cudnnGetRNNWeightSpaceSize$: typeof cudnnGetRNNWeightSpaceSize | undefined;
 /** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
  * @returns the value of `weightSpaceSize`: out `size_t *`. */
 export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null): number {
-  const s = (cudnnGetRNNWeightSpaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightSpaceSize', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetRNNWeightSpaceSize$c ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetRNNWeightSpaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetRNNWeightSpaceSize$ ??= bind$cudnnGetRNNWeightSpaceSize())(handle, rnnDesc);
 }
-let cudnnGetReduceTensorDescriptor$: Scratch | undefined;
-let cudnnGetReduceTensorDescriptor$c: NativeFunction | undefined;
+/** cudnnGetRNNWeightSpaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetRNNWeightSpaceSize(): typeof cudnnGetRNNWeightSpaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetRNNWeightSpaceSize(handle, rnnDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightSpaceSize', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetRNNWeightSpaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetReduceTensorDescriptor$: typeof cudnnGetReduceTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
  * @param reduceTensorIndices in `cudnnReduceTensorIndices_t *`: address or host buffer, or null.
  * @returns `{ reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndicesType }`: `reduceTensorOp`: out `cudnnReduceTensorOp_t *`; `reduceTensorCompType`: out `cudnnDataType_t *`; `reduceTensorNanOpt`: out `cudnnNanPropagation_t *`; `reduceTensorIndicesType`: out `cudnnIndicesType_t *`. */
 export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorIndices: T.Pointer): { reduceTensorOp: T.cudnnReduceTensorOp_t; reduceTensorCompType: T.cudnnDataType_t; reduceTensorNanOpt: T.cudnnNanPropagation_t; reduceTensorIndicesType: T.cudnnIndicesType_t } {
-  const s = (cudnnGetReduceTensorDescriptor$ ??= new Scratch(4));
-  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  pointerArg('cudnnGetReduceTensorDescriptor', 'reduceTensorIndices', reduceTensorIndices, true);
-  s.f64[3] = 0;
-  const status = (cudnnGetReduceTensorDescriptor$c ??= binder.native('cudnnGetReduceTensorDescriptor'))(reduceTensorDesc, s.slot(0), s.slot(1), s.slot(2), reduceTensorIndices, s.slot(3));
-  if (status !== 0) throw fail('cudnnGetReduceTensorDescriptor', status);
-  return { reduceTensorOp: s.i32[0] as T.cudnnReduceTensorOp_t, reduceTensorCompType: s.i32[2] as T.cudnnDataType_t, reduceTensorNanOpt: s.i32[4] as T.cudnnNanPropagation_t, reduceTensorIndicesType: s.i32[6] as T.cudnnIndicesType_t };
+  return (cudnnGetReduceTensorDescriptor$ ??= bind$cudnnGetReduceTensorDescriptor())(reduceTensorDesc, reduceTensorIndices);
 }
-let cudnnGetReductionIndicesSize$: Scratch | undefined;
-let cudnnGetReductionIndicesSize$c: NativeFunction | undefined;
+/** cudnnGetReduceTensorDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetReduceTensorDescriptor(): typeof cudnnGetReduceTensorDescriptor {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorIndices) {
+    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    pointerArg('cudnnGetReduceTensorDescriptor', 'reduceTensorIndices', reduceTensorIndices, true);
+    s$f64[3] = 0;
+    const status = (native$ ??= binder.native('cudnnGetReduceTensorDescriptor'))(reduceTensorDesc, s$slot0, s$slot1, s$slot2, reduceTensorIndices, s$slot3);
+    if (status !== 0) throw fail('cudnnGetReduceTensorDescriptor', status);
+    return { reduceTensorOp: s$i32[0] as T.cudnnReduceTensorOp_t, reduceTensorCompType: s$i32[2] as T.cudnnDataType_t, reduceTensorNanOpt: s$i32[4] as T.cudnnNanPropagation_t, reduceTensorIndicesType: s$i32[6] as T.cudnnIndicesType_t };
+  };
+}
+let cudnnGetReductionIndicesSize$: typeof cudnnGetReductionIndicesSize | undefined;
 /** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
@@ -163,18 +211,25 @@ let cudnnGetReductionIndicesSize$c: NativeFunction | undefined;
  * @param cDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnGetReductionIndicesSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionIndicesSize', 'handle', handle, true) as typeof handle;
-  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionIndicesSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
-  if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionIndicesSize', 'aDesc', aDesc, true) as typeof aDesc;
-  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionIndicesSize', 'cDesc', cDesc, true) as typeof cDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetReductionIndicesSize$c ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetReductionIndicesSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetReductionIndicesSize$ ??= bind$cudnnGetReductionIndicesSize())(handle, reduceTensorDesc, aDesc, cDesc);
 }
-let cudnnGetReductionWorkspaceSize$: Scratch | undefined;
-let cudnnGetReductionWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetReductionIndicesSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetReductionIndicesSize(): typeof cudnnGetReductionIndicesSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionIndicesSize', 'handle', handle, true) as typeof handle;
+    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionIndicesSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionIndicesSize', 'aDesc', aDesc, true) as typeof aDesc;
+    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionIndicesSize', 'cDesc', cDesc, true) as typeof cDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetReductionIndicesSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetReductionWorkspaceSize$: typeof cudnnGetReductionWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
@@ -182,13 +237,21 @@ let cudnnGetReductionWorkspaceSize$c: NativeFunction | undefined;
  * @param cDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnGetReductionWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionWorkspaceSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
-  if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionWorkspaceSize', 'aDesc', aDesc, true) as typeof aDesc;
-  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionWorkspaceSize', 'cDesc', cDesc, true) as typeof cDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetReductionWorkspaceSize$c ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetReductionWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetReductionWorkspaceSize$ ??= bind$cudnnGetReductionWorkspaceSize())(handle, reduceTensorDesc, aDesc, cDesc);
+}
+/** cudnnGetReductionWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetReductionWorkspaceSize(): typeof cudnnGetReductionWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionWorkspaceSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionWorkspaceSize', 'aDesc', aDesc, true) as typeof aDesc;
+    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionWorkspaceSize', 'cDesc', cDesc, true) as typeof cDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetReductionWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

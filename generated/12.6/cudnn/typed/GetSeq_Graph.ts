@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudnnGetSeqDataDescriptor$: Scratch | undefined;
-let cudnnGetSeqDataDescriptor$c: NativeFunction | undefined;
+let cudnnGetSeqDataDescriptor$: typeof cudnnGetSeqDataDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param seqDataDesc in `const cudnnSeqDataDescriptor_t`.
  * @param nbDims in `int *`: address or host buffer, or null.
@@ -21,36 +20,50 @@ let cudnnGetSeqDataDescriptor$c: NativeFunction | undefined;
  * @param paddingFill in `void *`: address or host buffer, or null.
  * @returns `{ dataType, seqLengthArraySize }`: `dataType`: out `cudnnDataType_t *`; `seqLengthArraySize`: out `size_t *`. */
 export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; seqLengthArraySize: number } {
-  const s = (cudnnGetSeqDataDescriptor$ ??= new Scratch(2));
-  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
-  s.f64[0] = 0;
-  pointerArg('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, true);
-  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetSeqDataDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
-  pointerArg('cudnnGetSeqDataDescriptor', 'dimA', dimA, true);
-  pointerArg('cudnnGetSeqDataDescriptor', 'axes', axes, true);
-  s.f64[1] = 0;
-  if (typeof seqLengthSizeRequested !== 'number' || !(seqLengthSizeRequested >= 0 && seqLengthSizeRequested <= 9007199254740991) || seqLengthSizeRequested % 1 !== 0) int64Arg('cudnnGetSeqDataDescriptor', 'seqLengthSizeRequested', seqLengthSizeRequested, false);
-  pointerArg('cudnnGetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, true);
-  pointerArg('cudnnGetSeqDataDescriptor', 'paddingFill', paddingFill, true);
-  const status = (cudnnGetSeqDataDescriptor$c ??= binder.native('cudnnGetSeqDataDescriptor'))(seqDataDesc, s.slot(0), nbDims, nbDimsRequested, dimA, axes, s.slot(1), seqLengthSizeRequested, seqLengthArray, paddingFill);
-  if (status !== 0) throw fail('cudnnGetSeqDataDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, seqLengthArraySize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudnnGetSeqDataDescriptor$ ??= bind$cudnnGetSeqDataDescriptor())(seqDataDesc, nbDims, nbDimsRequested, dimA, axes, seqLengthSizeRequested, seqLengthArray, paddingFill);
 }
-let cudnnGetStream$: Scratch | undefined;
-let cudnnGetStream$c: NativeFunction | undefined;
+/** cudnnGetSeqDataDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetSeqDataDescriptor(): typeof cudnnGetSeqDataDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetSeqDataDescriptor(seqDataDesc, nbDims, nbDimsRequested, dimA, axes, seqLengthSizeRequested, seqLengthArray, paddingFill) {
+    if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
+    s$f64[0] = 0;
+    pointerArg('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, true);
+    if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetSeqDataDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+    pointerArg('cudnnGetSeqDataDescriptor', 'dimA', dimA, true);
+    pointerArg('cudnnGetSeqDataDescriptor', 'axes', axes, true);
+    s$f64[1] = 0;
+    if (typeof seqLengthSizeRequested !== 'number' || !(seqLengthSizeRequested >= 0 && seqLengthSizeRequested <= 9007199254740991) || seqLengthSizeRequested % 1 !== 0) int64Arg('cudnnGetSeqDataDescriptor', 'seqLengthSizeRequested', seqLengthSizeRequested, false);
+    pointerArg('cudnnGetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, true);
+    pointerArg('cudnnGetSeqDataDescriptor', 'paddingFill', paddingFill, true);
+    const status = (native$ ??= binder.native('cudnnGetSeqDataDescriptor'))(seqDataDesc, s$slot0, nbDims, nbDimsRequested, dimA, axes, s$slot1, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    if (status !== 0) throw fail('cudnnGetSeqDataDescriptor', status);
+    return { dataType: s$i32[0] as T.cudnnDataType_t, seqLengthArraySize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cudnnGetStream$: typeof cudnnGetStream | undefined;
 /** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cudnnGetStream(handle: T.cudnnHandle_t | null): T.cudaStream_t {
-  const s = (cudnnGetStream$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetStream', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cudnnGetStream$c ??= binder.native('cudnnGetStream'))(handle, s.bytes);
-  if (status !== 0) throw fail('cudnnGetStream', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cudnnGetStream$ ??= bind$cudnnGetStream())(handle);
 }
-let cudnnGetTensor4dDescriptor$: Scratch | undefined;
-let cudnnGetTensor4dDescriptor$c: NativeFunction | undefined;
+/** cudnnGetStream around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetStream(): typeof cudnnGetStream {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetStream(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetStream', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetStream'))(handle, s$bytes);
+    if (status !== 0) throw fail('cudnnGetStream', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
+}
+let cudnnGetTensor4dDescriptor$: typeof cudnnGetTensor4dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDesc in `const cudnnTensorDescriptor_t`.
  * @param n_ in `int *`: address or host buffer, or null.
@@ -63,23 +76,30 @@ let cudnnGetTensor4dDescriptor$c: NativeFunction | undefined;
  * @param wStride in `int *`: address or host buffer, or null.
  * @returns the value of `dataType`: out `cudnnDataType_t *`. */
 export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnDataType_t {
-  const s = (cudnnGetTensor4dDescriptor$ ??= new Scratch(1));
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  s.f64[0] = 0;
-  pointerArg('cudnnGetTensor4dDescriptor', 'n', n_, true);
-  pointerArg('cudnnGetTensor4dDescriptor', 'c', c, true);
-  pointerArg('cudnnGetTensor4dDescriptor', 'h', h, true);
-  pointerArg('cudnnGetTensor4dDescriptor', 'w', w, true);
-  pointerArg('cudnnGetTensor4dDescriptor', 'nStride', nStride, true);
-  pointerArg('cudnnGetTensor4dDescriptor', 'cStride', cStride, true);
-  pointerArg('cudnnGetTensor4dDescriptor', 'hStride', hStride, true);
-  pointerArg('cudnnGetTensor4dDescriptor', 'wStride', wStride, true);
-  const status = (cudnnGetTensor4dDescriptor$c ??= binder.native('cudnnGetTensor4dDescriptor'))(tensorDesc, s.bytes, n_, c, h, w, nStride, cStride, hStride, wStride);
-  if (status !== 0) throw fail('cudnnGetTensor4dDescriptor', status);
-  return s.i32[0] as T.cudnnDataType_t;
+  return (cudnnGetTensor4dDescriptor$ ??= bind$cudnnGetTensor4dDescriptor())(tensorDesc, n_, c, h, w, nStride, cStride, hStride, wStride);
 }
-let cudnnGetTensorNdDescriptor$: Scratch | undefined;
-let cudnnGetTensorNdDescriptor$c: NativeFunction | undefined;
+/** cudnnGetTensor4dDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetTensor4dDescriptor(): typeof cudnnGetTensor4dDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetTensor4dDescriptor(tensorDesc, n_, c, h, w, nStride, cStride, hStride, wStride) {
+    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+    s$f64[0] = 0;
+    pointerArg('cudnnGetTensor4dDescriptor', 'n', n_, true);
+    pointerArg('cudnnGetTensor4dDescriptor', 'c', c, true);
+    pointerArg('cudnnGetTensor4dDescriptor', 'h', h, true);
+    pointerArg('cudnnGetTensor4dDescriptor', 'w', w, true);
+    pointerArg('cudnnGetTensor4dDescriptor', 'nStride', nStride, true);
+    pointerArg('cudnnGetTensor4dDescriptor', 'cStride', cStride, true);
+    pointerArg('cudnnGetTensor4dDescriptor', 'hStride', hStride, true);
+    pointerArg('cudnnGetTensor4dDescriptor', 'wStride', wStride, true);
+    const status = (native$ ??= binder.native('cudnnGetTensor4dDescriptor'))(tensorDesc, s$bytes, n_, c, h, w, nStride, cStride, hStride, wStride);
+    if (status !== 0) throw fail('cudnnGetTensor4dDescriptor', status);
+    return s$i32[0] as T.cudnnDataType_t;
+  };
+}
+let cudnnGetTensorNdDescriptor$: typeof cudnnGetTensorNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDesc in `const cudnnTensorDescriptor_t`.
  * @param nbDimsRequested in `int`.
@@ -88,32 +108,46 @@ let cudnnGetTensorNdDescriptor$c: NativeFunction | undefined;
  * @param strideA in `int *`: address or host buffer, or null.
  * @returns the value of `dataType`: out `cudnnDataType_t *`. */
 export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnDataType_t {
-  const s = (cudnnGetTensorNdDescriptor$ ??= new Scratch(1));
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetTensorNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
-  s.f64[0] = 0;
-  pointerArg('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, true);
-  pointerArg('cudnnGetTensorNdDescriptor', 'dimA', dimA, true);
-  pointerArg('cudnnGetTensorNdDescriptor', 'strideA', strideA, true);
-  const status = (cudnnGetTensorNdDescriptor$c ??= binder.native('cudnnGetTensorNdDescriptor'))(tensorDesc, nbDimsRequested, s.bytes, nbDims, dimA, strideA);
-  if (status !== 0) throw fail('cudnnGetTensorNdDescriptor', status);
-  return s.i32[0] as T.cudnnDataType_t;
+  return (cudnnGetTensorNdDescriptor$ ??= bind$cudnnGetTensorNdDescriptor())(tensorDesc, nbDimsRequested, nbDims, dimA, strideA);
 }
-let cudnnGetTensorSizeInBytes$: Scratch | undefined;
-let cudnnGetTensorSizeInBytes$c: NativeFunction | undefined;
+/** cudnnGetTensorNdDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetTensorNdDescriptor(): typeof cudnnGetTensorNdDescriptor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, nbDims, dimA, strideA) {
+    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+    if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetTensorNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+    s$f64[0] = 0;
+    pointerArg('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, true);
+    pointerArg('cudnnGetTensorNdDescriptor', 'dimA', dimA, true);
+    pointerArg('cudnnGetTensorNdDescriptor', 'strideA', strideA, true);
+    const status = (native$ ??= binder.native('cudnnGetTensorNdDescriptor'))(tensorDesc, nbDimsRequested, s$bytes, nbDims, dimA, strideA);
+    if (status !== 0) throw fail('cudnnGetTensorNdDescriptor', status);
+    return s$i32[0] as T.cudnnDataType_t;
+  };
+}
+let cudnnGetTensorSizeInBytes$: typeof cudnnGetTensorSizeInBytes | undefined;
 /** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDesc in `const cudnnTensorDescriptor_t`.
  * @returns the value of `size`: out `size_t *`. */
 export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnGetTensorSizeInBytes$ ??= new Scratch(1));
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorSizeInBytes', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetTensorSizeInBytes$c ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetTensorSizeInBytes', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetTensorSizeInBytes$ ??= bind$cudnnGetTensorSizeInBytes())(tensorDesc);
 }
-let cudnnGetTensorTransformDescriptor$: Scratch | undefined;
-let cudnnGetTensorTransformDescriptor$c: NativeFunction | undefined;
+/** cudnnGetTensorSizeInBytes around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetTensorSizeInBytes(): typeof cudnnGetTensorSizeInBytes {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetTensorSizeInBytes(tensorDesc) {
+    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorSizeInBytes', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetTensorSizeInBytes', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetTensorTransformDescriptor$: typeof cudnnGetTensorTransformDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cudnnTensorTransformDescriptor_t`.
  * @param nbDimsRequested in `uint32_t`.
@@ -122,17 +156,25 @@ let cudnnGetTensorTransformDescriptor$c: NativeFunction | undefined;
  * @param foldA in `uint32_t *`: address or host buffer, or null.
  * @returns `{ destFormat, direction }`: `destFormat`: out `cudnnTensorFormat_t *`; `direction`: out `cudnnFoldingDirection_t *`. */
 export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDimsRequested: number, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer): { destFormat: T.cudnnTensorFormat_t; direction: T.cudnnFoldingDirection_t } {
-  const s = (cudnnGetTensorTransformDescriptor$ ??= new Scratch(2));
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
-  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested >>> 0) !== nbDimsRequested) throw intError('cudnnGetTensorTransformDescriptor', 'nbDimsRequested', 'u32', nbDimsRequested);
-  s.f64[0] = 0;
-  pointerArg('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);
-  pointerArg('cudnnGetTensorTransformDescriptor', 'padAfterA', padAfterA, true);
-  pointerArg('cudnnGetTensorTransformDescriptor', 'foldA', foldA, true);
-  s.f64[1] = 0;
-  const status = (cudnnGetTensorTransformDescriptor$c ??= binder.native('cudnnGetTensorTransformDescriptor'))(transformDesc, nbDimsRequested, s.slot(0), padBeforeA, padAfterA, foldA, s.slot(1));
-  if (status !== 0) throw fail('cudnnGetTensorTransformDescriptor', status);
-  return { destFormat: s.i32[0] as T.cudnnTensorFormat_t, direction: s.i32[2] as T.cudnnFoldingDirection_t };
+  return (cudnnGetTensorTransformDescriptor$ ??= bind$cudnnGetTensorTransformDescriptor())(transformDesc, nbDimsRequested, padBeforeA, padAfterA, foldA);
+}
+/** cudnnGetTensorTransformDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetTensorTransformDescriptor(): typeof cudnnGetTensorTransformDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, padBeforeA, padAfterA, foldA) {
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof nbDimsRequested !== 'number' || (nbDimsRequested >>> 0) !== nbDimsRequested) throw intError('cudnnGetTensorTransformDescriptor', 'nbDimsRequested', 'u32', nbDimsRequested);
+    s$f64[0] = 0;
+    pointerArg('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);
+    pointerArg('cudnnGetTensorTransformDescriptor', 'padAfterA', padAfterA, true);
+    pointerArg('cudnnGetTensorTransformDescriptor', 'foldA', foldA, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudnnGetTensorTransformDescriptor'))(transformDesc, nbDimsRequested, s$slot0, padBeforeA, padAfterA, foldA, s$slot1);
+    if (status !== 0) throw fail('cudnnGetTensorTransformDescriptor', status);
+    return { destFormat: s$i32[0] as T.cudnnTensorFormat_t, direction: s$i32[2] as T.cudnnFoldingDirection_t };
+  };
 }
 let cudnnGetVersion$c: NativeFunction | undefined;
 /** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 12.6

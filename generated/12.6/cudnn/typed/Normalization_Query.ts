@@ -276,20 +276,27 @@ export function cudnnPoolingForward(handle: T.cudnnHandle_t | null, poolingDesc:
   const status = (cudnnPoolingForward$c ??= binder.native('cudnnPoolingForward'))(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnPoolingForward', status);
 }
-let cudnnQueryRuntimeError$: Scratch | undefined;
-let cudnnQueryRuntimeError$c: NativeFunction | undefined;
+let cudnnQueryRuntimeError$: typeof cudnnQueryRuntimeError | undefined;
 /** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param mode in `cudnnErrQueryMode_t`.
  * @param tag in `cudnnRuntimeTag_t *`: address or host buffer, or null.
  * @returns the value of `rstatus`: out `cudnnStatus_t *`. */
 export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t | null, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
-  const s = (cudnnQueryRuntimeError$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnQueryRuntimeError', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnQueryRuntimeError', 'mode', 'i32', mode);
-  pointerArg('cudnnQueryRuntimeError', 'tag', tag, true);
-  const status = (cudnnQueryRuntimeError$c ??= binder.native('cudnnQueryRuntimeError'))(handle, s.bytes, mode, tag);
-  if (status !== 0) throw fail('cudnnQueryRuntimeError', status);
-  return s.i32[0] as T.cudnnStatus_t;
+  return (cudnnQueryRuntimeError$ ??= bind$cudnnQueryRuntimeError())(handle, mode, tag);
+}
+/** cudnnQueryRuntimeError around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnQueryRuntimeError(): typeof cudnnQueryRuntimeError {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnQueryRuntimeError(handle, mode, tag) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnQueryRuntimeError', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnQueryRuntimeError', 'mode', 'i32', mode);
+    pointerArg('cudnnQueryRuntimeError', 'tag', tag, true);
+    const status = (native$ ??= binder.native('cudnnQueryRuntimeError'))(handle, s$bytes, mode, tag);
+    if (status !== 0) throw fail('cudnnQueryRuntimeError', status);
+    return s$i32[0] as T.cudnnStatus_t;
+  };
 }

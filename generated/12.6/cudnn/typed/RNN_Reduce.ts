@@ -142,40 +142,54 @@ export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnn
   const status = (cudnnRNNForward$c ??= binder.native('cudnnRNNForward'))(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
   if (status !== 0) throw fail('cudnnRNNForward', status);
 }
-let cudnnRNNGetClip_v8$: Scratch | undefined;
-let cudnnRNNGetClip_v8$c: NativeFunction | undefined;
+let cudnnRNNGetClip_v8$: typeof cudnnRNNGetClip_v8 | undefined;
 /** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
  * @param lclip in `double *`: address or host buffer, or null.
  * @param rclip in `double *`: address or host buffer, or null.
  * @returns `{ clipMode, clipNanOpt }`: `clipMode`: out `cudnnRNNClipMode_t *`; `clipNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t } {
-  const s = (cudnnRNNGetClip_v8$ ??= new Scratch(2));
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  pointerArg('cudnnRNNGetClip_v8', 'lclip', lclip, true);
-  pointerArg('cudnnRNNGetClip_v8', 'rclip', rclip, true);
-  const status = (cudnnRNNGetClip_v8$c ??= binder.native('cudnnRNNGetClip_v8'))(rnnDesc, s.slot(0), s.slot(1), lclip, rclip);
-  if (status !== 0) throw fail('cudnnRNNGetClip_v8', status);
-  return { clipMode: s.i32[0] as T.cudnnRNNClipMode_t, clipNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
+  return (cudnnRNNGetClip_v8$ ??= bind$cudnnRNNGetClip_v8())(rnnDesc, lclip, rclip);
 }
-let cudnnRNNGetClip_v9$: Scratch | undefined;
-let cudnnRNNGetClip_v9$c: NativeFunction | undefined;
+/** cudnnRNNGetClip_v8 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnRNNGetClip_v8(): typeof cudnnRNNGetClip_v8 {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnRNNGetClip_v8(rnnDesc, lclip, rclip) {
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    pointerArg('cudnnRNNGetClip_v8', 'lclip', lclip, true);
+    pointerArg('cudnnRNNGetClip_v8', 'rclip', rclip, true);
+    const status = (native$ ??= binder.native('cudnnRNNGetClip_v8'))(rnnDesc, s$slot0, s$slot1, lclip, rclip);
+    if (status !== 0) throw fail('cudnnRNNGetClip_v8', status);
+    return { clipMode: s$i32[0] as T.cudnnRNNClipMode_t, clipNanOpt: s$i32[2] as T.cudnnNanPropagation_t };
+  };
+}
+let cudnnRNNGetClip_v9$: typeof cudnnRNNGetClip_v9 | undefined;
 /** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
  * @param lclip in `double *`: address or host buffer, or null.
  * @param rclip in `double *`: address or host buffer, or null.
  * @returns the value of `clipMode`: out `cudnnRNNClipMode_t *`. */
 export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): T.cudnnRNNClipMode_t {
-  const s = (cudnnRNNGetClip_v9$ ??= new Scratch(1));
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
-  s.f64[0] = 0;
-  pointerArg('cudnnRNNGetClip_v9', 'lclip', lclip, true);
-  pointerArg('cudnnRNNGetClip_v9', 'rclip', rclip, true);
-  const status = (cudnnRNNGetClip_v9$c ??= binder.native('cudnnRNNGetClip_v9'))(rnnDesc, s.bytes, lclip, rclip);
-  if (status !== 0) throw fail('cudnnRNNGetClip_v9', status);
-  return s.i32[0] as T.cudnnRNNClipMode_t;
+  return (cudnnRNNGetClip_v9$ ??= bind$cudnnRNNGetClip_v9())(rnnDesc, lclip, rclip);
+}
+/** cudnnRNNGetClip_v9 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnRNNGetClip_v9(): typeof cudnnRNNGetClip_v9 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnRNNGetClip_v9(rnnDesc, lclip, rclip) {
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    s$f64[0] = 0;
+    pointerArg('cudnnRNNGetClip_v9', 'lclip', lclip, true);
+    pointerArg('cudnnRNNGetClip_v9', 'rclip', rclip, true);
+    const status = (native$ ??= binder.native('cudnnRNNGetClip_v9'))(rnnDesc, s$bytes, lclip, rclip);
+    if (status !== 0) throw fail('cudnnRNNGetClip_v9', status);
+    return s$i32[0] as T.cudnnRNNClipMode_t;
+  };
 }
 let cudnnRNNSetClip_v8$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.

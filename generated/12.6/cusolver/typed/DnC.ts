@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnCCgels$: Scratch | undefined;
-let cusolverDnCCgels$c: NativeFunction | undefined;
+let cusolverDnCCgels$: typeof cusolverDnCCgels | undefined;
 /** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -26,27 +25,34 @@ let cusolverDnCCgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCCgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCCgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCCgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCCgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCCgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCCgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCCgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCCgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCCgels', 'd_info', d_info, true);
-  const status = (cusolverDnCCgels$c ??= binder.native('cusolverDnCCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCCgels', status);
-  return s.i32[0];
+  return (cusolverDnCCgels$ ??= bind$cusolverDnCCgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCCgels_bufferSize$: Scratch | undefined;
-let cusolverDnCCgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCCgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCCgels(): typeof cusolverDnCCgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCCgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCCgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCCgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCCgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCCgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCCgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCCgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCCgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCCgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCCgels_bufferSize$: typeof cusolverDnCCgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -61,25 +67,32 @@ let cusolverDnCCgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCCgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCCgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCCgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCCgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCCgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCCgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCCgels_bufferSize$c ??= binder.native('cusolverDnCCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCCgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCCgels_bufferSize$ ??= bind$cusolverDnCCgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnCCgesv$: Scratch | undefined;
-let cusolverDnCCgesv$c: NativeFunction | undefined;
+/** cusolverDnCCgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCCgels_bufferSize(): typeof cusolverDnCCgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCCgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCCgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCCgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCCgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCCgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCCgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCCgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnCCgesv$: typeof cusolverDnCCgesv | undefined;
 /** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -96,27 +109,34 @@ let cusolverDnCCgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCCgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCCgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCCgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCCgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCCgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCCgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCCgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCCgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCCgesv$c ??= binder.native('cusolverDnCCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCCgesv', status);
-  return s.i32[0];
+  return (cusolverDnCCgesv$ ??= bind$cusolverDnCCgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCCgesv_bufferSize$: Scratch | undefined;
-let cusolverDnCCgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCCgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCCgesv(): typeof cusolverDnCCgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCCgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCCgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCCgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCCgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCCgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCCgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCCgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCCgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCCgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCCgesv_bufferSize$: typeof cusolverDnCCgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -131,25 +151,32 @@ let cusolverDnCCgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCCgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCCgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCCgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCCgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCCgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCCgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCCgesv_bufferSize$c ??= binder.native('cusolverDnCCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCCgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCCgesv_bufferSize$ ??= bind$cusolverDnCCgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnCEgels$: Scratch | undefined;
-let cusolverDnCEgels$c: NativeFunction | undefined;
+/** cusolverDnCCgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCCgesv_bufferSize(): typeof cusolverDnCCgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCCgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCCgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCCgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCCgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCCgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCCgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCCgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCCgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCCgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCCgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCCgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnCEgels$: typeof cusolverDnCEgels | undefined;
 /** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -166,27 +193,34 @@ let cusolverDnCEgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCEgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCEgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCEgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCEgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCEgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCEgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCEgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCEgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCEgels', 'd_info', d_info, true);
-  const status = (cusolverDnCEgels$c ??= binder.native('cusolverDnCEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCEgels', status);
-  return s.i32[0];
+  return (cusolverDnCEgels$ ??= bind$cusolverDnCEgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCEgels_bufferSize$: Scratch | undefined;
-let cusolverDnCEgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCEgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCEgels(): typeof cusolverDnCEgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCEgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCEgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCEgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCEgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCEgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCEgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCEgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCEgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCEgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCEgels_bufferSize$: typeof cusolverDnCEgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -201,25 +235,32 @@ let cusolverDnCEgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCEgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCEgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCEgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCEgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCEgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCEgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCEgels_bufferSize$c ??= binder.native('cusolverDnCEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCEgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCEgels_bufferSize$ ??= bind$cusolverDnCEgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnCEgesv$: Scratch | undefined;
-let cusolverDnCEgesv$c: NativeFunction | undefined;
+/** cusolverDnCEgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCEgels_bufferSize(): typeof cusolverDnCEgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCEgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCEgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCEgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCEgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCEgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCEgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCEgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnCEgesv$: typeof cusolverDnCEgesv | undefined;
 /** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -236,27 +277,34 @@ let cusolverDnCEgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCEgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCEgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCEgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCEgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCEgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCEgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCEgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCEgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCEgesv$c ??= binder.native('cusolverDnCEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCEgesv', status);
-  return s.i32[0];
+  return (cusolverDnCEgesv$ ??= bind$cusolverDnCEgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCEgesv_bufferSize$: Scratch | undefined;
-let cusolverDnCEgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCEgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCEgesv(): typeof cusolverDnCEgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCEgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCEgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCEgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCEgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCEgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCEgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCEgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCEgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCEgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCEgesv_bufferSize$: typeof cusolverDnCEgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -271,25 +319,32 @@ let cusolverDnCEgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCEgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCEgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCEgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCEgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCEgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCEgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCEgesv_bufferSize$c ??= binder.native('cusolverDnCEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCEgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCEgesv_bufferSize$ ??= bind$cusolverDnCEgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnCKgels$: Scratch | undefined;
-let cusolverDnCKgels$c: NativeFunction | undefined;
+/** cusolverDnCEgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCEgesv_bufferSize(): typeof cusolverDnCEgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCEgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCEgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCEgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCEgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCEgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCEgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCEgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCEgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCEgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCEgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCEgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnCKgels$: typeof cusolverDnCKgels | undefined;
 /** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -306,27 +361,34 @@ let cusolverDnCKgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCKgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCKgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCKgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCKgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCKgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCKgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCKgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCKgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCKgels', 'd_info', d_info, true);
-  const status = (cusolverDnCKgels$c ??= binder.native('cusolverDnCKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCKgels', status);
-  return s.i32[0];
+  return (cusolverDnCKgels$ ??= bind$cusolverDnCKgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCKgels_bufferSize$: Scratch | undefined;
-let cusolverDnCKgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCKgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCKgels(): typeof cusolverDnCKgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCKgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCKgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCKgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCKgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCKgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCKgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCKgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCKgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCKgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCKgels_bufferSize$: typeof cusolverDnCKgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -341,25 +403,32 @@ let cusolverDnCKgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCKgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCKgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCKgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCKgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCKgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCKgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCKgels_bufferSize$c ??= binder.native('cusolverDnCKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCKgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCKgels_bufferSize$ ??= bind$cusolverDnCKgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnCKgesv$: Scratch | undefined;
-let cusolverDnCKgesv$c: NativeFunction | undefined;
+/** cusolverDnCKgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCKgels_bufferSize(): typeof cusolverDnCKgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCKgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCKgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCKgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCKgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCKgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCKgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCKgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnCKgesv$: typeof cusolverDnCKgesv | undefined;
 /** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -376,27 +445,34 @@ let cusolverDnCKgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCKgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCKgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCKgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCKgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCKgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCKgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCKgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCKgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCKgesv$c ??= binder.native('cusolverDnCKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCKgesv', status);
-  return s.i32[0];
+  return (cusolverDnCKgesv$ ??= bind$cusolverDnCKgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCKgesv_bufferSize$: Scratch | undefined;
-let cusolverDnCKgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCKgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCKgesv(): typeof cusolverDnCKgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCKgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCKgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCKgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCKgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCKgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCKgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCKgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCKgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCKgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCKgesv_bufferSize$: typeof cusolverDnCKgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -411,25 +487,32 @@ let cusolverDnCKgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCKgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCKgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCKgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCKgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCKgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCKgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCKgesv_bufferSize$c ??= binder.native('cusolverDnCKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCKgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCKgesv_bufferSize$ ??= bind$cusolverDnCKgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnCYgels$: Scratch | undefined;
-let cusolverDnCYgels$c: NativeFunction | undefined;
+/** cusolverDnCKgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCKgesv_bufferSize(): typeof cusolverDnCKgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCKgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCKgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCKgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCKgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCKgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCKgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCKgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCKgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCKgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCKgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCKgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnCYgels$: typeof cusolverDnCYgels | undefined;
 /** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -446,27 +529,34 @@ let cusolverDnCYgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCYgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCYgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCYgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCYgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCYgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCYgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCYgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCYgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCYgels', 'd_info', d_info, true);
-  const status = (cusolverDnCYgels$c ??= binder.native('cusolverDnCYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCYgels', status);
-  return s.i32[0];
+  return (cusolverDnCYgels$ ??= bind$cusolverDnCYgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCYgels_bufferSize$: Scratch | undefined;
-let cusolverDnCYgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCYgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCYgels(): typeof cusolverDnCYgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCYgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCYgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCYgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCYgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCYgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCYgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCYgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCYgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCYgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCYgels_bufferSize$: typeof cusolverDnCYgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -481,25 +571,32 @@ let cusolverDnCYgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCYgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCYgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCYgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCYgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCYgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCYgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCYgels_bufferSize$c ??= binder.native('cusolverDnCYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCYgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCYgels_bufferSize$ ??= bind$cusolverDnCYgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnCYgesv$: Scratch | undefined;
-let cusolverDnCYgesv$c: NativeFunction | undefined;
+/** cusolverDnCYgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCYgels_bufferSize(): typeof cusolverDnCYgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCYgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCYgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCYgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCYgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCYgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCYgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCYgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnCYgesv$: typeof cusolverDnCYgesv | undefined;
 /** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -516,27 +613,34 @@ let cusolverDnCYgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnCYgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCYgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCYgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCYgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCYgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCYgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCYgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCYgesv', 'd_info', d_info, true);
-  const status = (cusolverDnCYgesv$c ??= binder.native('cusolverDnCYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnCYgesv', status);
-  return s.i32[0];
+  return (cusolverDnCYgesv$ ??= bind$cusolverDnCYgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnCYgesv_bufferSize$: Scratch | undefined;
-let cusolverDnCYgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCYgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCYgesv(): typeof cusolverDnCYgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCYgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCYgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCYgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCYgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCYgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCYgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnCYgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCYgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnCYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnCYgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCYgesv_bufferSize$: typeof cusolverDnCYgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -551,20 +655,28 @@ let cusolverDnCYgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnCYgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnCYgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnCYgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnCYgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnCYgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnCYgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCYgesv_bufferSize$c ??= binder.native('cusolverDnCYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCYgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnCYgesv_bufferSize$ ??= bind$cusolverDnCYgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
+}
+/** cusolverDnCYgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCYgesv_bufferSize(): typeof cusolverDnCYgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCYgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCYgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnCYgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnCYgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnCYgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnCYgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnCYgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnCYgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnCYgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnCYgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCYgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -38,22 +38,29 @@ export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnCgebrd$c ??= binder.native('cusolverDnCgebrd'))(handle, m, n_, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCgebrd', status);
 }
-let cusolverDnCgebrd_bufferSize$: Scratch | undefined;
-let cusolverDnCgebrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCgebrd_bufferSize$: typeof cusolverDnCgebrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnCgebrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgebrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgebrd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgebrd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnCgebrd_bufferSize$c ??= binder.native('cusolverDnCgebrd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCgebrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCgebrd_bufferSize$ ??= bind$cusolverDnCgebrd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnCgebrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCgebrd_bufferSize(): typeof cusolverDnCgebrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCgebrd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgebrd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgebrd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCgebrd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCgebrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -79,8 +86,7 @@ export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnCgeqrf$c ??= binder.native('cusolverDnCgeqrf'))(handle, m, n_, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCgeqrf', status);
 }
-let cusolverDnCgeqrf_bufferSize$: Scratch | undefined;
-let cusolverDnCgeqrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCgeqrf_bufferSize$: typeof cusolverDnCgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -89,16 +95,24 @@ let cusolverDnCgeqrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnCgeqrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgeqrf_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgeqrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCgeqrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgeqrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnCgeqrf_bufferSize$c ??= binder.native('cusolverDnCgeqrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCgeqrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCgeqrf_bufferSize$ ??= bind$cusolverDnCgeqrf_bufferSize())(handle, m, n_, A, lda);
+}
+/** cusolverDnCgeqrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCgeqrf_bufferSize(): typeof cusolverDnCgeqrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCgeqrf_bufferSize(handle, m, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgeqrf_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgeqrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCgeqrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgeqrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCgeqrf_bufferSize'))(handle, m, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCgeqrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -138,22 +152,29 @@ export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
   const status = (cusolverDnCgesvd$c ??= binder.native('cusolverDnCgesvd'))(handle, jobu, jobvt, m, n_, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnCgesvd', status);
 }
-let cusolverDnCgesvd_bufferSize$: Scratch | undefined;
-let cusolverDnCgesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCgesvd_bufferSize$: typeof cusolverDnCgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnCgesvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnCgesvd_bufferSize$c ??= binder.native('cusolverDnCgesvd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCgesvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCgesvd_bufferSize$ ??= bind$cusolverDnCgesvd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnCgesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCgesvd_bufferSize(): typeof cusolverDnCgesvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCgesvd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCgesvd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCgesvd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -203,8 +224,7 @@ export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
   const status = (cusolverDnCgesvdaStridedBatched$c ??= binder.native('cusolverDnCgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched', status);
 }
-let cusolverDnCgesvdaStridedBatched_bufferSize$: Scratch | undefined;
-let cusolverDnCgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCgesvdaStridedBatched_bufferSize$: typeof cusolverDnCgesvdaStridedBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -225,26 +245,34 @@ let cusolverDnCgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
-  const s = (cusolverDnCgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
-  pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
-  pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
-  pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.f64[0] = 0;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
-  if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnCgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
+}
+/** cusolverDnCgesvdaStridedBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCgesvdaStridedBatched_bufferSize(): typeof cusolverDnCgesvdaStridedBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    s$f64[0] = 0;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s$bytes, batchSize);
+    if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -84,8 +84,7 @@ export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const status = (cusolverDnCgesvdjBatched$c ??= binder.native('cusolverDnCgesvdjBatched'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdjBatched', status);
 }
-let cusolverDnCgesvdjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnCgesvdjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCgesvdjBatched_bufferSize$: typeof cusolverDnCgesvdjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -102,27 +101,34 @@ let cusolverDnCgesvdjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnCgesvdjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnCgesvdjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCgesvdjBatched_bufferSize$ ??= bind$cusolverDnCgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
-let cusolverDnCgesvdj_bufferSize$: Scratch | undefined;
-let cusolverDnCgesvdj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCgesvdjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCgesvdjBatched_bufferSize(): typeof cusolverDnCgesvdjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnCgesvdjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCgesvdj_bufferSize$: typeof cusolverDnCgesvdj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -139,24 +145,32 @@ let cusolverDnCgesvdj_bufferSize$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnCgesvdj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnCgesvdj_bufferSize', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdj_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCgesvdj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCgesvdj_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnCgesvdj_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdj_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnCgesvdj_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnCgesvdj_bufferSize$c ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnCgesvdj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCgesvdj_bufferSize$ ??= bind$cusolverDnCgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
+}
+/** cusolverDnCgesvdj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCgesvdj_bufferSize(): typeof cusolverDnCgesvdj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnCgesvdj_bufferSize', 'econ', 'i32', econ);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdj_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCgesvdj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCgesvdj_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnCgesvdj_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdj_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnCgesvdj_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdj_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnCgesvdj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCgetrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -180,8 +194,7 @@ export function cusolverDnCgetrf(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnCgetrf$c ??= binder.native('cusolverDnCgetrf'))(handle, m, n_, A, lda, Workspace, devIpiv, devInfo);
   if (status !== 0) throw fail('cusolverDnCgetrf', status);
 }
-let cusolverDnCgetrf_bufferSize$: Scratch | undefined;
-let cusolverDnCgetrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCgetrf_bufferSize$: typeof cusolverDnCgetrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -190,16 +203,24 @@ let cusolverDnCgetrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnCgetrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgetrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgetrf_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgetrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCgetrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgetrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnCgetrf_bufferSize$c ??= binder.native('cusolverDnCgetrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCgetrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCgetrf_bufferSize$ ??= bind$cusolverDnCgetrf_bufferSize())(handle, m, n_, A, lda);
+}
+/** cusolverDnCgetrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCgetrf_bufferSize(): typeof cusolverDnCgetrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCgetrf_bufferSize(handle, m, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgetrf_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgetrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCgetrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgetrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCgetrf_bufferSize'))(handle, m, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCgetrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -253,8 +274,7 @@ export function cusolverDnCheevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   const status = (cusolverDnCheevd$c ??= binder.native('cusolverDnCheevd'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCheevd', status);
 }
-let cusolverDnCheevd_bufferSize$: Scratch | undefined;
-let cusolverDnCheevd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCheevd_bufferSize$: typeof cusolverDnCheevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -265,16 +285,24 @@ let cusolverDnCheevd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
-  const s = (cusolverDnCheevd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCheevd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCheevd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCheevd_bufferSize$c ??= binder.native('cusolverDnCheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCheevd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCheevd_bufferSize$ ??= bind$cusolverDnCheevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
+}
+/** cusolverDnCheevd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCheevd_bufferSize(): typeof cusolverDnCheevd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCheevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCheevd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCheevd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCheevd_bufferSize', status);
+    return s$i32[0];
+  };
 }

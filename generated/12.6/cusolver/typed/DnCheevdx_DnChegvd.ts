@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnCheevdx$: Scratch | undefined;
-let cusolverDnCheevdx$c: NativeFunction | undefined;
+let cusolverDnCheevdx$: typeof cusolverDnCheevdx | undefined;
 /** `cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -28,29 +27,36 @@ let cusolverDnCheevdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnCheevdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevdx', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnCheevdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnCheevdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevdx', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnCheevdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnCheevdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnCheevdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnCheevdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCheevdx', 'W', W, true);
-  pointerArg('cusolverDnCheevdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCheevdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnCheevdx', 'info', info, true);
-  const status = (cusolverDnCheevdx$c ??= binder.native('cusolverDnCheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnCheevdx', status);
-  return s.i32[0];
+  return (cusolverDnCheevdx$ ??= bind$cusolverDnCheevdx())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnCheevdx_bufferSize$: Scratch | undefined;
-let cusolverDnCheevdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCheevdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCheevdx(): typeof cusolverDnCheevdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCheevdx(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevdx', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnCheevdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnCheevdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevdx', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnCheevdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnCheevdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnCheevdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnCheevdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCheevdx', 'W', W, true);
+    pointerArg('cusolverDnCheevdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCheevdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnCheevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnCheevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnCheevdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCheevdx_bufferSize$: typeof cusolverDnCheevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -66,24 +72,32 @@ let cusolverDnCheevdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnCheevdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnCheevdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCheevdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevdx_bufferSize', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnCheevdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnCheevdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnCheevdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnCheevdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnCheevdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnCheevdx_bufferSize$c ??= binder.native('cusolverDnCheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnCheevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnCheevdx_bufferSize$ ??= bind$cusolverDnCheevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
+}
+/** cusolverDnCheevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCheevdx_bufferSize(): typeof cusolverDnCheevdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnCheevdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCheevdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevdx_bufferSize', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnCheevdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnCheevdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnCheevdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnCheevdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnCheevdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnCheevdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }
 let cusolverDnCheevj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -143,8 +157,7 @@ export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t | null, job
   const status = (cusolverDnCheevjBatched$c ??= binder.native('cusolverDnCheevjBatched'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCheevjBatched', status);
 }
-let cusolverDnCheevjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnCheevjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCheevjBatched_bufferSize$: typeof cusolverDnCheevjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -157,23 +170,30 @@ let cusolverDnCheevjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnCheevjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevjBatched_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCheevjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCheevjBatched_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCheevjBatched_bufferSize$c ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnCheevjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCheevjBatched_bufferSize$ ??= bind$cusolverDnCheevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
-let cusolverDnCheevj_bufferSize$: Scratch | undefined;
-let cusolverDnCheevj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnCheevjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCheevjBatched_bufferSize(): typeof cusolverDnCheevjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCheevjBatched_bufferSize(handle, jobz, uplo, n_, A, lda, W, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevjBatched_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCheevjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCheevjBatched_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnCheevjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnCheevj_bufferSize$: typeof cusolverDnCheevj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -185,19 +205,27 @@ let cusolverDnCheevj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnCheevj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCheevj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCheevj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnCheevj_bufferSize$c ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnCheevj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCheevj_bufferSize$ ??= bind$cusolverDnCheevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
+}
+/** cusolverDnCheevj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCheevj_bufferSize(): typeof cusolverDnCheevj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCheevj_bufferSize(handle, jobz, uplo, n_, A, lda, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCheevj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCheevj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnCheevj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnChegvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -231,8 +259,7 @@ export function cusolverDnChegvd(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnChegvd$c ??= binder.native('cusolverDnChegvd'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnChegvd', status);
 }
-let cusolverDnChegvd_bufferSize$: Scratch | undefined;
-let cusolverDnChegvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnChegvd_bufferSize$: typeof cusolverDnChegvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -246,19 +273,27 @@ let cusolverDnChegvd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer): number {
-  const s = (cusolverDnChegvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvd_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnChegvd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnChegvd_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvd_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnChegvd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnChegvd_bufferSize$c ??= binder.native('cusolverDnChegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnChegvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnChegvd_bufferSize$ ??= bind$cusolverDnChegvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
+}
+/** cusolverDnChegvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnChegvd_bufferSize(): typeof cusolverDnChegvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnChegvd_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvd_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChegvd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnChegvd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnChegvd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnChegvd_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvd_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnChegvd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnChegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnChegvd_bufferSize', status);
+    return s$i32[0];
+  };
 }

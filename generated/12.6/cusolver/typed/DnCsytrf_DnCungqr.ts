@@ -32,8 +32,7 @@ export function cusolverDnCsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnCsytrf$c ??= binder.native('cusolverDnCsytrf'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCsytrf', status);
 }
-let cusolverDnCsytrf_bufferSize$: Scratch | undefined;
-let cusolverDnCsytrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCsytrf_bufferSize$: typeof cusolverDnCsytrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `int`.
@@ -41,15 +40,23 @@ let cusolverDnCsytrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnCsytrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCsytrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCsytrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnCsytrf_bufferSize$c ??= binder.native('cusolverDnCsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCsytrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCsytrf_bufferSize$ ??= bind$cusolverDnCsytrf_bufferSize())(handle, n_, A, lda);
+}
+/** cusolverDnCsytrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCsytrf_bufferSize(): typeof cusolverDnCsytrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCsytrf_bufferSize(handle, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCsytrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCsytrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCsytrf_bufferSize'))(handle, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCsytrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCsytri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -75,8 +82,7 @@ export function cusolverDnCsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnCsytri$c ??= binder.native('cusolverDnCsytri'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCsytri', status);
 }
-let cusolverDnCsytri_bufferSize$: Scratch | undefined;
-let cusolverDnCsytri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCsytri_bufferSize$: typeof cusolverDnCsytri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -86,17 +92,25 @@ let cusolverDnCsytri_bufferSize$c: NativeFunction | undefined;
  * @param ipiv in `const int *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
-  const s = (cusolverDnCsytri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCsytri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCsytri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnCsytri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytri_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCsytri_bufferSize', 'ipiv', ipiv, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCsytri_bufferSize$c ??= binder.native('cusolverDnCsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCsytri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCsytri_bufferSize$ ??= bind$cusolverDnCsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
+}
+/** cusolverDnCsytri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCsytri_bufferSize(): typeof cusolverDnCsytri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCsytri_bufferSize(handle, uplo, n_, A, lda, ipiv) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCsytri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCsytri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCsytri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnCsytri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCsytri_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCsytri_bufferSize', 'ipiv', ipiv, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCsytri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCungbr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -126,8 +140,7 @@ export function cusolverDnCungbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnCungbr$c ??= binder.native('cusolverDnCungbr'))(handle, side, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungbr', status);
 }
-let cusolverDnCungbr_bufferSize$: Scratch | undefined;
-let cusolverDnCungbr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCungbr_bufferSize$: typeof cusolverDnCungbr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -139,19 +152,27 @@ let cusolverDnCungbr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnCungbr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungbr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCungbr_bufferSize', 'side', 'i32', side);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungbr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungbr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungbr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnCungbr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungbr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCungbr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCungbr_bufferSize$c ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCungbr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCungbr_bufferSize$ ??= bind$cusolverDnCungbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
+}
+/** cusolverDnCungbr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCungbr_bufferSize(): typeof cusolverDnCungbr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCungbr_bufferSize(handle, side, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungbr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnCungbr_bufferSize', 'side', 'i32', side);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungbr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungbr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungbr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnCungbr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungbr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCungbr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCungbr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnCungqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -179,8 +200,7 @@ export function cusolverDnCungqr(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnCungqr$c ??= binder.native('cusolverDnCungqr'))(handle, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungqr', status);
 }
-let cusolverDnCungqr_bufferSize$: Scratch | undefined;
-let cusolverDnCungqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnCungqr_bufferSize$: typeof cusolverDnCungqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -191,16 +211,24 @@ let cusolverDnCungqr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnCungqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnCungqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnCungqr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnCungqr_bufferSize$c ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnCungqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnCungqr_bufferSize$ ??= bind$cusolverDnCungqr_bufferSize())(handle, m, n_, k, A, lda, tau);
+}
+/** cusolverDnCungqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnCungqr_bufferSize(): typeof cusolverDnCungqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnCungqr_bufferSize(handle, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCungqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCungqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnCungqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnCungqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCungqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnCungqr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnCungqr_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -46,22 +46,29 @@ export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
   const status = (cusolverDnDgesvd$c ??= binder.native('cusolverDnDgesvd'))(handle, jobu, jobvt, m, n_, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnDgesvd', status);
 }
-let cusolverDnDgesvd_bufferSize$: Scratch | undefined;
-let cusolverDnDgesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDgesvd_bufferSize$: typeof cusolverDnDgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnDgesvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnDgesvd_bufferSize$c ??= binder.native('cusolverDnDgesvd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDgesvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDgesvd_bufferSize$ ??= bind$cusolverDnDgesvd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnDgesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDgesvd_bufferSize(): typeof cusolverDnDgesvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDgesvd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDgesvd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDgesvd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -111,8 +118,7 @@ export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
   const status = (cusolverDnDgesvdaStridedBatched$c ??= binder.native('cusolverDnDgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnDgesvdaStridedBatched', status);
 }
-let cusolverDnDgesvdaStridedBatched_bufferSize$: Scratch | undefined;
-let cusolverDnDgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDgesvdaStridedBatched_bufferSize$: typeof cusolverDnDgesvdaStridedBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -133,28 +139,36 @@ let cusolverDnDgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
-  const s = (cusolverDnDgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
-  pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
-  pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
-  pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.f64[0] = 0;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnDgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnDgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
-  if (status !== 0) throw fail('cusolverDnDgesvdaStridedBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnDgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
+}
+/** cusolverDnDgesvdaStridedBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDgesvdaStridedBatched_bufferSize(): typeof cusolverDnDgesvdaStridedBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    pointerArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    s$f64[0] = 0;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnDgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s$bytes, batchSize);
+    if (status !== 0) throw fail('cusolverDnDgesvdaStridedBatched_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDgesvdj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -232,8 +246,7 @@ export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const status = (cusolverDnDgesvdjBatched$c ??= binder.native('cusolverDnDgesvdjBatched'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnDgesvdjBatched', status);
 }
-let cusolverDnDgesvdjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnDgesvdjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDgesvdjBatched_bufferSize$: typeof cusolverDnDgesvdjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -250,27 +263,34 @@ let cusolverDnDgesvdjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnDgesvdjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnDgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnDgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnDgesvdjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDgesvdjBatched_bufferSize$ ??= bind$cusolverDnDgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
-let cusolverDnDgesvdj_bufferSize$: Scratch | undefined;
-let cusolverDnDgesvdj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDgesvdjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDgesvdjBatched_bufferSize(): typeof cusolverDnDgesvdjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnDgesvdjBatched_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnDgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnDgesvdjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDgesvdj_bufferSize$: typeof cusolverDnDgesvdj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -287,22 +307,30 @@ let cusolverDnDgesvdj_bufferSize$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnDgesvdj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnDgesvdj_bufferSize', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdj_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDgesvdj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDgesvdj_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnDgesvdj_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdj_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnDgesvdj_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnDgesvdj_bufferSize$c ??= binder.native('cusolverDnDgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnDgesvdj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDgesvdj_bufferSize$ ??= bind$cusolverDnDgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
+}
+/** cusolverDnDgesvdj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDgesvdj_bufferSize(): typeof cusolverDnDgesvdj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnDgesvdj_bufferSize', 'econ', 'i32', econ);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdj_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDgesvdj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDgesvdj_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnDgesvdj_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdj_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnDgesvdj_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdj_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnDgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnDgesvdj_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnDsygvdx$: Scratch | undefined;
-let cusolverDnDsygvdx$c: NativeFunction | undefined;
+let cusolverDnDsygvdx$: typeof cusolverDnDsygvdx | undefined;
 /** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -31,32 +30,39 @@ let cusolverDnDsygvdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnDsygvdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvdx', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvdx', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsygvdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsygvdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvdx', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsygvdx', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvdx', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnDsygvdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnDsygvdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsygvdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsygvdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDsygvdx', 'W', W, true);
-  pointerArg('cusolverDnDsygvdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDsygvdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnDsygvdx', 'info', info, true);
-  const status = (cusolverDnDsygvdx$c ??= binder.native('cusolverDnDsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnDsygvdx', status);
-  return s.i32[0];
+  return (cusolverDnDsygvdx$ ??= bind$cusolverDnDsygvdx())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnDsygvdx_bufferSize$: Scratch | undefined;
-let cusolverDnDsygvdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnDsygvdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsygvdx(): typeof cusolverDnDsygvdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvdx', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvdx', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsygvdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsygvdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvdx', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsygvdx', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvdx', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnDsygvdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnDsygvdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsygvdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsygvdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDsygvdx', 'W', W, true);
+    pointerArg('cusolverDnDsygvdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDsygvdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnDsygvdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnDsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnDsygvdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnDsygvdx_bufferSize$: typeof cusolverDnDsygvdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -75,27 +81,35 @@ let cusolverDnDsygvdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnDsygvdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvdx_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsygvdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsygvdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvdx_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsygvdx_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvdx_bufferSize', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnDsygvdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnDsygvdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsygvdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsygvdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnDsygvdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnDsygvdx_bufferSize$c ??= binder.native('cusolverDnDsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnDsygvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnDsygvdx_bufferSize$ ??= bind$cusolverDnDsygvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
+}
+/** cusolverDnDsygvdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsygvdx_bufferSize(): typeof cusolverDnDsygvdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvdx_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnDsygvdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsygvdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvdx_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsygvdx_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvdx_bufferSize', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnDsygvdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnDsygvdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnDsygvdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnDsygvdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnDsygvdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnDsygvdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }
 let cusolverDnDsygvj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -131,8 +145,7 @@ export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnDsygvj$c ??= binder.native('cusolverDnDsygvj'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnDsygvj', status);
 }
-let cusolverDnDsygvj_bufferSize$: Scratch | undefined;
-let cusolverDnDsygvj_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDsygvj_bufferSize$: typeof cusolverDnDsygvj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -147,22 +160,30 @@ let cusolverDnDsygvj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnDsygvj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvj_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsygvj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsygvj_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvj_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnDsygvj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsygvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnDsygvj_bufferSize$c ??= binder.native('cusolverDnDsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnDsygvj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsygvj_bufferSize$ ??= bind$cusolverDnDsygvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
+}
+/** cusolverDnDsygvj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsygvj_bufferSize(): typeof cusolverDnDsygvj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsygvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsygvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnDsygvj_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsygvj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsygvj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsygvj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsygvj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsygvj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsygvj_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnDsygvj_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnDsygvj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDsygvj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnDsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnDsygvj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDsytrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -192,8 +213,7 @@ export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnDsytrd$c ??= binder.native('cusolverDnDsytrd'))(handle, uplo, n_, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsytrd', status);
 }
-let cusolverDnDsytrd_bufferSize$: Scratch | undefined;
-let cusolverDnDsytrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDsytrd_bufferSize$: typeof cusolverDnDsytrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -205,19 +225,27 @@ let cusolverDnDsytrd_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
-  const s = (cusolverDnDsytrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytrd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytrd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsytrd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytrd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsytrd_bufferSize', 'd', d, true);
-  pointerArg('cusolverDnDsytrd_bufferSize', 'e', e, true);
-  pointerArg('cusolverDnDsytrd_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDsytrd_bufferSize$c ??= binder.native('cusolverDnDsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDsytrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsytrd_bufferSize$ ??= bind$cusolverDnDsytrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
+}
+/** cusolverDnDsytrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsytrd_bufferSize(): typeof cusolverDnDsytrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsytrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytrd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytrd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsytrd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytrd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsytrd_bufferSize', 'd', d, true);
+    pointerArg('cusolverDnDsytrd_bufferSize', 'e', e, true);
+    pointerArg('cusolverDnDsytrd_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDsytrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDsytrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -243,8 +271,7 @@ export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnDsytrf$c ??= binder.native('cusolverDnDsytrf'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsytrf', status);
 }
-let cusolverDnDsytrf_bufferSize$: Scratch | undefined;
-let cusolverDnDsytrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDsytrf_bufferSize$: typeof cusolverDnDsytrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `int`.
@@ -252,13 +279,21 @@ let cusolverDnDsytrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnDsytrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsytrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnDsytrf_bufferSize$c ??= binder.native('cusolverDnDsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDsytrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsytrf_bufferSize$ ??= bind$cusolverDnDsytrf_bufferSize())(handle, n_, A, lda);
+}
+/** cusolverDnDsytrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsytrf_bufferSize(): typeof cusolverDnDsytrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsytrf_bufferSize(handle, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsytrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDsytrf_bufferSize'))(handle, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDsytrf_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -32,8 +32,7 @@ export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnDsytri$c ??= binder.native('cusolverDnDsytri'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsytri', status);
 }
-let cusolverDnDsytri_bufferSize$: Scratch | undefined;
-let cusolverDnDsytri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDsytri_bufferSize$: typeof cusolverDnDsytri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -43,17 +42,25 @@ let cusolverDnDsytri_bufferSize$c: NativeFunction | undefined;
  * @param ipiv in `const int *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
-  const s = (cusolverDnDsytri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsytri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytri_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsytri_bufferSize', 'ipiv', ipiv, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDsytri_bufferSize$c ??= binder.native('cusolverDnDsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDsytri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsytri_bufferSize$ ??= bind$cusolverDnDsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
+}
+/** cusolverDnDsytri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsytri_bufferSize(): typeof cusolverDnDsytri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsytri_bufferSize(handle, uplo, n_, A, lda, ipiv) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsytri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsytri_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsytri_bufferSize', 'ipiv', ipiv, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDsytri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnGeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -88,8 +95,7 @@ export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t | null, params: T.c
   const status = (cusolverDnGeqrf$c ??= binder.native('cusolverDnGeqrf'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
   if (status !== 0) throw fail('cusolverDnGeqrf', status);
 }
-let cusolverDnGeqrf_bufferSize$: Scratch | undefined;
-let cusolverDnGeqrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnGeqrf_bufferSize$: typeof cusolverDnGeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnGeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -104,21 +110,29 @@ let cusolverDnGeqrf_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType): number {
-  const s = (cusolverDnGeqrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGeqrf_bufferSize', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGeqrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnGeqrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnGeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
-  pointerArg('cusolverDnGeqrf_bufferSize', 'tau', tau, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGeqrf_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  const status = (cusolverDnGeqrf_bufferSize$c ??= binder.native('cusolverDnGeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s.bytes);
-  if (status !== 0) throw fail('cusolverDnGeqrf_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnGeqrf_bufferSize$ ??= bind$cusolverDnGeqrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType);
+}
+/** cusolverDnGeqrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnGeqrf_bufferSize(): typeof cusolverDnGeqrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnGeqrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGeqrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGeqrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnGeqrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnGeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
+    pointerArg('cusolverDnGeqrf_bufferSize', 'tau', tau, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGeqrf_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnGeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s$bytes);
+    if (status !== 0) throw fail('cusolverDnGeqrf_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusolverDnGesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -169,8 +183,7 @@ export function cusolverDnGesvd(handle: T.cusolverDnHandle_t | null, params: T.c
   const status = (cusolverDnGesvd$c ??= binder.native('cusolverDnGesvd'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
   if (status !== 0) throw fail('cusolverDnGesvd', status);
 }
-let cusolverDnGesvd_bufferSize$: Scratch | undefined;
-let cusolverDnGesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnGesvd_bufferSize$: typeof cusolverDnGesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnGesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -193,54 +206,76 @@ let cusolverDnGesvd_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType): number {
-  const s = (cusolverDnGesvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGesvd_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnGesvd_bufferSize', 'jobu', 'i8', jobu);
-  if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnGesvd_bufferSize', 'jobvt', 'i8', jobvt);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnGesvd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
-  pointerArg('cusolverDnGesvd_bufferSize', 'S', S, true);
-  if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
-  pointerArg('cusolverDnGesvd_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'ldu', ldu, true);
-  if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
-  pointerArg('cusolverDnGesvd_bufferSize', 'VT', VT, true);
-  if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'ldvt', ldvt, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGesvd_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  const status = (cusolverDnGesvd_bufferSize$c ??= binder.native('cusolverDnGesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.bytes);
-  if (status !== 0) throw fail('cusolverDnGesvd_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnGesvd_bufferSize$ ??= bind$cusolverDnGesvd_bufferSize())(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType);
 }
-let cusolverDnGetDeterministicMode$: Scratch | undefined;
-let cusolverDnGetDeterministicMode$c: NativeFunction | undefined;
+/** cusolverDnGesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnGesvd_bufferSize(): typeof cusolverDnGesvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGesvd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnGesvd_bufferSize', 'jobu', 'i8', jobu);
+    if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnGesvd_bufferSize', 'jobvt', 'i8', jobvt);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnGesvd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
+    pointerArg('cusolverDnGesvd_bufferSize', 'S', S, true);
+    if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
+    pointerArg('cusolverDnGesvd_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'ldu', ldu, true);
+    if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
+    pointerArg('cusolverDnGesvd_bufferSize', 'VT', VT, true);
+    if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'ldvt', ldvt, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGesvd_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnGesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s$bytes);
+    if (status !== 0) throw fail('cusolverDnGesvd_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnGetDeterministicMode$: typeof cusolverDnGetDeterministicMode | undefined;
 /** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @returns the value of `mode`: out `cusolverDeterministicMode_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusolverDnGetDeterministicMode(handle: T.cusolverDnHandle_t | null): T.cusolverDeterministicMode_t {
-  const s = (cusolverDnGetDeterministicMode$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetDeterministicMode', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusolverDnGetDeterministicMode$c ??= binder.native('cusolverDnGetDeterministicMode'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusolverDnGetDeterministicMode', status);
-  return s.i32[0] as T.cusolverDeterministicMode_t;
+  return (cusolverDnGetDeterministicMode$ ??= bind$cusolverDnGetDeterministicMode())(handle);
 }
-let cusolverDnGetStream$: Scratch | undefined;
-let cusolverDnGetStream$c: NativeFunction | undefined;
+/** cusolverDnGetDeterministicMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnGetDeterministicMode(): typeof cusolverDnGetDeterministicMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnGetDeterministicMode(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetDeterministicMode', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnGetDeterministicMode'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusolverDnGetDeterministicMode', status);
+    return s$i32[0] as T.cusolverDeterministicMode_t;
+  };
+}
+let cusolverDnGetStream$: typeof cusolverDnGetStream | undefined;
 /** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @returns the value of `streamId`: out `cudaStream_t *`. */
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t | null): T.cudaStream_t {
-  const s = (cusolverDnGetStream$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusolverDnGetStream$c ??= binder.native('cusolverDnGetStream'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusolverDnGetStream', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cusolverDnGetStream$ ??= bind$cusolverDnGetStream())(handle);
+}
+/** cusolverDnGetStream around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnGetStream(): typeof cusolverDnGetStream {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnGetStream(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnGetStream'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusolverDnGetStream', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
 }

@@ -83,8 +83,7 @@ export function cusolverDnPotrf(handle: T.cusolverDnHandle_t | null, params: T.c
   const status = (cusolverDnPotrf$c ??= binder.native('cusolverDnPotrf'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
   if (status !== 0) throw fail('cusolverDnPotrf', status);
 }
-let cusolverDnPotrf_bufferSize$: Scratch | undefined;
-let cusolverDnPotrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnPotrf_bufferSize$: typeof cusolverDnPotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnPotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -97,17 +96,25 @@ let cusolverDnPotrf_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType): number {
-  const s = (cusolverDnPotrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnPotrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnPotrf_bufferSize', 'params', params, true) as typeof params;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnPotrf_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnPotrf_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnPotrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnPotrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnPotrf_bufferSize', 'lda', lda, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnPotrf_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  const status = (cusolverDnPotrf_bufferSize$c ??= binder.native('cusolverDnPotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s.bytes);
-  if (status !== 0) throw fail('cusolverDnPotrf_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnPotrf_bufferSize$ ??= bind$cusolverDnPotrf_bufferSize())(handle, params, uplo, n_, dataTypeA, A, lda, computeType);
+}
+/** cusolverDnPotrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnPotrf_bufferSize(): typeof cusolverDnPotrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnPotrf_bufferSize(handle, params, uplo, n_, dataTypeA, A, lda, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnPotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnPotrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnPotrf_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnPotrf_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnPotrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnPotrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnPotrf_bufferSize', 'lda', lda, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnPotrf_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnPotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s$bytes);
+    if (status !== 0) throw fail('cusolverDnPotrf_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

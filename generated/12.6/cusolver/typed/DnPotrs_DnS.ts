@@ -39,8 +39,7 @@ export function cusolverDnPotrs(handle: T.cusolverDnHandle_t | null, params: T.c
   const status = (cusolverDnPotrs$c ??= binder.native('cusolverDnPotrs'))(handle, params, uplo, n_, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
   if (status !== 0) throw fail('cusolverDnPotrs', status);
 }
-let cusolverDnSBgels$: Scratch | undefined;
-let cusolverDnSBgels$c: NativeFunction | undefined;
+let cusolverDnSBgels$: typeof cusolverDnSBgels | undefined;
 /** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -57,27 +56,34 @@ let cusolverDnSBgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSBgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSBgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSBgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSBgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSBgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSBgels', 'd_info', d_info, true);
-  const status = (cusolverDnSBgels$c ??= binder.native('cusolverDnSBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSBgels', status);
-  return s.i32[0];
+  return (cusolverDnSBgels$ ??= bind$cusolverDnSBgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSBgels_bufferSize$: Scratch | undefined;
-let cusolverDnSBgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSBgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSBgels(): typeof cusolverDnSBgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSBgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSBgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSBgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSBgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSBgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSBgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSBgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSBgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSBgels_bufferSize$: typeof cusolverDnSBgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -92,25 +98,32 @@ let cusolverDnSBgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSBgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSBgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSBgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSBgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSBgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSBgels_bufferSize$c ??= binder.native('cusolverDnSBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSBgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSBgels_bufferSize$ ??= bind$cusolverDnSBgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnSBgesv$: Scratch | undefined;
-let cusolverDnSBgesv$c: NativeFunction | undefined;
+/** cusolverDnSBgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSBgels_bufferSize(): typeof cusolverDnSBgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSBgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSBgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSBgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSBgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSBgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSBgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnSBgesv$: typeof cusolverDnSBgesv | undefined;
 /** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -127,27 +140,34 @@ let cusolverDnSBgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSBgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSBgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSBgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSBgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSBgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSBgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSBgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSBgesv$c ??= binder.native('cusolverDnSBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSBgesv', status);
-  return s.i32[0];
+  return (cusolverDnSBgesv$ ??= bind$cusolverDnSBgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSBgesv_bufferSize$: Scratch | undefined;
-let cusolverDnSBgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSBgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSBgesv(): typeof cusolverDnSBgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSBgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSBgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSBgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSBgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSBgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSBgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSBgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSBgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSBgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSBgesv_bufferSize$: typeof cusolverDnSBgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -162,25 +182,32 @@ let cusolverDnSBgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSBgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSBgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSBgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSBgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSBgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSBgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSBgesv_bufferSize$c ??= binder.native('cusolverDnSBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSBgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSBgesv_bufferSize$ ??= bind$cusolverDnSBgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnSHgels$: Scratch | undefined;
-let cusolverDnSHgels$c: NativeFunction | undefined;
+/** cusolverDnSBgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSBgesv_bufferSize(): typeof cusolverDnSBgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSBgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSBgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSBgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSBgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSBgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSBgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSBgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSBgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSBgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnSHgels$: typeof cusolverDnSHgels | undefined;
 /** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -197,27 +224,34 @@ let cusolverDnSHgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSHgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSHgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSHgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSHgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSHgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSHgels', 'd_info', d_info, true);
-  const status = (cusolverDnSHgels$c ??= binder.native('cusolverDnSHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSHgels', status);
-  return s.i32[0];
+  return (cusolverDnSHgels$ ??= bind$cusolverDnSHgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSHgels_bufferSize$: Scratch | undefined;
-let cusolverDnSHgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSHgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSHgels(): typeof cusolverDnSHgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSHgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSHgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSHgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSHgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSHgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSHgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSHgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSHgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSHgels_bufferSize$: typeof cusolverDnSHgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -232,25 +266,32 @@ let cusolverDnSHgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSHgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSHgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSHgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSHgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSHgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSHgels_bufferSize$c ??= binder.native('cusolverDnSHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSHgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSHgels_bufferSize$ ??= bind$cusolverDnSHgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnSHgesv$: Scratch | undefined;
-let cusolverDnSHgesv$c: NativeFunction | undefined;
+/** cusolverDnSHgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSHgels_bufferSize(): typeof cusolverDnSHgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSHgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSHgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSHgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSHgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSHgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSHgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnSHgesv$: typeof cusolverDnSHgesv | undefined;
 /** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -267,27 +308,34 @@ let cusolverDnSHgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSHgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSHgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSHgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSHgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSHgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSHgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSHgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSHgesv$c ??= binder.native('cusolverDnSHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSHgesv', status);
-  return s.i32[0];
+  return (cusolverDnSHgesv$ ??= bind$cusolverDnSHgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSHgesv_bufferSize$: Scratch | undefined;
-let cusolverDnSHgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSHgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSHgesv(): typeof cusolverDnSHgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSHgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSHgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSHgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSHgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSHgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSHgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSHgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSHgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSHgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSHgesv_bufferSize$: typeof cusolverDnSHgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -302,25 +350,32 @@ let cusolverDnSHgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSHgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSHgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSHgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSHgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSHgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSHgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSHgesv_bufferSize$c ??= binder.native('cusolverDnSHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSHgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSHgesv_bufferSize$ ??= bind$cusolverDnSHgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnSSgels$: Scratch | undefined;
-let cusolverDnSSgels$c: NativeFunction | undefined;
+/** cusolverDnSHgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSHgesv_bufferSize(): typeof cusolverDnSHgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSHgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSHgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSHgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSHgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSHgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSHgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSHgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSHgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSHgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnSSgels$: typeof cusolverDnSSgels | undefined;
 /** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -337,27 +392,34 @@ let cusolverDnSSgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSSgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSSgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSSgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSSgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSSgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSSgels', 'd_info', d_info, true);
-  const status = (cusolverDnSSgels$c ??= binder.native('cusolverDnSSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSSgels', status);
-  return s.i32[0];
+  return (cusolverDnSSgels$ ??= bind$cusolverDnSSgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSSgels_bufferSize$: Scratch | undefined;
-let cusolverDnSSgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSSgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSSgels(): typeof cusolverDnSSgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSSgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSSgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSSgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSSgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSSgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSSgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSSgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSSgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSSgels_bufferSize$: typeof cusolverDnSSgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -372,25 +434,32 @@ let cusolverDnSSgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSSgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSSgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSSgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSSgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSSgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSSgels_bufferSize$c ??= binder.native('cusolverDnSSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSSgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSSgels_bufferSize$ ??= bind$cusolverDnSSgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnSSgesv$: Scratch | undefined;
-let cusolverDnSSgesv$c: NativeFunction | undefined;
+/** cusolverDnSSgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSSgels_bufferSize(): typeof cusolverDnSSgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSSgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSSgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSSgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSSgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSSgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSSgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnSSgesv$: typeof cusolverDnSSgesv | undefined;
 /** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -407,27 +476,34 @@ let cusolverDnSSgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSSgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSSgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSSgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSSgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSSgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSSgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSSgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSSgesv$c ??= binder.native('cusolverDnSSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSSgesv', status);
-  return s.i32[0];
+  return (cusolverDnSSgesv$ ??= bind$cusolverDnSSgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSSgesv_bufferSize$: Scratch | undefined;
-let cusolverDnSSgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSSgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSSgesv(): typeof cusolverDnSSgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSSgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSSgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSSgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSSgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSSgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSSgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSSgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSSgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSSgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSSgesv_bufferSize$: typeof cusolverDnSSgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -442,25 +518,32 @@ let cusolverDnSSgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSSgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSSgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSSgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSSgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSSgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSSgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSSgesv_bufferSize$c ??= binder.native('cusolverDnSSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSSgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSSgesv_bufferSize$ ??= bind$cusolverDnSSgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnSXgels$: Scratch | undefined;
-let cusolverDnSXgels$c: NativeFunction | undefined;
+/** cusolverDnSSgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSSgesv_bufferSize(): typeof cusolverDnSSgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSSgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSSgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSSgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSSgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSSgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSSgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSSgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSSgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSSgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnSXgels$: typeof cusolverDnSXgels | undefined;
 /** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -477,27 +560,34 @@ let cusolverDnSXgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSXgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSXgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSXgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSXgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSXgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSXgels', 'd_info', d_info, true);
-  const status = (cusolverDnSXgels$c ??= binder.native('cusolverDnSXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSXgels', status);
-  return s.i32[0];
+  return (cusolverDnSXgels$ ??= bind$cusolverDnSXgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSXgels_bufferSize$: Scratch | undefined;
-let cusolverDnSXgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSXgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSXgels(): typeof cusolverDnSXgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSXgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSXgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSXgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSXgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSXgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSXgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSXgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSXgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSXgels_bufferSize$: typeof cusolverDnSXgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -512,25 +602,32 @@ let cusolverDnSXgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSXgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSXgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSXgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSXgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSXgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSXgels_bufferSize$c ??= binder.native('cusolverDnSXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSXgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSXgels_bufferSize$ ??= bind$cusolverDnSXgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnSXgesv$: Scratch | undefined;
-let cusolverDnSXgesv$c: NativeFunction | undefined;
+/** cusolverDnSXgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSXgels_bufferSize(): typeof cusolverDnSXgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSXgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSXgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSXgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSXgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSXgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSXgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnSXgesv$: typeof cusolverDnSXgesv | undefined;
 /** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -547,27 +644,34 @@ let cusolverDnSXgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnSXgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSXgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSXgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSXgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSXgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSXgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSXgesv', 'd_info', d_info, true);
-  const status = (cusolverDnSXgesv$c ??= binder.native('cusolverDnSXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnSXgesv', status);
-  return s.i32[0];
+  return (cusolverDnSXgesv$ ??= bind$cusolverDnSXgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnSXgesv_bufferSize$: Scratch | undefined;
-let cusolverDnSXgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSXgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSXgesv(): typeof cusolverDnSXgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSXgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSXgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSXgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSXgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSXgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSXgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSXgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnSXgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnSXgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSXgesv_bufferSize$: typeof cusolverDnSXgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -582,20 +686,28 @@ let cusolverDnSXgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnSXgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnSXgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnSXgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnSXgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnSXgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnSXgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSXgesv_bufferSize$c ??= binder.native('cusolverDnSXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSXgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnSXgesv_bufferSize$ ??= bind$cusolverDnSXgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
+}
+/** cusolverDnSXgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSXgesv_bufferSize(): typeof cusolverDnSXgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSXgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnSXgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnSXgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnSXgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnSXgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnSXgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnSXgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnSXgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSXgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

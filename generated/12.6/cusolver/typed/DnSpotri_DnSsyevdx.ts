@@ -30,8 +30,7 @@ export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSpotri$c ??= binder.native('cusolverDnSpotri'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSpotri', status);
 }
-let cusolverDnSpotri_bufferSize$: Scratch | undefined;
-let cusolverDnSpotri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSpotri_bufferSize$: typeof cusolverDnSpotri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -40,16 +39,24 @@ let cusolverDnSpotri_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSpotri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSpotri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSpotri_bufferSize$c ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSpotri_bufferSize$ ??= bind$cusolverDnSpotri_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnSpotri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSpotri_bufferSize(): typeof cusolverDnSpotri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSpotri_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSpotri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -127,8 +134,7 @@ export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   const status = (cusolverDnSsyevd$c ??= binder.native('cusolverDnSsyevd'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsyevd', status);
 }
-let cusolverDnSsyevd_bufferSize$: Scratch | undefined;
-let cusolverDnSsyevd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsyevd_bufferSize$: typeof cusolverDnSsyevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -139,21 +145,28 @@ let cusolverDnSsyevd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
-  const s = (cusolverDnSsyevd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsyevd_bufferSize$c ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsyevd_bufferSize$ ??= bind$cusolverDnSsyevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
 }
-let cusolverDnSsyevdx$: Scratch | undefined;
-let cusolverDnSsyevdx$c: NativeFunction | undefined;
+/** cusolverDnSsyevd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsyevd_bufferSize(): typeof cusolverDnSsyevd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSsyevdx$: typeof cusolverDnSsyevdx | undefined;
 /** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -172,29 +185,36 @@ let cusolverDnSsyevdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnSsyevdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsyevdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsyevdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevdx', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnSsyevdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnSsyevdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsyevdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsyevdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSsyevdx', 'W', W, true);
-  pointerArg('cusolverDnSsyevdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsyevdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnSsyevdx', 'info', info, true);
-  const status = (cusolverDnSsyevdx$c ??= binder.native('cusolverDnSsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnSsyevdx', status);
-  return s.i32[0];
+  return (cusolverDnSsyevdx$ ??= bind$cusolverDnSsyevdx())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnSsyevdx_bufferSize$: Scratch | undefined;
-let cusolverDnSsyevdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSsyevdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsyevdx(): typeof cusolverDnSsyevdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsyevdx(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsyevdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsyevdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevdx', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnSsyevdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnSsyevdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsyevdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsyevdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSsyevdx', 'W', W, true);
+    pointerArg('cusolverDnSsyevdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsyevdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnSsyevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnSsyevdx'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnSsyevdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSsyevdx_bufferSize$: typeof cusolverDnSsyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -210,22 +230,30 @@ let cusolverDnSsyevdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnSsyevdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsyevdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsyevdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevdx_bufferSize', 'lda', 'i32', lda);
-  if (typeof vl !== 'number') throw argError('cusolverDnSsyevdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnSsyevdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsyevdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsyevdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSsyevdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnSsyevdx_bufferSize$c ??= binder.native('cusolverDnSsyevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnSsyevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnSsyevdx_bufferSize$ ??= bind$cusolverDnSsyevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
+}
+/** cusolverDnSsyevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsyevdx_bufferSize(): typeof cusolverDnSsyevdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsyevdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsyevdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevdx_bufferSize', 'lda', 'i32', lda);
+    if (typeof vl !== 'number') throw argError('cusolverDnSsyevdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnSsyevdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsyevdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsyevdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSsyevdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsyevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnSsyevdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }

@@ -60,8 +60,7 @@ export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.
   const status = (cusolverDnXgesvd$c ??= binder.native('cusolverDnXgesvd'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgesvd', status);
 }
-let cusolverDnXgesvd_bufferSize$: Scratch | undefined;
-let cusolverDnXgesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgesvd_bufferSize$: typeof cusolverDnXgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -83,60 +82,82 @@ let cusolverDnXgesvd_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgesvd_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvd_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvd_bufferSize', 'jobu', 'i8', jobu);
-  if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnXgesvd_bufferSize', 'jobvt', 'i8', jobvt);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'S', S, true);
-  if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldu', ldu, true);
-  if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
-  if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgesvd_bufferSize$c ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgesvd_bufferSize$ ??= bind$cusolverDnXgesvd_bufferSize())(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType);
 }
-let cusolverDnXgesvdjGetResidual$: Scratch | undefined;
-let cusolverDnXgesvdjGetResidual$c: NativeFunction | undefined;
+/** cusolverDnXgesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvd_bufferSize(): typeof cusolverDnXgesvd_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvd_bufferSize', 'jobu', 'i8', jobu);
+    if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnXgesvd_bufferSize', 'jobvt', 'i8', jobvt);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'S', S, true);
+    if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldu', ldu, true);
+    if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
+    if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cusolverDnXgesvdjGetResidual$: typeof cusolverDnXgesvdjGetResidual | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `gesvdjInfo_t`.
  * @returns the value of `residual`: out `double *`. */
 export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnXgesvdjGetResidual$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXgesvdjGetResidual$c ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
-  return s.f64[0];
+  return (cusolverDnXgesvdjGetResidual$ ??= bind$cusolverDnXgesvdjGetResidual())(handle, info);
 }
-let cusolverDnXgesvdjGetSweeps$: Scratch | undefined;
-let cusolverDnXgesvdjGetSweeps$c: NativeFunction | undefined;
+/** cusolverDnXgesvdjGetResidual around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdjGetResidual(): typeof cusolverDnXgesvdjGetResidual {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdjGetResidual(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
+    return s$f64[0];
+  };
+}
+let cusolverDnXgesvdjGetSweeps$: typeof cusolverDnXgesvdjGetSweeps | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `gesvdjInfo_t`.
  * @returns the value of `executed_sweeps`: out `int *`. */
 export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnXgesvdjGetSweeps$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXgesvdjGetSweeps$c ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
-  return s.i32[0];
+  return (cusolverDnXgesvdjGetSweeps$ ??= bind$cusolverDnXgesvdjGetSweeps())(handle, info);
+}
+/** cusolverDnXgesvdjGetSweeps around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdjGetSweeps(): typeof cusolverDnXgesvdjGetSweeps {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdjGetSweeps(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnXgesvdjSetMaxSweeps$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -222,8 +243,7 @@ export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T
   const status = (cusolverDnXgesvdp$c ??= binder.native('cusolverDnXgesvdp'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
   if (status !== 0) throw fail('cusolverDnXgesvdp', status);
 }
-let cusolverDnXgesvdp_bufferSize$: Scratch | undefined;
-let cusolverDnXgesvdp_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgesvdp_bufferSize$: typeof cusolverDnXgesvdp_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -245,28 +265,36 @@ let cusolverDnXgesvdp_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgesvdp_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp_bufferSize', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeS', 'i32', dataTypeS);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
-  if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeU', 'i32', dataTypeU);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
-  if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeV', 'i32', dataTypeV);
-  pointerArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgesvdp_bufferSize$c ??= binder.native('cusolverDnXgesvdp_bufferSize'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgesvdp_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgesvdp_bufferSize$ ??= bind$cusolverDnXgesvdp_bufferSize())(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType);
+}
+/** cusolverDnXgesvdp_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvdp_bufferSize(): typeof cusolverDnXgesvdp_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp_bufferSize', 'econ', 'i32', econ);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeS', 'i32', dataTypeS);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
+    if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeU', 'i32', dataTypeU);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
+    if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeV', 'i32', dataTypeV);
+    pointerArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvdp_bufferSize'))(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgesvdp_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }

@@ -46,8 +46,7 @@ export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnXsytrs$c ??= binder.native('cusolverDnXsytrs'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsytrs', status);
 }
-let cusolverDnXsytrs_bufferSize$: Scratch | undefined;
-let cusolverDnXsytrs_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXsytrs_bufferSize$: typeof cusolverDnXsytrs_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -62,23 +61,31 @@ let cusolverDnXsytrs_bufferSize$c: NativeFunction | undefined;
  * @param ldb in `int64_t`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsytrs_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsytrs_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsytrs_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'n', n_, true);
-  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'nrhs', nrhs, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXsytrs_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'lda', lda, true);
-  pointerArg('cusolverDnXsytrs_bufferSize', 'ipiv', ipiv, true);
-  if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeB', 'i32', dataTypeB);
-  pointerArg('cusolverDnXsytrs_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'ldb', ldb, true);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXsytrs_bufferSize$c ??= binder.native('cusolverDnXsytrs_bufferSize'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXsytrs_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXsytrs_bufferSize$ ??= bind$cusolverDnXsytrs_bufferSize())(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb);
+}
+/** cusolverDnXsytrs_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsytrs_bufferSize(): typeof cusolverDnXsytrs_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsytrs_bufferSize(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsytrs_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsytrs_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'n', n_, true);
+    if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'nrhs', nrhs, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXsytrs_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'lda', lda, true);
+    pointerArg('cusolverDnXsytrs_bufferSize', 'ipiv', ipiv, true);
+    if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXsytrs_bufferSize', 'dataTypeB', 'i32', dataTypeB);
+    pointerArg('cusolverDnXsytrs_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXsytrs_bufferSize', 'ldb', ldb, true);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsytrs_bufferSize'))(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXsytrs_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXtrtri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -110,8 +117,7 @@ export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnXtrtri$c ??= binder.native('cusolverDnXtrtri'))(handle, uplo, diag, n_, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
   if (status !== 0) throw fail('cusolverDnXtrtri', status);
 }
-let cusolverDnXtrtri_bufferSize$: Scratch | undefined;
-let cusolverDnXtrtri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXtrtri_bufferSize$: typeof cusolverDnXtrtri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -122,22 +128,29 @@ let cusolverDnXtrtri_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int64_t`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXtrtri_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXtrtri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXtrtri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cusolverDnXtrtri_bufferSize', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXtrtri_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXtrtri_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXtrtri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXtrtri_bufferSize', 'lda', lda, true);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXtrtri_bufferSize$c ??= binder.native('cusolverDnXtrtri_bufferSize'))(handle, uplo, diag, n_, dataTypeA, A, lda, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXtrtri_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXtrtri_bufferSize$ ??= bind$cusolverDnXtrtri_bufferSize())(handle, uplo, diag, n_, dataTypeA, A, lda);
 }
-let cusolverDnZCgels$: Scratch | undefined;
-let cusolverDnZCgels$c: NativeFunction | undefined;
+/** cusolverDnXtrtri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXtrtri_bufferSize(): typeof cusolverDnXtrtri_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXtrtri_bufferSize(handle, uplo, diag, n_, dataTypeA, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXtrtri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXtrtri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cusolverDnXtrtri_bufferSize', 'diag', 'i32', diag);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXtrtri_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXtrtri_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXtrtri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXtrtri_bufferSize', 'lda', lda, true);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXtrtri_bufferSize'))(handle, uplo, diag, n_, dataTypeA, A, lda, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXtrtri_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cusolverDnZCgels$: typeof cusolverDnZCgels | undefined;
 /** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -154,27 +167,34 @@ let cusolverDnZCgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZCgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZCgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZCgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZCgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZCgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZCgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZCgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZCgels', 'd_info', d_info, true);
-  const status = (cusolverDnZCgels$c ??= binder.native('cusolverDnZCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZCgels', status);
-  return s.i32[0];
+  return (cusolverDnZCgels$ ??= bind$cusolverDnZCgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZCgels_bufferSize$: Scratch | undefined;
-let cusolverDnZCgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZCgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZCgels(): typeof cusolverDnZCgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZCgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZCgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZCgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZCgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZCgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZCgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZCgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZCgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZCgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZCgels_bufferSize$: typeof cusolverDnZCgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -189,25 +209,32 @@ let cusolverDnZCgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZCgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZCgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZCgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZCgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZCgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZCgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZCgels_bufferSize$c ??= binder.native('cusolverDnZCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZCgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZCgels_bufferSize$ ??= bind$cusolverDnZCgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZCgesv$: Scratch | undefined;
-let cusolverDnZCgesv$c: NativeFunction | undefined;
+/** cusolverDnZCgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZCgels_bufferSize(): typeof cusolverDnZCgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZCgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZCgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZCgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZCgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZCgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZCgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZCgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZCgesv$: typeof cusolverDnZCgesv | undefined;
 /** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -224,27 +251,34 @@ let cusolverDnZCgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZCgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZCgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZCgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZCgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZCgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZCgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZCgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZCgesv$c ??= binder.native('cusolverDnZCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZCgesv', status);
-  return s.i32[0];
+  return (cusolverDnZCgesv$ ??= bind$cusolverDnZCgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZCgesv_bufferSize$: Scratch | undefined;
-let cusolverDnZCgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZCgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZCgesv(): typeof cusolverDnZCgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZCgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZCgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZCgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZCgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZCgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZCgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZCgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZCgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZCgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZCgesv_bufferSize$: typeof cusolverDnZCgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -259,25 +293,32 @@ let cusolverDnZCgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZCgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZCgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZCgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZCgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZCgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZCgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZCgesv_bufferSize$c ??= binder.native('cusolverDnZCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZCgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZCgesv_bufferSize$ ??= bind$cusolverDnZCgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZEgels$: Scratch | undefined;
-let cusolverDnZEgels$c: NativeFunction | undefined;
+/** cusolverDnZCgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZCgesv_bufferSize(): typeof cusolverDnZCgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZCgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZCgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZCgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZCgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZCgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZCgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZCgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZCgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZCgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZEgels$: typeof cusolverDnZEgels | undefined;
 /** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -294,27 +335,34 @@ let cusolverDnZEgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZEgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZEgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZEgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZEgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZEgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZEgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZEgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZEgels', 'd_info', d_info, true);
-  const status = (cusolverDnZEgels$c ??= binder.native('cusolverDnZEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZEgels', status);
-  return s.i32[0];
+  return (cusolverDnZEgels$ ??= bind$cusolverDnZEgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZEgels_bufferSize$: Scratch | undefined;
-let cusolverDnZEgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZEgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZEgels(): typeof cusolverDnZEgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZEgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZEgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZEgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZEgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZEgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZEgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZEgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZEgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZEgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZEgels_bufferSize$: typeof cusolverDnZEgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -329,25 +377,32 @@ let cusolverDnZEgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZEgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZEgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZEgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZEgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZEgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZEgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZEgels_bufferSize$c ??= binder.native('cusolverDnZEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZEgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZEgels_bufferSize$ ??= bind$cusolverDnZEgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZEgesv$: Scratch | undefined;
-let cusolverDnZEgesv$c: NativeFunction | undefined;
+/** cusolverDnZEgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZEgels_bufferSize(): typeof cusolverDnZEgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZEgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZEgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZEgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZEgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZEgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZEgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZEgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZEgesv$: typeof cusolverDnZEgesv | undefined;
 /** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -364,27 +419,34 @@ let cusolverDnZEgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZEgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZEgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZEgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZEgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZEgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZEgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZEgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZEgesv$c ??= binder.native('cusolverDnZEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZEgesv', status);
-  return s.i32[0];
+  return (cusolverDnZEgesv$ ??= bind$cusolverDnZEgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZEgesv_bufferSize$: Scratch | undefined;
-let cusolverDnZEgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZEgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZEgesv(): typeof cusolverDnZEgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZEgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZEgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZEgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZEgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZEgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZEgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZEgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZEgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZEgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZEgesv_bufferSize$: typeof cusolverDnZEgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -399,25 +461,32 @@ let cusolverDnZEgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZEgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZEgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZEgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZEgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZEgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZEgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZEgesv_bufferSize$c ??= binder.native('cusolverDnZEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZEgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZEgesv_bufferSize$ ??= bind$cusolverDnZEgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZKgels$: Scratch | undefined;
-let cusolverDnZKgels$c: NativeFunction | undefined;
+/** cusolverDnZEgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZEgesv_bufferSize(): typeof cusolverDnZEgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZEgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZEgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZEgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZEgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZEgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZEgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZEgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZEgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZEgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZKgels$: typeof cusolverDnZKgels | undefined;
 /** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -434,27 +503,34 @@ let cusolverDnZKgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZKgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZKgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZKgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZKgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZKgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZKgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZKgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZKgels', 'd_info', d_info, true);
-  const status = (cusolverDnZKgels$c ??= binder.native('cusolverDnZKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZKgels', status);
-  return s.i32[0];
+  return (cusolverDnZKgels$ ??= bind$cusolverDnZKgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZKgels_bufferSize$: Scratch | undefined;
-let cusolverDnZKgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZKgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZKgels(): typeof cusolverDnZKgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZKgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZKgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZKgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZKgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZKgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZKgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZKgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZKgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZKgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZKgels_bufferSize$: typeof cusolverDnZKgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -469,25 +545,32 @@ let cusolverDnZKgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZKgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZKgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZKgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZKgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZKgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZKgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZKgels_bufferSize$c ??= binder.native('cusolverDnZKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZKgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZKgels_bufferSize$ ??= bind$cusolverDnZKgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZKgesv$: Scratch | undefined;
-let cusolverDnZKgesv$c: NativeFunction | undefined;
+/** cusolverDnZKgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZKgels_bufferSize(): typeof cusolverDnZKgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZKgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZKgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZKgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZKgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZKgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZKgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZKgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZKgesv$: typeof cusolverDnZKgesv | undefined;
 /** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -504,27 +587,34 @@ let cusolverDnZKgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZKgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZKgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZKgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZKgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZKgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZKgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZKgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZKgesv$c ??= binder.native('cusolverDnZKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZKgesv', status);
-  return s.i32[0];
+  return (cusolverDnZKgesv$ ??= bind$cusolverDnZKgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZKgesv_bufferSize$: Scratch | undefined;
-let cusolverDnZKgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZKgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZKgesv(): typeof cusolverDnZKgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZKgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZKgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZKgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZKgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZKgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZKgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZKgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZKgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZKgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZKgesv_bufferSize$: typeof cusolverDnZKgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -539,25 +629,32 @@ let cusolverDnZKgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZKgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZKgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZKgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZKgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZKgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZKgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZKgesv_bufferSize$c ??= binder.native('cusolverDnZKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZKgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZKgesv_bufferSize$ ??= bind$cusolverDnZKgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZYgels$: Scratch | undefined;
-let cusolverDnZYgels$c: NativeFunction | undefined;
+/** cusolverDnZKgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZKgesv_bufferSize(): typeof cusolverDnZKgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZKgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZKgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZKgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZKgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZKgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZKgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZKgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZKgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZKgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZYgels$: typeof cusolverDnZYgels | undefined;
 /** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -574,27 +671,34 @@ let cusolverDnZYgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZYgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZYgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZYgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZYgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZYgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZYgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZYgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZYgels', 'd_info', d_info, true);
-  const status = (cusolverDnZYgels$c ??= binder.native('cusolverDnZYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZYgels', status);
-  return s.i32[0];
+  return (cusolverDnZYgels$ ??= bind$cusolverDnZYgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZYgels_bufferSize$: Scratch | undefined;
-let cusolverDnZYgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZYgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZYgels(): typeof cusolverDnZYgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZYgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZYgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZYgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZYgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZYgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZYgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZYgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZYgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZYgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZYgels_bufferSize$: typeof cusolverDnZYgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -609,25 +713,32 @@ let cusolverDnZYgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZYgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZYgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZYgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZYgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZYgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZYgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZYgels_bufferSize$c ??= binder.native('cusolverDnZYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZYgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZYgels_bufferSize$ ??= bind$cusolverDnZYgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZYgesv$: Scratch | undefined;
-let cusolverDnZYgesv$c: NativeFunction | undefined;
+/** cusolverDnZYgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZYgels_bufferSize(): typeof cusolverDnZYgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZYgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZYgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZYgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZYgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZYgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZYgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZYgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZYgesv$: typeof cusolverDnZYgesv | undefined;
 /** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -644,27 +755,34 @@ let cusolverDnZYgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZYgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZYgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZYgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZYgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZYgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZYgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZYgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZYgesv$c ??= binder.native('cusolverDnZYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZYgesv', status);
-  return s.i32[0];
+  return (cusolverDnZYgesv$ ??= bind$cusolverDnZYgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZYgesv_bufferSize$: Scratch | undefined;
-let cusolverDnZYgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZYgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZYgesv(): typeof cusolverDnZYgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZYgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZYgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZYgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZYgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZYgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZYgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZYgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZYgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZYgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZYgesv_bufferSize$: typeof cusolverDnZYgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -679,25 +797,32 @@ let cusolverDnZYgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZYgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZYgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZYgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZYgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZYgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZYgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZYgesv_bufferSize$c ??= binder.native('cusolverDnZYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZYgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZYgesv_bufferSize$ ??= bind$cusolverDnZYgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZZgels$: Scratch | undefined;
-let cusolverDnZZgels$c: NativeFunction | undefined;
+/** cusolverDnZYgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZYgesv_bufferSize(): typeof cusolverDnZYgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZYgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZYgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZYgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZYgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZYgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZYgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZYgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZYgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZYgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZZgels$: typeof cusolverDnZZgels | undefined;
 /** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -714,27 +839,34 @@ let cusolverDnZZgels$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZZgels(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZZgels$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZZgels', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgels', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgels', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZZgels', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgels', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZZgels', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgels', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZZgels', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgels', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZZgels', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgels', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZZgels', 'd_info', d_info, true);
-  const status = (cusolverDnZZgels$c ??= binder.native('cusolverDnZZgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZZgels', status);
-  return s.i32[0];
+  return (cusolverDnZZgels$ ??= bind$cusolverDnZZgels())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZZgels_bufferSize$: Scratch | undefined;
-let cusolverDnZZgels_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZZgels around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZZgels(): typeof cusolverDnZZgels {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZZgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZZgels', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgels', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgels', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZZgels', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgels', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZZgels', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgels', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZZgels', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgels', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZZgels', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgels', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZZgels', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZZgels'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZZgels', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZZgels_bufferSize$: typeof cusolverDnZZgels_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `cusolver_int_t`.
@@ -749,25 +881,32 @@ let cusolverDnZZgels_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZZgels_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZZgels_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgels_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgels_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZZgels_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgels_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZZgels_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgels_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZZgels_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgels_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZZgels_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZZgels_bufferSize$c ??= binder.native('cusolverDnZZgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZZgels_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZZgels_bufferSize$ ??= bind$cusolverDnZZgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
-let cusolverDnZZgesv$: Scratch | undefined;
-let cusolverDnZZgesv$c: NativeFunction | undefined;
+/** cusolverDnZZgels_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZZgels_bufferSize(): typeof cusolverDnZZgels_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZZgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZZgels_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgels_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgels_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZZgels_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgels_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZZgels_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgels_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZZgels_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgels_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZZgels_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZZgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZZgels_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusolverDnZZgesv$: typeof cusolverDnZZgesv | undefined;
 /** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -784,27 +923,34 @@ let cusolverDnZZgesv$c: NativeFunction | undefined;
  * @param d_info in `cusolver_int_t *`: address or host buffer, or null.
  * @returns the value of `iter`: out `cusolver_int_t *`. */
 export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, d_info: T.Pointer): number {
-  const s = (cusolverDnZZgesv$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgesv', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgesv', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZZgesv', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgesv', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZZgesv', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZZgesv', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgesv', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZZgesv', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgesv', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZZgesv', 'dWorkspace', dWorkspace, true);
-  if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgesv', 'lwork_bytes', lwork_bytes, false);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnZZgesv', 'd_info', d_info, true);
-  const status = (cusolverDnZZgesv$c ??= binder.native('cusolverDnZZgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s.bytes, d_info);
-  if (status !== 0) throw fail('cusolverDnZZgesv', status);
-  return s.i32[0];
+  return (cusolverDnZZgesv$ ??= bind$cusolverDnZZgesv())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info);
 }
-let cusolverDnZZgesv_bufferSize$: Scratch | undefined;
-let cusolverDnZZgesv_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZZgesv around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZZgesv(): typeof cusolverDnZZgesv {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZZgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgesv', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgesv', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZZgesv', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgesv', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZZgesv', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZZgesv', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgesv', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZZgesv', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgesv', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZZgesv', 'dWorkspace', dWorkspace, true);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgesv', 'lwork_bytes', lwork_bytes, false);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnZZgesv', 'd_info', d_info, true);
+    const status = (native$ ??= binder.native('cusolverDnZZgesv'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, s$bytes, d_info);
+    if (status !== 0) throw fail('cusolverDnZZgesv', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZZgesv_bufferSize$: typeof cusolverDnZZgesv_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `cusolver_int_t`.
@@ -819,20 +965,28 @@ let cusolverDnZZgesv_bufferSize$c: NativeFunction | undefined;
  * @param dWorkspace in `void *`: address or host buffer, or null.
  * @returns the value of `lwork_bytes`: out `size_t *`. */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
-  const s = (cusolverDnZZgesv_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgesv_bufferSize', 'n', 'i32', n_);
-  if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgesv_bufferSize', 'nrhs', 'i32', nrhs);
-  pointerArg('cusolverDnZZgesv_bufferSize', 'dA', dA, true);
-  if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgesv_bufferSize', 'ldda', 'i32', ldda);
-  pointerArg('cusolverDnZZgesv_bufferSize', 'dipiv', dipiv, true);
-  pointerArg('cusolverDnZZgesv_bufferSize', 'dB', dB, true);
-  if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgesv_bufferSize', 'lddb', 'i32', lddb);
-  pointerArg('cusolverDnZZgesv_bufferSize', 'dX', dX, true);
-  if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgesv_bufferSize', 'lddx', 'i32', lddx);
-  pointerArg('cusolverDnZZgesv_bufferSize', 'dWorkspace', dWorkspace, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZZgesv_bufferSize$c ??= binder.native('cusolverDnZZgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZZgesv_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusolverDnZZgesv_bufferSize$ ??= bind$cusolverDnZZgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
+}
+/** cusolverDnZZgesv_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZZgesv_bufferSize(): typeof cusolverDnZZgesv_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZZgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgesv_bufferSize', 'n', 'i32', n_);
+    if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgesv_bufferSize', 'nrhs', 'i32', nrhs);
+    pointerArg('cusolverDnZZgesv_bufferSize', 'dA', dA, true);
+    if (typeof ldda !== 'number' || (ldda | 0) !== ldda) throw intError('cusolverDnZZgesv_bufferSize', 'ldda', 'i32', ldda);
+    pointerArg('cusolverDnZZgesv_bufferSize', 'dipiv', dipiv, true);
+    pointerArg('cusolverDnZZgesv_bufferSize', 'dB', dB, true);
+    if (typeof lddb !== 'number' || (lddb | 0) !== lddb) throw intError('cusolverDnZZgesv_bufferSize', 'lddb', 'i32', lddb);
+    pointerArg('cusolverDnZZgesv_bufferSize', 'dX', dX, true);
+    if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgesv_bufferSize', 'lddx', 'i32', lddx);
+    pointerArg('cusolverDnZZgesv_bufferSize', 'dWorkspace', dWorkspace, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZZgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZZgesv_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

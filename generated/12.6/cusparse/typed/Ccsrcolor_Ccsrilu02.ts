@@ -85,8 +85,7 @@ export function cusparseCcsrgeam2(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseCcsrgeam2$c ??= binder.native('cusparseCcsrgeam2'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseCcsrgeam2', status);
 }
-let cusparseCcsrgeam2_bufferSizeExt$: Scratch | undefined;
-let cusparseCcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCcsrgeam2_bufferSizeExt$: typeof cusparseCcsrgeam2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -109,30 +108,38 @@ let cusparseCcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
  * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
-  const s = (cusparseCcsrgeam2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'beta', beta, true);
-  if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
-  if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.f64[0] = 0;
-  const status = (cusparseCcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseCcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsrgeam2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCcsrgeam2_bufferSizeExt$ ??= bind$cusparseCcsrgeam2_bufferSizeExt())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
+/** cusparseCcsrgeam2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsrgeam2_bufferSizeExt(): typeof cusparseCcsrgeam2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsrgeam2_bufferSizeExt(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'beta', beta, true);
+    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
+    if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsrgeam2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCcsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -188,8 +195,7 @@ export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t | null, m: 
   const status = (cusparseCcsric02_analysis$c ??= binder.native('cusparseCcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCcsric02_analysis', status);
 }
-let cusparseCcsric02_bufferSize$: Scratch | undefined;
-let cusparseCcsric02_bufferSize$c: NativeFunction | undefined;
+let cusparseCcsric02_bufferSize$: typeof cusparseCcsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -202,22 +208,29 @@ let cusparseCcsric02_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null): number {
-  const s = (cusparseCcsric02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsric02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsric02_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsric02_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseCcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseCcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsric02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsric02_bufferSize$c ??= binder.native('cusparseCcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsric02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCcsric02_bufferSize$ ??= bind$cusparseCcsric02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseCcsric02_bufferSizeExt$: Scratch | undefined;
-let cusparseCcsric02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCcsric02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsric02_bufferSize(): typeof cusparseCcsric02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsric02_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsric02_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseCcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseCcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsric02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsric02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseCcsric02_bufferSizeExt$: typeof cusparseCcsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -230,19 +243,27 @@ let cusparseCcsric02_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t | null): number {
-  const s = (cusparseCcsric02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsric02_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsric02_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
-  pointerArg('cusparseCcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
-  pointerArg('cusparseCcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsric02_bufferSizeExt$c ??= binder.native('cusparseCcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsric02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCcsric02_bufferSizeExt$ ??= bind$cusparseCcsric02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
+}
+/** cusparseCcsric02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsric02_bufferSizeExt(): typeof cusparseCcsric02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsric02_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsric02_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
+    pointerArg('cusparseCcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
+    pointerArg('cusparseCcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsric02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCcsrilu02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -298,8 +319,7 @@ export function cusparseCcsrilu02_analysis(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseCcsrilu02_analysis$c ??= binder.native('cusparseCcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCcsrilu02_analysis', status);
 }
-let cusparseCcsrilu02_bufferSize$: Scratch | undefined;
-let cusparseCcsrilu02_bufferSize$c: NativeFunction | undefined;
+let cusparseCcsrilu02_bufferSize$: typeof cusparseCcsrilu02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -312,22 +332,29 @@ let cusparseCcsrilu02_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseCcsrilu02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrilu02_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrilu02_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsrilu02_bufferSize$c ??= binder.native('cusparseCcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsrilu02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCcsrilu02_bufferSize$ ??= bind$cusparseCcsrilu02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseCcsrilu02_bufferSizeExt$: Scratch | undefined;
-let cusparseCcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCcsrilu02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsrilu02_bufferSize(): typeof cusparseCcsrilu02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrilu02_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrilu02_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseCcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrilu02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsrilu02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseCcsrilu02_bufferSizeExt$: typeof cusparseCcsrilu02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -340,19 +367,27 @@ let cusparseCcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseCcsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrilu02_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
-  pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
-  pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseCcsrilu02_bufferSizeExt$c ??= binder.native('cusparseCcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseCcsrilu02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCcsrilu02_bufferSizeExt$ ??= bind$cusparseCcsrilu02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
+}
+/** cusparseCcsrilu02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCcsrilu02_bufferSizeExt(): typeof cusparseCcsrilu02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsrilu02_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
+    pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
+    pointerArg('cusparseCcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseCcsrilu02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

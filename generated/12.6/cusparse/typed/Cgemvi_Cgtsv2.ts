@@ -42,8 +42,7 @@ export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
   const status = (cusparseCgemvi$c ??= binder.native('cusparseCgemvi'))(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseCgemvi', status);
 }
-let cusparseCgemvi_bufferSize$: Scratch | undefined;
-let cusparseCgemvi_bufferSize$c: NativeFunction | undefined;
+let cusparseCgemvi_bufferSize$: typeof cusparseCgemvi_bufferSize | undefined;
 /** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -52,16 +51,24 @@ let cusparseCgemvi_bufferSize$c: NativeFunction | undefined;
  * @param nnz in `int`.
  * @returns the value of `pBufferSize`: out `int *`. */
 export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
-  const s = (cusparseCgemvi_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCgemvi_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgemvi_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgemvi_bufferSize', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.f64[0] = 0;
-  const status = (cusparseCgemvi_bufferSize$c ??= binder.native('cusparseCgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
-  if (status !== 0) throw fail('cusparseCgemvi_bufferSize', status);
-  return s.i32[0];
+  return (cusparseCgemvi_bufferSize$ ??= bind$cusparseCgemvi_bufferSize())(handle, transA, m, n_, nnz);
+}
+/** cusparseCgemvi_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgemvi_bufferSize(): typeof cusparseCgemvi_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgemvi_bufferSize(handle, transA, m, n_, nnz) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCgemvi_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgemvi_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgemvi_bufferSize', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCgemvi_bufferSize', 'nnz', 'i32', nnz);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgemvi_bufferSize'))(handle, transA, m, n_, nnz, s$bytes);
+    if (status !== 0) throw fail('cusparseCgemvi_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusparseCgpsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -91,8 +98,7 @@ export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseCgpsvInterleavedBatch$c ??= binder.native('cusparseCgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseCgpsvInterleavedBatch', status);
 }
-let cusparseCgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseCgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseCgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -106,21 +112,29 @@ let cusparseCgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseCgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
-  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
-  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseCgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseCgpsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseCgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
+}
+/** cusparseCgpsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseCgpsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+    pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+    pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseCgpsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -170,8 +184,7 @@ export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseCgtsv2StridedBatch$c ??= binder.native('cusparseCgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2StridedBatch', status);
 }
-let cusparseCgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseCgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCgtsv2StridedBatch_bufferSizeExt$: typeof cusparseCgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -183,22 +196,29 @@ let cusparseCgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
-  const s = (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.f64[0] = 0;
-  const status = (cusparseCgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
-  if (status !== 0) throw fail('cusparseCgtsv2StridedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseCgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
-let cusparseCgtsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseCgtsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseCgtsv2StridedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgtsv2StridedBatch_bufferSizeExt(): typeof cusparseCgtsv2StridedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
+    if (status !== 0) throw fail('cusparseCgtsv2StridedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseCgtsv2_bufferSizeExt$: typeof cusparseCgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -210,19 +230,27 @@ let cusparseCgtsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseCgtsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgtsv2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseCgtsv2_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseCgtsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgtsv2_bufferSizeExt$ ??= bind$cusparseCgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseCgtsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgtsv2_bufferSizeExt(): typeof cusparseCgtsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgtsv2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseCgtsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -248,8 +276,7 @@ export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   const status = (cusparseCgtsv2_nopivot$c ??= binder.native('cusparseCgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot', status);
 }
-let cusparseCgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
-let cusparseCgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCgtsv2_nopivot_bufferSizeExt$: typeof cusparseCgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -261,19 +288,27 @@ let cusparseCgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseCgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseCgtsv2_nopivot_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseCgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseCgtsv2_nopivot_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgtsv2_nopivot_bufferSizeExt(): typeof cusparseCgtsv2_nopivot_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseCgtsv2_nopivot_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseCgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -299,8 +334,7 @@ export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseCgtsvInterleavedBatch$c ??= binder.native('cusparseCgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsvInterleavedBatch', status);
 }
-let cusparseCgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseCgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseCgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseCgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -312,17 +346,25 @@ let cusparseCgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseCgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseCgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseCgtsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseCgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseCgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
+}
+/** cusparseCgtsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseCgtsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseCgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseCgtsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

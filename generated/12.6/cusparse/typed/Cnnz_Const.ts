@@ -55,204 +55,281 @@ export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: numb
   const status = (cusparseCnnz_compress$c ??= binder.native('cusparseCnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseCnnz_compress', status);
 }
-let cusparseConstBlockedEllGet$: Scratch | undefined;
-let cusparseConstBlockedEllGet$c: NativeFunction | undefined;
+let cusparseConstBlockedEllGet$: typeof cusparseConstBlockedEllGet | undefined;
 /** `cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ellBlockSize`: out `int64_t *`; `ellCols`: out `int64_t *`; `ellColInd`: out `const void **`; `ellValue`: out `const void **`; `ellIdxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstBlockedEllGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; ellBlockSize: bigint; ellCols: bigint; ellColInd: number; ellValue: number; ellIdxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstBlockedEllGet$ ??= new Scratch(9));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  const status = (cusparseConstBlockedEllGet$c ??= binder.native('cusparseConstBlockedEllGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
-  if (status !== 0) throw fail('cusparseConstBlockedEllGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], ellBlockSize: s.i64[2], ellCols: s.i64[3], ellColInd: (s.u32[9] * 4294967296 + s.u32[8]), ellValue: (s.u32[11] * 4294967296 + s.u32[10]), ellIdxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
+  return (cusparseConstBlockedEllGet$ ??= bind$cusparseConstBlockedEllGet())(spMatDescr);
 }
-let cusparseConstCooGet$: Scratch | undefined;
-let cusparseConstCooGet$c: NativeFunction | undefined;
+/** cusparseConstBlockedEllGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstBlockedEllGet(): typeof cusparseConstBlockedEllGet {
+  const s = new Scratch(9);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstBlockedEllGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    const status = (native$ ??= binder.native('cusparseConstBlockedEllGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8);
+    if (status !== 0) throw fail('cusparseConstBlockedEllGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], ellBlockSize: s$i64[2], ellCols: s$i64[3], ellColInd: (s$u32[9] * 4294967296 + s$u32[8]), ellValue: (s$u32[11] * 4294967296 + s$u32[10]), ellIdxType: s$i32[12] as T.cusparseIndexType_t, idxBase: s$i32[14] as T.cusparseIndexBase_t, valueType: s$i32[16] as T.cudaDataType };
+  };
+}
+let cusparseConstCooGet$: typeof cusparseConstCooGet | undefined;
 /** `cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `const void **`; `cooColInd`: out `const void **`; `cooValues`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCooGet$ ??= new Scratch(9));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  const status = (cusparseConstCooGet$c ??= binder.native('cusparseConstCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
-  if (status !== 0) throw fail('cusparseConstCooGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: (s.u32[7] * 4294967296 + s.u32[6]), cooColInd: (s.u32[9] * 4294967296 + s.u32[8]), cooValues: (s.u32[11] * 4294967296 + s.u32[10]), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
+  return (cusparseConstCooGet$ ??= bind$cusparseConstCooGet())(spMatDescr);
 }
-let cusparseConstCscGet$: Scratch | undefined;
-let cusparseConstCscGet$c: NativeFunction | undefined;
+/** cusparseConstCooGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstCooGet(): typeof cusparseConstCooGet {
+  const s = new Scratch(9);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstCooGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    const status = (native$ ??= binder.native('cusparseConstCooGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8);
+    if (status !== 0) throw fail('cusparseConstCooGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2], cooRowInd: (s$u32[7] * 4294967296 + s$u32[6]), cooColInd: (s$u32[9] * 4294967296 + s$u32[8]), cooValues: (s$u32[11] * 4294967296 + s$u32[10]), idxType: s$i32[12] as T.cusparseIndexType_t, idxBase: s$i32[14] as T.cusparseIndexBase_t, valueType: s$i32[16] as T.cudaDataType };
+  };
+}
+let cusparseConstCscGet$: typeof cusparseConstCscGet | undefined;
 /** `cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cscColOffsets`: out `const void **`; `cscRowInd`: out `const void **`; `cscValues`: out `const void **`; `cscColOffsetsType`: out `cusparseIndexType_t *`; `cscRowIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cscColOffsets: number; cscRowInd: number; cscValues: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCscGet$ ??= new Scratch(10));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  s.f64[9] = 0;
-  const status = (cusparseConstCscGet$c ??= binder.native('cusparseConstCscGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
-  if (status !== 0) throw fail('cusparseConstCscGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cscColOffsets: (s.u32[7] * 4294967296 + s.u32[6]), cscRowInd: (s.u32[9] * 4294967296 + s.u32[8]), cscValues: (s.u32[11] * 4294967296 + s.u32[10]), cscColOffsetsType: s.i32[12] as T.cusparseIndexType_t, cscRowIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
+  return (cusparseConstCscGet$ ??= bind$cusparseConstCscGet())(spMatDescr);
 }
-let cusparseConstCsrGet$: Scratch | undefined;
-let cusparseConstCsrGet$c: NativeFunction | undefined;
+/** cusparseConstCscGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstCscGet(): typeof cusparseConstCscGet {
+  const s = new Scratch(10);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstCscGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    s$f64[9] = 0;
+    const status = (native$ ??= binder.native('cusparseConstCscGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8, s$slot9);
+    if (status !== 0) throw fail('cusparseConstCscGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2], cscColOffsets: (s$u32[7] * 4294967296 + s$u32[6]), cscRowInd: (s$u32[9] * 4294967296 + s$u32[8]), cscValues: (s$u32[11] * 4294967296 + s$u32[10]), cscColOffsetsType: s$i32[12] as T.cusparseIndexType_t, cscRowIndType: s$i32[14] as T.cusparseIndexType_t, idxBase: s$i32[16] as T.cusparseIndexBase_t, valueType: s$i32[18] as T.cudaDataType };
+  };
+}
+let cusparseConstCsrGet$: typeof cusparseConstCsrGet | undefined;
 /** `cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `csrRowOffsets`: out `const void **`; `csrColInd`: out `const void **`; `csrValues`: out `const void **`; `csrRowOffsetsType`: out `cusparseIndexType_t *`; `csrColIndType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; csrRowOffsets: number; csrColInd: number; csrValues: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCsrGet$ ??= new Scratch(10));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  s.f64[9] = 0;
-  const status = (cusparseConstCsrGet$c ??= binder.native('cusparseConstCsrGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9));
-  if (status !== 0) throw fail('cusparseConstCsrGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], csrRowOffsets: (s.u32[7] * 4294967296 + s.u32[6]), csrColInd: (s.u32[9] * 4294967296 + s.u32[8]), csrValues: (s.u32[11] * 4294967296 + s.u32[10]), csrRowOffsetsType: s.i32[12] as T.cusparseIndexType_t, csrColIndType: s.i32[14] as T.cusparseIndexType_t, idxBase: s.i32[16] as T.cusparseIndexBase_t, valueType: s.i32[18] as T.cudaDataType };
+  return (cusparseConstCsrGet$ ??= bind$cusparseConstCsrGet())(spMatDescr);
 }
-let cusparseConstDnMatGet$: Scratch | undefined;
-let cusparseConstDnMatGet$c: NativeFunction | undefined;
+/** cusparseConstCsrGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstCsrGet(): typeof cusparseConstCsrGet {
+  const s = new Scratch(10);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstCsrGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    s$f64[9] = 0;
+    const status = (native$ ??= binder.native('cusparseConstCsrGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8, s$slot9);
+    if (status !== 0) throw fail('cusparseConstCsrGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2], csrRowOffsets: (s$u32[7] * 4294967296 + s$u32[6]), csrColInd: (s$u32[9] * 4294967296 + s$u32[8]), csrValues: (s$u32[11] * 4294967296 + s$u32[10]), csrRowOffsetsType: s$i32[12] as T.cusparseIndexType_t, csrColIndType: s$i32[14] as T.cusparseIndexType_t, idxBase: s$i32[16] as T.cusparseIndexBase_t, valueType: s$i32[18] as T.cudaDataType };
+  };
+}
+let cusparseConstDnMatGet$: typeof cusparseConstDnMatGet | undefined;
 /** `cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
  * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `const void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
-  const s = (cusparseConstDnMatGet$ ??= new Scratch(6));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  const status = (cusparseConstDnMatGet$c ??= binder.native('cusparseConstDnMatGet'))(dnMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
-  if (status !== 0) throw fail('cusparseConstDnMatGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], ld: s.i64[2], values: (s.u32[7] * 4294967296 + s.u32[6]), type: s.i32[8] as T.cudaDataType, order: s.i32[10] as T.cusparseOrder_t };
+  return (cusparseConstDnMatGet$ ??= bind$cusparseConstDnMatGet())(dnMatDescr);
 }
-let cusparseConstDnMatGetValues$: Scratch | undefined;
-let cusparseConstDnMatGetValues$c: NativeFunction | undefined;
+/** cusparseConstDnMatGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstDnMatGet(): typeof cusparseConstDnMatGet {
+  const s = new Scratch(6);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstDnMatGet(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    const status = (native$ ??= binder.native('cusparseConstDnMatGet'))(dnMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5);
+    if (status !== 0) throw fail('cusparseConstDnMatGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], ld: s$i64[2], values: (s$u32[7] * 4294967296 + s$u32[6]), type: s$i32[8] as T.cudaDataType, order: s$i32[10] as T.cusparseOrder_t };
+  };
+}
+let cusparseConstDnMatGetValues$: typeof cusparseConstDnMatGetValues | undefined;
 /** `cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t dnMatDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
  * @returns the value of `values`: out `const void **`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstDnMatGetValues(dnMatDescr: T.cusparseConstDnMatDescr_t | null): number {
-  const s = (cusparseConstDnMatGetValues$ ??= new Scratch(1));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseConstDnMatGetValues$c ??= binder.native('cusparseConstDnMatGetValues'))(dnMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseConstDnMatGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseConstDnMatGetValues$ ??= bind$cusparseConstDnMatGetValues())(dnMatDescr);
 }
-let cusparseConstDnVecGet$: Scratch | undefined;
-let cusparseConstDnVecGet$c: NativeFunction | undefined;
+/** cusparseConstDnMatGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstDnMatGetValues(): typeof cusparseConstDnMatGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstDnMatGetValues(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseConstDnMatGetValues'))(dnMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseConstDnMatGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseConstDnVecGet$: typeof cusparseConstDnVecGet | undefined;
 /** `cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecDescr, int64_t *size, const void **values, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
  * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `const void **`; `valueType`: out `cudaDataType *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstDnVecGet(dnVecDescr: T.cusparseConstDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
-  const s = (cusparseConstDnVecGet$ ??= new Scratch(3));
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (cusparseConstDnVecGet$c ??= binder.native('cusparseConstDnVecGet'))(dnVecDescr, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('cusparseConstDnVecGet', status);
-  return { size: s.i64[0], values: (s.u32[3] * 4294967296 + s.u32[2]), valueType: s.i32[4] as T.cudaDataType };
+  return (cusparseConstDnVecGet$ ??= bind$cusparseConstDnVecGet())(dnVecDescr);
 }
-let cusparseConstDnVecGetValues$: Scratch | undefined;
-let cusparseConstDnVecGetValues$c: NativeFunction | undefined;
+/** cusparseConstDnVecGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstDnVecGet(): typeof cusparseConstDnVecGet {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstDnVecGet(dnVecDescr) {
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cusparseConstDnVecGet'))(dnVecDescr, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('cusparseConstDnVecGet', status);
+    return { size: s$i64[0], values: (s$u32[3] * 4294967296 + s$u32[2]), valueType: s$i32[4] as T.cudaDataType };
+  };
+}
+let cusparseConstDnVecGetValues$: typeof cusparseConstDnVecGetValues | undefined;
 /** `cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t dnVecDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseConstDnVecDescr_t`.
  * @returns the value of `values`: out `const void **`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstDnVecGetValues(dnVecDescr: T.cusparseConstDnVecDescr_t | null): number {
-  const s = (cusparseConstDnVecGetValues$ ??= new Scratch(1));
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.f64[0] = 0;
-  const status = (cusparseConstDnVecGetValues$c ??= binder.native('cusparseConstDnVecGetValues'))(dnVecDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseConstDnVecGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseConstDnVecGetValues$ ??= bind$cusparseConstDnVecGetValues())(dnVecDescr);
 }
-let cusparseConstSpMatGetValues$: Scratch | undefined;
-let cusparseConstSpMatGetValues$c: NativeFunction | undefined;
+/** cusparseConstDnVecGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstDnVecGetValues(): typeof cusparseConstDnVecGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstDnVecGetValues(dnVecDescr) {
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseConstDnVecGetValues'))(dnVecDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseConstDnVecGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseConstSpMatGetValues$: typeof cusparseConstSpMatGetValues | undefined;
 /** `cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t spMatDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`.
  * @returns the value of `values`: out `const void **`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstSpMatGetValues(spMatDescr: T.cusparseConstSpMatDescr_t | null): number {
-  const s = (cusparseConstSpMatGetValues$ ??= new Scratch(1));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseConstSpMatGetValues$c ??= binder.native('cusparseConstSpMatGetValues'))(spMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseConstSpMatGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseConstSpMatGetValues$ ??= bind$cusparseConstSpMatGetValues())(spMatDescr);
 }
-let cusparseConstSpVecGet$: Scratch | undefined;
-let cusparseConstSpVecGet$c: NativeFunction | undefined;
+/** cusparseConstSpMatGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstSpMatGetValues(): typeof cusparseConstSpMatGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstSpMatGetValues(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseConstSpMatGetValues'))(spMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseConstSpMatGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseConstSpVecGet$: typeof cusparseConstSpVecGet | undefined;
 /** `cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseConstSpVecDescr_t`.
  * @returns `{ size, nnz, indices, values, idxType, idxBase, valueType }`: `size`: out `int64_t *`; `nnz`: out `int64_t *`; `indices`: out `const void **`; `values`: out `const void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t | null): { size: bigint; nnz: bigint; indices: number; values: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstSpVecGet$ ??= new Scratch(7));
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  const status = (cusparseConstSpVecGet$c ??= binder.native('cusparseConstSpVecGet'))(spVecDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6));
-  if (status !== 0) throw fail('cusparseConstSpVecGet', status);
-  return { size: s.i64[0], nnz: s.i64[1], indices: (s.u32[5] * 4294967296 + s.u32[4]), values: (s.u32[7] * 4294967296 + s.u32[6]), idxType: s.i32[8] as T.cusparseIndexType_t, idxBase: s.i32[10] as T.cusparseIndexBase_t, valueType: s.i32[12] as T.cudaDataType };
+  return (cusparseConstSpVecGet$ ??= bind$cusparseConstSpVecGet())(spVecDescr);
 }
-let cusparseConstSpVecGetValues$: Scratch | undefined;
-let cusparseConstSpVecGetValues$c: NativeFunction | undefined;
+/** cusparseConstSpVecGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstSpVecGet(): typeof cusparseConstSpVecGet {
+  const s = new Scratch(7);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstSpVecGet(spVecDescr) {
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    const status = (native$ ??= binder.native('cusparseConstSpVecGet'))(spVecDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6);
+    if (status !== 0) throw fail('cusparseConstSpVecGet', status);
+    return { size: s$i64[0], nnz: s$i64[1], indices: (s$u32[5] * 4294967296 + s$u32[4]), values: (s$u32[7] * 4294967296 + s$u32[6]), idxType: s$i32[8] as T.cusparseIndexType_t, idxBase: s$i32[10] as T.cusparseIndexBase_t, valueType: s$i32[12] as T.cudaDataType };
+  };
+}
+let cusparseConstSpVecGetValues$: typeof cusparseConstSpVecGetValues | undefined;
 /** `cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t spVecDescr, const void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseConstSpVecDescr_t`.
  * @returns the value of `values`: out `const void **`.
  * @remarks Since CUDA 12.5. */
 export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDescr_t | null): number {
-  const s = (cusparseConstSpVecGetValues$ ??= new Scratch(1));
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
-  s.f64[0] = 0;
-  const status = (cusparseConstSpVecGetValues$c ??= binder.native('cusparseConstSpVecGetValues'))(spVecDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseConstSpVecGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseConstSpVecGetValues$ ??= bind$cusparseConstSpVecGetValues())(spVecDescr);
+}
+/** cusparseConstSpVecGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseConstSpVecGetValues(): typeof cusparseConstSpVecGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseConstSpVecGetValues(spVecDescr) {
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseConstSpVecGetValues'))(spVecDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseConstSpVecGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -8,26 +8,33 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusparseCooGet$: Scratch | undefined;
-let cusparseCooGet$c: NativeFunction | undefined;
+let cusparseCooGet$: typeof cusparseCooGet | undefined;
 /** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @returns `{ rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `nnz`: out `int64_t *`; `cooRowInd`: out `void **`; `cooColInd`: out `void **`; `cooValues`: out `void **`; `idxType`: out `cusparseIndexType_t *`; `idxBase`: out `cusparseIndexBase_t *`; `valueType`: out `cudaDataType *`. */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint; cooRowInd: number; cooColInd: number; cooValues: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCooGet$ ??= new Scratch(9));
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  s.f64[8] = 0;
-  const status = (cusparseCooGet$c ??= binder.native('cusparseCooGet'))(spMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
-  if (status !== 0) throw fail('cusparseCooGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], nnz: s.i64[2], cooRowInd: (s.u32[7] * 4294967296 + s.u32[6]), cooColInd: (s.u32[9] * 4294967296 + s.u32[8]), cooValues: (s.u32[11] * 4294967296 + s.u32[10]), idxType: s.i32[12] as T.cusparseIndexType_t, idxBase: s.i32[14] as T.cusparseIndexBase_t, valueType: s.i32[16] as T.cudaDataType };
+  return (cusparseCooGet$ ??= bind$cusparseCooGet())(spMatDescr);
+}
+/** cusparseCooGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCooGet(): typeof cusparseCooGet {
+  const s = new Scratch(9);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCooGet(spMatDescr) {
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    s$f64[8] = 0;
+    const status = (native$ ??= binder.native('cusparseCooGet'))(spMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7, s$slot8);
+    if (status !== 0) throw fail('cusparseCooGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], nnz: s$i64[2], cooRowInd: (s$u32[7] * 4294967296 + s$u32[6]), cooColInd: (s$u32[9] * 4294967296 + s$u32[8]), cooValues: (s$u32[11] * 4294967296 + s$u32[10]), idxType: s$i32[12] as T.cusparseIndexType_t, idxBase: s$i32[14] as T.cusparseIndexBase_t, valueType: s$i32[16] as T.cudaDataType };
+  };
 }
 let cusparseCooSetPointers$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -55,19 +62,25 @@ export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
   const status = (cusparseCooSetStridedBatch$c ??= binder.native('cusparseCooSetStridedBatch'))(spMatDescr, batchCount, batchStride);
   if (status !== 0) throw fail('cusparseCooSetStridedBatch', status);
 }
-let cusparseCreate$: Scratch | undefined;
-let cusparseCreate$c: NativeFunction | undefined;
+let cusparseCreate$: typeof cusparseCreate | undefined;
 /** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cusparseHandle_t *`. */
 export function cusparseCreate(): T.cusparseHandle_t {
-  const s = (cusparseCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreate$c ??= binder.nativeFixed('cusparseCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseHandle_t;
+  return (cusparseCreate$ ??= bind$cusparseCreate())();
 }
-let cusparseCreateBlockedEll$: Scratch | undefined;
-let cusparseCreateBlockedEll$c: NativeFunction | undefined;
+/** cusparseCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreate(): typeof cusparseCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreate', [s.bytes]);
+  return function cusparseCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseHandle_t;
+  };
+}
+let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
 /** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -80,23 +93,30 @@ let cusparseCreateBlockedEll$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateBlockedEll$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
-  if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
-  if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
-  pointerArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
-  pointerArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
-  if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateBlockedEll$c ??= binder.native('cusparseCreateBlockedEll'))(s.bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateBlockedEll$ ??= bind$cusparseCreateBlockedEll())(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
-let cusparseCreateBsr$: Scratch | undefined;
-let cusparseCreateBsr$c: NativeFunction | undefined;
+/** cusparseCreateBlockedEll around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
+    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
+    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
+    pointerArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
+    pointerArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
+    if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBlockedEll', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateBlockedEll'))(s$bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateBsr$: typeof cusparseCreateBsr | undefined;
 /** `cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockSize, int64_t colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param brows in `int64_t`.
  * @param bcols in `int64_t`.
@@ -114,87 +134,129 @@ let cusparseCreateBsr$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockSize: T.Int64, colBlockSize: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateBsr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateBsr', 'brows', brows, true);
-  if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateBsr', 'bcols', bcols, true);
-  if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateBsr', 'bnnz', bnnz, true);
-  if (typeof rowBlockSize !== 'number' || !(rowBlockSize >= -9007199254740991 && rowBlockSize <= 9007199254740991) || rowBlockSize % 1 !== 0) int64Arg('cusparseCreateBsr', 'rowBlockSize', rowBlockSize, true);
-  if (typeof colBlockSize !== 'number' || !(colBlockSize >= -9007199254740991 && colBlockSize <= 9007199254740991) || colBlockSize % 1 !== 0) int64Arg('cusparseCreateBsr', 'colBlockSize', colBlockSize, true);
-  pointerArg('cusparseCreateBsr', 'bsrRowOffsets', bsrRowOffsets, true);
-  pointerArg('cusparseCreateBsr', 'bsrColInd', bsrColInd, true);
-  pointerArg('cusparseCreateBsr', 'bsrValues', bsrValues, true);
-  if (typeof bsrRowOffsetsType !== 'number' || (bsrRowOffsetsType | 0) !== bsrRowOffsetsType) throw intError('cusparseCreateBsr', 'bsrRowOffsetsType', 'i32', bsrRowOffsetsType);
-  if (typeof bsrColIndType !== 'number' || (bsrColIndType | 0) !== bsrColIndType) throw intError('cusparseCreateBsr', 'bsrColIndType', 'i32', bsrColIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBsr', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBsr', 'valueType', 'i32', valueType);
-  if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateBsr', 'order', 'i32', order);
-  const status = (cusparseCreateBsr$c ??= binder.native('cusparseCreateBsr'))(s.bytes, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-  if (status !== 0) throw fail('cusparseCreateBsr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateBsr$ ??= bind$cusparseCreateBsr())(brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
 }
-let cusparseCreateBsric02Info$: Scratch | undefined;
-let cusparseCreateBsric02Info$c: NativeFunction | undefined;
+/** cusparseCreateBsr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsr(): typeof cusparseCreateBsr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateBsr(brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order) {
+    s$f64[0] = 0;
+    if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateBsr', 'brows', brows, true);
+    if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateBsr', 'bcols', bcols, true);
+    if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateBsr', 'bnnz', bnnz, true);
+    if (typeof rowBlockSize !== 'number' || !(rowBlockSize >= -9007199254740991 && rowBlockSize <= 9007199254740991) || rowBlockSize % 1 !== 0) int64Arg('cusparseCreateBsr', 'rowBlockSize', rowBlockSize, true);
+    if (typeof colBlockSize !== 'number' || !(colBlockSize >= -9007199254740991 && colBlockSize <= 9007199254740991) || colBlockSize % 1 !== 0) int64Arg('cusparseCreateBsr', 'colBlockSize', colBlockSize, true);
+    pointerArg('cusparseCreateBsr', 'bsrRowOffsets', bsrRowOffsets, true);
+    pointerArg('cusparseCreateBsr', 'bsrColInd', bsrColInd, true);
+    pointerArg('cusparseCreateBsr', 'bsrValues', bsrValues, true);
+    if (typeof bsrRowOffsetsType !== 'number' || (bsrRowOffsetsType | 0) !== bsrRowOffsetsType) throw intError('cusparseCreateBsr', 'bsrRowOffsetsType', 'i32', bsrRowOffsetsType);
+    if (typeof bsrColIndType !== 'number' || (bsrColIndType | 0) !== bsrColIndType) throw intError('cusparseCreateBsr', 'bsrColIndType', 'i32', bsrColIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateBsr', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBsr', 'valueType', 'i32', valueType);
+    if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateBsr', 'order', 'i32', order);
+    const status = (native$ ??= binder.native('cusparseCreateBsr'))(s$bytes, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+    if (status !== 0) throw fail('cusparseCreateBsr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateBsric02Info$: typeof cusparseCreateBsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsric02Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsric02Info(): T.bsric02Info_t {
-  const s = (cusparseCreateBsric02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsric02Info$c ??= binder.nativeFixed('cusparseCreateBsric02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsric02Info_t;
+  return (cusparseCreateBsric02Info$ ??= bind$cusparseCreateBsric02Info())();
 }
-let cusparseCreateBsrilu02Info$: Scratch | undefined;
-let cusparseCreateBsrilu02Info$c: NativeFunction | undefined;
+/** cusparseCreateBsric02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsric02Info(): typeof cusparseCreateBsric02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsric02Info', [s.bytes]);
+  return function cusparseCreateBsric02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsric02Info_t;
+  };
+}
+let cusparseCreateBsrilu02Info$: typeof cusparseCreateBsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrilu02Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrilu02Info(): T.bsrilu02Info_t {
-  const s = (cusparseCreateBsrilu02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsrilu02Info$c ??= binder.nativeFixed('cusparseCreateBsrilu02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrilu02Info_t;
+  return (cusparseCreateBsrilu02Info$ ??= bind$cusparseCreateBsrilu02Info())();
 }
-let cusparseCreateBsrsm2Info$: Scratch | undefined;
-let cusparseCreateBsrsm2Info$c: NativeFunction | undefined;
+/** cusparseCreateBsrilu02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsrilu02Info(): typeof cusparseCreateBsrilu02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrilu02Info', [s.bytes]);
+  return function cusparseCreateBsrilu02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrilu02Info_t;
+  };
+}
+let cusparseCreateBsrsm2Info$: typeof cusparseCreateBsrsm2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrsm2Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsm2Info(): T.bsrsm2Info_t {
-  const s = (cusparseCreateBsrsm2Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsrsm2Info$c ??= binder.nativeFixed('cusparseCreateBsrsm2Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsm2Info_t;
+  return (cusparseCreateBsrsm2Info$ ??= bind$cusparseCreateBsrsm2Info())();
 }
-let cusparseCreateBsrsv2Info$: Scratch | undefined;
-let cusparseCreateBsrsv2Info$c: NativeFunction | undefined;
+/** cusparseCreateBsrsm2Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsrsm2Info(): typeof cusparseCreateBsrsm2Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsm2Info', [s.bytes]);
+  return function cusparseCreateBsrsm2Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsm2Info_t;
+  };
+}
+let cusparseCreateBsrsv2Info$: typeof cusparseCreateBsrsv2Info | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `bsrsv2Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateBsrsv2Info(): T.bsrsv2Info_t {
-  const s = (cusparseCreateBsrsv2Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateBsrsv2Info$c ??= binder.nativeFixed('cusparseCreateBsrsv2Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.bsrsv2Info_t;
+  return (cusparseCreateBsrsv2Info$ ??= bind$cusparseCreateBsrsv2Info())();
 }
-let cusparseCreateColorInfo$: Scratch | undefined;
-let cusparseCreateColorInfo$c: NativeFunction | undefined;
+/** cusparseCreateBsrsv2Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateBsrsv2Info(): typeof cusparseCreateBsrsv2Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsv2Info', [s.bytes]);
+  return function cusparseCreateBsrsv2Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsv2Info_t;
+  };
+}
+let cusparseCreateColorInfo$: typeof cusparseCreateColorInfo | undefined;
 /** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `cusparseColorInfo_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateColorInfo(): T.cusparseColorInfo_t {
-  const s = (cusparseCreateColorInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateColorInfo$c ??= binder.nativeFixed('cusparseCreateColorInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateColorInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseColorInfo_t;
+  return (cusparseCreateColorInfo$ ??= bind$cusparseCreateColorInfo())();
 }
-let cusparseCreateConstBlockedEll$: Scratch | undefined;
-let cusparseCreateConstBlockedEll$c: NativeFunction | undefined;
+/** cusparseCreateColorInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateColorInfo(): typeof cusparseCreateColorInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateColorInfo', [s.bytes]);
+  return function cusparseCreateColorInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateColorInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseColorInfo_t;
+  };
+}
+let cusparseCreateConstBlockedEll$: typeof cusparseCreateConstBlockedEll | undefined;
 /** `cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, const void *ellColInd, const void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -208,23 +270,30 @@ let cusparseCreateConstBlockedEll$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstBlockedEll(rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
-  const s = (cusparseCreateConstBlockedEll$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'cols', cols, true);
-  if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'ellBlockSize', ellBlockSize, true);
-  if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'ellCols', ellCols, true);
-  pointerArg('cusparseCreateConstBlockedEll', 'ellColInd', ellColInd, true);
-  pointerArg('cusparseCreateConstBlockedEll', 'ellValue', ellValue, true);
-  if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateConstBlockedEll', 'ellIdxType', 'i32', ellIdxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBlockedEll', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBlockedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstBlockedEll$c ??= binder.native('cusparseCreateConstBlockedEll'))(s.bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateConstBlockedEll', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
+  return (cusparseCreateConstBlockedEll$ ??= bind$cusparseCreateConstBlockedEll())(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
-let cusparseCreateConstBsr$: Scratch | undefined;
-let cusparseCreateConstBsr$c: NativeFunction | undefined;
+/** cusparseCreateConstBlockedEll around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstBlockedEll(): typeof cusparseCreateConstBlockedEll {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'cols', cols, true);
+    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'ellBlockSize', ellBlockSize, true);
+    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'ellCols', ellCols, true);
+    pointerArg('cusparseCreateConstBlockedEll', 'ellColInd', ellColInd, true);
+    pointerArg('cusparseCreateConstBlockedEll', 'ellValue', ellValue, true);
+    if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateConstBlockedEll', 'ellIdxType', 'i32', ellIdxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBlockedEll', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBlockedEll', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateConstBlockedEll'))(s$bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateConstBlockedEll', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+  };
+}
+let cusparseCreateConstBsr$: typeof cusparseCreateConstBsr | undefined;
 /** `cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t brows, int64_t bcols, int64_t bnnz, int64_t rowBlockDim, int64_t colBlockDim, const void *bsrRowOffsets, const void *bsrColInd, const void *bsrValues, cusparseIndexType_t bsrRowOffsetsType, cusparseIndexType_t bsrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param brows in `int64_t`.
  * @param bcols in `int64_t`.
@@ -242,27 +311,34 @@ let cusparseCreateConstBsr$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstBsr(brows: T.Int64, bcols: T.Int64, bnnz: T.Int64, rowBlockDim: T.Int64, colBlockDim: T.Int64, bsrRowOffsets: T.Pointer, bsrColInd: T.Pointer, bsrValues: T.Pointer, bsrRowOffsetsType: T.cusparseIndexType_t, bsrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstSpMatDescr_t {
-  const s = (cusparseCreateConstBsr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'brows', brows, true);
-  if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bcols', bcols, true);
-  if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bnnz', bnnz, true);
-  if (typeof rowBlockDim !== 'number' || !(rowBlockDim >= -9007199254740991 && rowBlockDim <= 9007199254740991) || rowBlockDim % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'rowBlockDim', rowBlockDim, true);
-  if (typeof colBlockDim !== 'number' || !(colBlockDim >= -9007199254740991 && colBlockDim <= 9007199254740991) || colBlockDim % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'colBlockDim', colBlockDim, true);
-  pointerArg('cusparseCreateConstBsr', 'bsrRowOffsets', bsrRowOffsets, true);
-  pointerArg('cusparseCreateConstBsr', 'bsrColInd', bsrColInd, true);
-  pointerArg('cusparseCreateConstBsr', 'bsrValues', bsrValues, true);
-  if (typeof bsrRowOffsetsType !== 'number' || (bsrRowOffsetsType | 0) !== bsrRowOffsetsType) throw intError('cusparseCreateConstBsr', 'bsrRowOffsetsType', 'i32', bsrRowOffsetsType);
-  if (typeof bsrColIndType !== 'number' || (bsrColIndType | 0) !== bsrColIndType) throw intError('cusparseCreateConstBsr', 'bsrColIndType', 'i32', bsrColIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBsr', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBsr', 'valueType', 'i32', valueType);
-  if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstBsr', 'order', 'i32', order);
-  const status = (cusparseCreateConstBsr$c ??= binder.native('cusparseCreateConstBsr'))(s.bytes, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-  if (status !== 0) throw fail('cusparseCreateConstBsr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
+  return (cusparseCreateConstBsr$ ??= bind$cusparseCreateConstBsr())(brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
 }
-let cusparseCreateConstCoo$: Scratch | undefined;
-let cusparseCreateConstCoo$c: NativeFunction | undefined;
+/** cusparseCreateConstBsr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstBsr(): typeof cusparseCreateConstBsr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstBsr(brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order) {
+    s$f64[0] = 0;
+    if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'brows', brows, true);
+    if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bcols', bcols, true);
+    if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bnnz', bnnz, true);
+    if (typeof rowBlockDim !== 'number' || !(rowBlockDim >= -9007199254740991 && rowBlockDim <= 9007199254740991) || rowBlockDim % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'rowBlockDim', rowBlockDim, true);
+    if (typeof colBlockDim !== 'number' || !(colBlockDim >= -9007199254740991 && colBlockDim <= 9007199254740991) || colBlockDim % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'colBlockDim', colBlockDim, true);
+    pointerArg('cusparseCreateConstBsr', 'bsrRowOffsets', bsrRowOffsets, true);
+    pointerArg('cusparseCreateConstBsr', 'bsrColInd', bsrColInd, true);
+    pointerArg('cusparseCreateConstBsr', 'bsrValues', bsrValues, true);
+    if (typeof bsrRowOffsetsType !== 'number' || (bsrRowOffsetsType | 0) !== bsrRowOffsetsType) throw intError('cusparseCreateConstBsr', 'bsrRowOffsetsType', 'i32', bsrRowOffsetsType);
+    if (typeof bsrColIndType !== 'number' || (bsrColIndType | 0) !== bsrColIndType) throw intError('cusparseCreateConstBsr', 'bsrColIndType', 'i32', bsrColIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstBsr', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBsr', 'valueType', 'i32', valueType);
+    if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstBsr', 'order', 'i32', order);
+    const status = (native$ ??= binder.native('cusparseCreateConstBsr'))(s$bytes, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+    if (status !== 0) throw fail('cusparseCreateConstBsr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+  };
+}
+let cusparseCreateConstCoo$: typeof cusparseCreateConstCoo | undefined;
 /** `cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cooRowInd, const void *cooColInd, const void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -276,23 +352,30 @@ let cusparseCreateConstCoo$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
-  const s = (cusparseCreateConstCoo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'nnz', nnz, true);
-  pointerArg('cusparseCreateConstCoo', 'cooRowInd', cooRowInd, true);
-  pointerArg('cusparseCreateConstCoo', 'cooColInd', cooColInd, true);
-  pointerArg('cusparseCreateConstCoo', 'cooValues', cooValues, true);
-  if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateConstCoo', 'cooIdxType', 'i32', cooIdxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCoo', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCoo', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstCoo$c ??= binder.native('cusparseCreateConstCoo'))(s.bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateConstCoo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
+  return (cusparseCreateConstCoo$ ??= bind$cusparseCreateConstCoo())(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
 }
-let cusparseCreateConstCsc$: Scratch | undefined;
-let cusparseCreateConstCsc$c: NativeFunction | undefined;
+/** cusparseCreateConstCoo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstCoo(): typeof cusparseCreateConstCoo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'nnz', nnz, true);
+    pointerArg('cusparseCreateConstCoo', 'cooRowInd', cooRowInd, true);
+    pointerArg('cusparseCreateConstCoo', 'cooColInd', cooColInd, true);
+    pointerArg('cusparseCreateConstCoo', 'cooValues', cooValues, true);
+    if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateConstCoo', 'cooIdxType', 'i32', cooIdxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCoo', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCoo', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateConstCoo'))(s$bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateConstCoo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+  };
+}
+let cusparseCreateConstCsc$: typeof cusparseCreateConstCsc | undefined;
 /** `cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *cscColOffsets, const void *cscRowInd, const void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -307,24 +390,31 @@ let cusparseCreateConstCsc$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
-  const s = (cusparseCreateConstCsc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'nnz', nnz, true);
-  pointerArg('cusparseCreateConstCsc', 'cscColOffsets', cscColOffsets, true);
-  pointerArg('cusparseCreateConstCsc', 'cscRowInd', cscRowInd, true);
-  pointerArg('cusparseCreateConstCsc', 'cscValues', cscValues, true);
-  if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateConstCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
-  if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateConstCsc', 'cscRowIndType', 'i32', cscRowIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsc', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsc', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstCsc$c ??= binder.native('cusparseCreateConstCsc'))(s.bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateConstCsc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
+  return (cusparseCreateConstCsc$ ??= bind$cusparseCreateConstCsc())(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
-let cusparseCreateConstCsr$: Scratch | undefined;
-let cusparseCreateConstCsr$c: NativeFunction | undefined;
+/** cusparseCreateConstCsc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstCsc(): typeof cusparseCreateConstCsc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'nnz', nnz, true);
+    pointerArg('cusparseCreateConstCsc', 'cscColOffsets', cscColOffsets, true);
+    pointerArg('cusparseCreateConstCsc', 'cscRowInd', cscRowInd, true);
+    pointerArg('cusparseCreateConstCsc', 'cscValues', cscValues, true);
+    if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateConstCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
+    if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateConstCsc', 'cscRowIndType', 'i32', cscRowIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsc', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsc', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateConstCsc'))(s$bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateConstCsc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+  };
+}
+let cusparseCreateConstCsr$: typeof cusparseCreateConstCsr | undefined;
 /** `cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, const void *csrRowOffsets, const void *csrColInd, const void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -339,24 +429,31 @@ let cusparseCreateConstCsr$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
-  const s = (cusparseCreateConstCsr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'nnz', nnz, true);
-  pointerArg('cusparseCreateConstCsr', 'csrRowOffsets', csrRowOffsets, true);
-  pointerArg('cusparseCreateConstCsr', 'csrColInd', csrColInd, true);
-  pointerArg('cusparseCreateConstCsr', 'csrValues', csrValues, true);
-  if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateConstCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
-  if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateConstCsr', 'csrColIndType', 'i32', csrColIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsr', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsr', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstCsr$c ??= binder.native('cusparseCreateConstCsr'))(s.bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateConstCsr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
+  return (cusparseCreateConstCsr$ ??= bind$cusparseCreateConstCsr())(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
-let cusparseCreateConstDnMat$: Scratch | undefined;
-let cusparseCreateConstDnMat$c: NativeFunction | undefined;
+/** cusparseCreateConstCsr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstCsr(): typeof cusparseCreateConstCsr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'nnz', nnz, true);
+    pointerArg('cusparseCreateConstCsr', 'csrRowOffsets', csrRowOffsets, true);
+    pointerArg('cusparseCreateConstCsr', 'csrColInd', csrColInd, true);
+    pointerArg('cusparseCreateConstCsr', 'csrValues', csrValues, true);
+    if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateConstCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
+    if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateConstCsr', 'csrColIndType', 'i32', csrColIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstCsr', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsr', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateConstCsr'))(s$bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateConstCsr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+  };
+}
+let cusparseCreateConstDnMat$: typeof cusparseCreateConstDnMat | undefined;
 /** `cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, const void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -367,20 +464,27 @@ let cusparseCreateConstDnMat$c: NativeFunction | undefined;
  * @returns the value of `dnMatDescr`: out `cusparseConstDnMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseConstDnMatDescr_t {
-  const s = (cusparseCreateConstDnMat$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'cols', cols, true);
-  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'ld', ld, true);
-  pointerArg('cusparseCreateConstDnMat', 'values', values, true);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnMat', 'valueType', 'i32', valueType);
-  if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstDnMat', 'order', 'i32', order);
-  const status = (cusparseCreateConstDnMat$c ??= binder.native('cusparseCreateConstDnMat'))(s.bytes, rows, cols, ld, values, valueType, order);
-  if (status !== 0) throw fail('cusparseCreateConstDnMat', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstDnMatDescr_t;
+  return (cusparseCreateConstDnMat$ ??= bind$cusparseCreateConstDnMat())(rows, cols, ld, values, valueType, order);
 }
-let cusparseCreateConstDnVec$: Scratch | undefined;
-let cusparseCreateConstDnVec$c: NativeFunction | undefined;
+/** cusparseCreateConstDnMat around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstDnMat(): typeof cusparseCreateConstDnMat {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstDnMat(rows, cols, ld, values, valueType, order) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'cols', cols, true);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'ld', ld, true);
+    pointerArg('cusparseCreateConstDnMat', 'values', values, true);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnMat', 'valueType', 'i32', valueType);
+    if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstDnMat', 'order', 'i32', order);
+    const status = (native$ ??= binder.native('cusparseCreateConstDnMat'))(s$bytes, rows, cols, ld, values, valueType, order);
+    if (status !== 0) throw fail('cusparseCreateConstDnMat', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstDnMatDescr_t;
+  };
+}
+let cusparseCreateConstDnVec$: typeof cusparseCreateConstDnVec | undefined;
 /** `cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`.
  * @param values in `const void *`: address or host buffer covering `size` bytes, or null.
@@ -388,17 +492,24 @@ let cusparseCreateConstDnVec$c: NativeFunction | undefined;
  * @returns the value of `dnVecDescr`: out `cusparseConstDnVecDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseConstDnVecDescr_t {
-  const s = (cusparseCreateConstDnVec$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstDnVec', 'size', size, true);
-  pointerArg('cusparseCreateConstDnVec', 'values', values, true, size);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstDnVec$c ??= binder.native('cusparseCreateConstDnVec'))(s.bytes, size, values, valueType);
-  if (status !== 0) throw fail('cusparseCreateConstDnVec', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstDnVecDescr_t;
+  return (cusparseCreateConstDnVec$ ??= bind$cusparseCreateConstDnVec())(size, values, valueType);
 }
-let cusparseCreateConstSlicedEll$: Scratch | undefined;
-let cusparseCreateConstSlicedEll$c: NativeFunction | undefined;
+/** cusparseCreateConstDnVec around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstDnVec(): typeof cusparseCreateConstDnVec {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstDnVec(size, values, valueType) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstDnVec', 'size', size, true);
+    pointerArg('cusparseCreateConstDnVec', 'values', values, true, size);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnVec', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateConstDnVec'))(s$bytes, size, values, valueType);
+    if (status !== 0) throw fail('cusparseCreateConstDnVec', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstDnVecDescr_t;
+  };
+}
+let cusparseCreateConstSlicedEll$: typeof cusparseCreateConstSlicedEll | undefined;
 /** `cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, const void *sellSliceOffsets, const void *sellColInd, const void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -415,26 +526,33 @@ let cusparseCreateConstSlicedEll$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseConstSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpMatDescr_t {
-  const s = (cusparseCreateConstSlicedEll$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'nnz', nnz, true);
-  if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || sellValuesSize % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'sellValuesSize', sellValuesSize, true);
-  if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || sliceSize % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'sliceSize', sliceSize, true);
-  pointerArg('cusparseCreateConstSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
-  pointerArg('cusparseCreateConstSlicedEll', 'sellColInd', sellColInd, true);
-  pointerArg('cusparseCreateConstSlicedEll', 'sellValues', sellValues, true);
-  if (typeof sellSliceOffsetsType !== 'number' || (sellSliceOffsetsType | 0) !== sellSliceOffsetsType) throw intError('cusparseCreateConstSlicedEll', 'sellSliceOffsetsType', 'i32', sellSliceOffsetsType);
-  if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateConstSlicedEll', 'sellColIndType', 'i32', sellColIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSlicedEll', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSlicedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstSlicedEll$c ??= binder.native('cusparseCreateConstSlicedEll'))(s.bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateConstSlicedEll', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpMatDescr_t;
+  return (cusparseCreateConstSlicedEll$ ??= bind$cusparseCreateConstSlicedEll())(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
 }
-let cusparseCreateConstSpVec$: Scratch | undefined;
-let cusparseCreateConstSpVec$c: NativeFunction | undefined;
+/** cusparseCreateConstSlicedEll around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstSlicedEll(): typeof cusparseCreateConstSlicedEll {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstSlicedEll(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'nnz', nnz, true);
+    if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || sellValuesSize % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'sellValuesSize', sellValuesSize, true);
+    if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || sliceSize % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'sliceSize', sliceSize, true);
+    pointerArg('cusparseCreateConstSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
+    pointerArg('cusparseCreateConstSlicedEll', 'sellColInd', sellColInd, true);
+    pointerArg('cusparseCreateConstSlicedEll', 'sellValues', sellValues, true);
+    if (typeof sellSliceOffsetsType !== 'number' || (sellSliceOffsetsType | 0) !== sellSliceOffsetsType) throw intError('cusparseCreateConstSlicedEll', 'sellSliceOffsetsType', 'i32', sellSliceOffsetsType);
+    if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateConstSlicedEll', 'sellColIndType', 'i32', sellColIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSlicedEll', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSlicedEll', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateConstSlicedEll'))(s$bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateConstSlicedEll', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+  };
+}
+let cusparseCreateConstSpVec$: typeof cusparseCreateConstSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, const void *indices, const void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`.
  * @param nnz in `int64_t`.
@@ -446,21 +564,28 @@ let cusparseCreateConstSpVec$c: NativeFunction | undefined;
  * @returns the value of `spVecDescr`: out `cusparseConstSpVecDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateConstSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseConstSpVecDescr_t {
-  const s = (cusparseCreateConstSpVec$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'size', size, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'nnz', nnz, true);
-  pointerArg('cusparseCreateConstSpVec', 'indices', indices, true, size);
-  pointerArg('cusparseCreateConstSpVec', 'values', values, true, size);
-  if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateConstSpVec', 'idxType', 'i32', idxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSpVec', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSpVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateConstSpVec$c ??= binder.native('cusparseCreateConstSpVec'))(s.bytes, size, nnz, indices, values, idxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateConstSpVec', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseConstSpVecDescr_t;
+  return (cusparseCreateConstSpVec$ ??= bind$cusparseCreateConstSpVec())(size, nnz, indices, values, idxType, idxBase, valueType);
 }
-let cusparseCreateCoo$: Scratch | undefined;
-let cusparseCreateCoo$c: NativeFunction | undefined;
+/** cusparseCreateConstSpVec around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateConstSpVec(): typeof cusparseCreateConstSpVec {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateConstSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'size', size, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'nnz', nnz, true);
+    pointerArg('cusparseCreateConstSpVec', 'indices', indices, true, size);
+    pointerArg('cusparseCreateConstSpVec', 'values', values, true, size);
+    if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateConstSpVec', 'idxType', 'i32', idxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateConstSpVec', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSpVec', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateConstSpVec'))(s$bytes, size, nnz, indices, values, idxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateConstSpVec', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpVecDescr_t;
+  };
+}
+let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
 /** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -473,23 +598,30 @@ let cusparseCreateCoo$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCoo(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateCoo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
-  pointerArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
-  pointerArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
-  pointerArg('cusparseCreateCoo', 'cooValues', cooValues, true);
-  if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCoo$c ??= binder.native('cusparseCreateCoo'))(s.bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateCoo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateCoo$ ??= bind$cusparseCreateCoo())(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
 }
-let cusparseCreateCsc$: Scratch | undefined;
-let cusparseCreateCsc$c: NativeFunction | undefined;
+/** cusparseCreateCoo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
+    pointerArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
+    pointerArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
+    pointerArg('cusparseCreateCoo', 'cooValues', cooValues, true);
+    if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCoo', 'cooIdxType', 'i32', cooIdxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCoo', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateCoo'))(s$bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateCoo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
 /** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -503,24 +635,31 @@ let cusparseCreateCsc$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsc(rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateCsc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
-  pointerArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
-  pointerArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
-  pointerArg('cusparseCreateCsc', 'cscValues', cscValues, true);
-  if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
-  if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsc$c ??= binder.native('cusparseCreateCsc'))(s.bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateCsc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateCsc$ ??= bind$cusparseCreateCsc())(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
-let cusparseCreateCsr$: Scratch | undefined;
-let cusparseCreateCsr$c: NativeFunction | undefined;
+/** cusparseCreateCsc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
+    pointerArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
+    pointerArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
+    pointerArg('cusparseCreateCsc', 'cscValues', cscValues, true);
+    if (typeof cscColOffsetsType !== 'number' || (cscColOffsetsType | 0) !== cscColOffsetsType) throw intError('cusparseCreateCsc', 'cscColOffsetsType', 'i32', cscColOffsetsType);
+    if (typeof cscRowIndType !== 'number' || (cscRowIndType | 0) !== cscRowIndType) throw intError('cusparseCreateCsc', 'cscRowIndType', 'i32', cscRowIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsc', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateCsc'))(s$bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateCsc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
 /** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -534,60 +673,88 @@ let cusparseCreateCsr$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`. */
 export function cusparseCreateCsr(rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateCsr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
-  pointerArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
-  pointerArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
-  pointerArg('cusparseCreateCsr', 'csrValues', csrValues, true);
-  if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
-  if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateCsr$c ??= binder.native('cusparseCreateCsr'))(s.bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateCsr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateCsr$ ??= bind$cusparseCreateCsr())(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
-let cusparseCreateCsric02Info$: Scratch | undefined;
-let cusparseCreateCsric02Info$c: NativeFunction | undefined;
+/** cusparseCreateCsr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
+    pointerArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
+    pointerArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
+    pointerArg('cusparseCreateCsr', 'csrValues', csrValues, true);
+    if (typeof csrRowOffsetsType !== 'number' || (csrRowOffsetsType | 0) !== csrRowOffsetsType) throw intError('cusparseCreateCsr', 'csrRowOffsetsType', 'i32', csrRowOffsetsType);
+    if (typeof csrColIndType !== 'number' || (csrColIndType | 0) !== csrColIndType) throw intError('cusparseCreateCsr', 'csrColIndType', 'i32', csrColIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateCsr', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateCsr'))(s$bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateCsr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateCsric02Info$: typeof cusparseCreateCsric02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csric02Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsric02Info(): T.csric02Info_t {
-  const s = (cusparseCreateCsric02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsric02Info$c ??= binder.nativeFixed('cusparseCreateCsric02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csric02Info_t;
+  return (cusparseCreateCsric02Info$ ??= bind$cusparseCreateCsric02Info())();
 }
-let cusparseCreateCsrilu02Info$: Scratch | undefined;
-let cusparseCreateCsrilu02Info$c: NativeFunction | undefined;
+/** cusparseCreateCsric02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsric02Info(): typeof cusparseCreateCsric02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsric02Info', [s.bytes]);
+  return function cusparseCreateCsric02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csric02Info_t;
+  };
+}
+let cusparseCreateCsrilu02Info$: typeof cusparseCreateCsrilu02Info | undefined;
 /** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrilu02Info_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsrilu02Info(): T.csrilu02Info_t {
-  const s = (cusparseCreateCsrilu02Info$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsrilu02Info$c ??= binder.nativeFixed('cusparseCreateCsrilu02Info', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrilu02Info_t;
+  return (cusparseCreateCsrilu02Info$ ??= bind$cusparseCreateCsrilu02Info())();
 }
-let cusparseCreateCsru2csrInfo$: Scratch | undefined;
-let cusparseCreateCsru2csrInfo$c: NativeFunction | undefined;
+/** cusparseCreateCsrilu02Info around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsrilu02Info(): typeof cusparseCreateCsrilu02Info {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrilu02Info', [s.bytes]);
+  return function cusparseCreateCsrilu02Info() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrilu02Info_t;
+  };
+}
+let cusparseCreateCsru2csrInfo$: typeof cusparseCreateCsru2csrInfo | undefined;
 /** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csru2csrInfo_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateCsru2csrInfo(): T.csru2csrInfo_t {
-  const s = (cusparseCreateCsru2csrInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateCsru2csrInfo$c ??= binder.nativeFixed('cusparseCreateCsru2csrInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csru2csrInfo_t;
+  return (cusparseCreateCsru2csrInfo$ ??= bind$cusparseCreateCsru2csrInfo())();
 }
-let cusparseCreateDnMat$: Scratch | undefined;
-let cusparseCreateDnMat$c: NativeFunction | undefined;
+/** cusparseCreateCsru2csrInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateCsru2csrInfo(): typeof cusparseCreateCsru2csrInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateCsru2csrInfo', [s.bytes]);
+  return function cusparseCreateCsru2csrInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csru2csrInfo_t;
+  };
+}
+let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
 /** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -597,34 +764,49 @@ let cusparseCreateDnMat$c: NativeFunction | undefined;
  * @param order in `cusparseOrder_t`.
  * @returns the value of `dnMatDescr`: out `cusparseDnMatDescr_t *`. */
 export function cusparseCreateDnMat(rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseDnMatDescr_t {
-  const s = (cusparseCreateDnMat$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
-  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
-  pointerArg('cusparseCreateDnMat', 'values', values, true);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
-  if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
-  const status = (cusparseCreateDnMat$c ??= binder.native('cusparseCreateDnMat'))(s.bytes, rows, cols, ld, values, valueType, order);
-  if (status !== 0) throw fail('cusparseCreateDnMat', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnMatDescr_t;
+  return (cusparseCreateDnMat$ ??= bind$cusparseCreateDnMat())(rows, cols, ld, values, valueType, order);
 }
-let cusparseCreateDnVec$: Scratch | undefined;
-let cusparseCreateDnVec$c: NativeFunction | undefined;
+/** cusparseCreateDnMat around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateDnMat(rows, cols, ld, values, valueType, order) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
+    pointerArg('cusparseCreateDnMat', 'values', values, true);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
+    if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
+    const status = (native$ ??= binder.native('cusparseCreateDnMat'))(s$bytes, rows, cols, ld, values, valueType, order);
+    if (status !== 0) throw fail('cusparseCreateDnMat', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnMatDescr_t;
+  };
+}
+let cusparseCreateDnVec$: typeof cusparseCreateDnVec | undefined;
 /** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`.
  * @param values in `void *`: address or host buffer covering `size` bytes, or null.
  * @param valueType in `cudaDataType`.
  * @returns the value of `dnVecDescr`: out `cusparseDnVecDescr_t *`. */
 export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseDnVecDescr_t {
-  const s = (cusparseCreateDnVec$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
-  pointerArg('cusparseCreateDnVec', 'values', values, true, size);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateDnVec$c ??= binder.native('cusparseCreateDnVec'))(s.bytes, size, values, valueType);
-  if (status !== 0) throw fail('cusparseCreateDnVec', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseDnVecDescr_t;
+  return (cusparseCreateDnVec$ ??= bind$cusparseCreateDnVec())(size, values, valueType);
+}
+/** cusparseCreateDnVec around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateDnVec(size, values, valueType) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
+    pointerArg('cusparseCreateDnVec', 'values', values, true, size);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values, valueType);
+    if (status !== 0) throw fail('cusparseCreateDnVec', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnVecDescr_t;
+  };
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -639,31 +821,44 @@ export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | n
   const status = (cusparseCreateIdentityPermutation$c ??= binder.native('cusparseCreateIdentityPermutation'))(handle, n_, p);
   if (status !== 0) throw fail('cusparseCreateIdentityPermutation', status);
 }
-let cusparseCreateMatDescr$: Scratch | undefined;
-let cusparseCreateMatDescr$c: NativeFunction | undefined;
+let cusparseCreateMatDescr$: typeof cusparseCreateMatDescr | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `descrA`: out `cusparseMatDescr_t *`. */
 export function cusparseCreateMatDescr(): T.cusparseMatDescr_t {
-  const s = (cusparseCreateMatDescr$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreateMatDescr$c ??= binder.nativeFixed('cusparseCreateMatDescr', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreateMatDescr', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseMatDescr_t;
+  return (cusparseCreateMatDescr$ ??= bind$cusparseCreateMatDescr())();
 }
-let cusparseCreatePruneInfo$: Scratch | undefined;
-let cusparseCreatePruneInfo$c: NativeFunction | undefined;
+/** cusparseCreateMatDescr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateMatDescr(): typeof cusparseCreateMatDescr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreateMatDescr', [s.bytes]);
+  return function cusparseCreateMatDescr() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreateMatDescr', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseMatDescr_t;
+  };
+}
+let cusparseCreatePruneInfo$: typeof cusparseCreatePruneInfo | undefined;
 /** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `pruneInfo_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreatePruneInfo(): T.pruneInfo_t {
-  const s = (cusparseCreatePruneInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusparseCreatePruneInfo$c ??= binder.nativeFixed('cusparseCreatePruneInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.pruneInfo_t;
+  return (cusparseCreatePruneInfo$ ??= bind$cusparseCreatePruneInfo())();
 }
-let cusparseCreateSlicedEll$: Scratch | undefined;
-let cusparseCreateSlicedEll$c: NativeFunction | undefined;
+/** cusparseCreatePruneInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreatePruneInfo(): typeof cusparseCreatePruneInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusparseCreatePruneInfo', [s.bytes]);
+  return function cusparseCreatePruneInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.pruneInfo_t;
+  };
+}
+let cusparseCreateSlicedEll$: typeof cusparseCreateSlicedEll | undefined;
 /** `cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, int64_t sellValuesSize, int64_t sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, cusparseIndexType_t sellSliceOffsetsType, cusparseIndexType_t sellColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param rows in `int64_t`.
  * @param cols in `int64_t`.
@@ -680,26 +875,33 @@ let cusparseCreateSlicedEll$c: NativeFunction | undefined;
  * @returns the value of `spMatDescr`: out `cusparseSpMatDescr_t *`.
  * @remarks Since CUDA 12.5. */
 export function cusparseCreateSlicedEll(rows: T.Int64, cols: T.Int64, nnz: T.Int64, sellValuesSize: T.Int64, sliceSize: T.Int64, sellSliceOffsets: T.Pointer, sellColInd: T.Pointer, sellValues: T.Pointer, sellSliceOffsetsType: T.cusparseIndexType_t, sellColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpMatDescr_t {
-  const s = (cusparseCreateSlicedEll$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'cols', cols, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'nnz', nnz, true);
-  if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || sellValuesSize % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'sellValuesSize', sellValuesSize, true);
-  if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || sliceSize % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'sliceSize', sliceSize, true);
-  pointerArg('cusparseCreateSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
-  pointerArg('cusparseCreateSlicedEll', 'sellColInd', sellColInd, true);
-  pointerArg('cusparseCreateSlicedEll', 'sellValues', sellValues, true);
-  if (typeof sellSliceOffsetsType !== 'number' || (sellSliceOffsetsType | 0) !== sellSliceOffsetsType) throw intError('cusparseCreateSlicedEll', 'sellSliceOffsetsType', 'i32', sellSliceOffsetsType);
-  if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateSlicedEll', 'sellColIndType', 'i32', sellColIndType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSlicedEll', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSlicedEll', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateSlicedEll$c ??= binder.native('cusparseCreateSlicedEll'))(s.bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateSlicedEll', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpMatDescr_t;
+  return (cusparseCreateSlicedEll$ ??= bind$cusparseCreateSlicedEll())(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
 }
-let cusparseCreateSpVec$: Scratch | undefined;
-let cusparseCreateSpVec$c: NativeFunction | undefined;
+/** cusparseCreateSlicedEll around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateSlicedEll(): typeof cusparseCreateSlicedEll {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateSlicedEll(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'nnz', nnz, true);
+    if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || sellValuesSize % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'sellValuesSize', sellValuesSize, true);
+    if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || sliceSize % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'sliceSize', sliceSize, true);
+    pointerArg('cusparseCreateSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
+    pointerArg('cusparseCreateSlicedEll', 'sellColInd', sellColInd, true);
+    pointerArg('cusparseCreateSlicedEll', 'sellValues', sellValues, true);
+    if (typeof sellSliceOffsetsType !== 'number' || (sellSliceOffsetsType | 0) !== sellSliceOffsetsType) throw intError('cusparseCreateSlicedEll', 'sellSliceOffsetsType', 'i32', sellSliceOffsetsType);
+    if (typeof sellColIndType !== 'number' || (sellColIndType | 0) !== sellColIndType) throw intError('cusparseCreateSlicedEll', 'sellColIndType', 'i32', sellColIndType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSlicedEll', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSlicedEll', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateSlicedEll'))(s$bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateSlicedEll', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+  };
+}
+let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
 /** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `int64_t`.
  * @param nnz in `int64_t`.
@@ -710,16 +912,24 @@ let cusparseCreateSpVec$c: NativeFunction | undefined;
  * @param valueType in `cudaDataType`.
  * @returns the value of `spVecDescr`: out `cusparseSpVecDescr_t *`. */
 export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseSpVecDescr_t {
-  const s = (cusparseCreateSpVec$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
-  if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
-  pointerArg('cusparseCreateSpVec', 'indices', indices, true, size);
-  pointerArg('cusparseCreateSpVec', 'values', values, true, size);
-  if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
-  if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
-  if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
-  const status = (cusparseCreateSpVec$c ??= binder.native('cusparseCreateSpVec'))(s.bytes, size, nnz, indices, values, idxType, idxBase, valueType);
-  if (status !== 0) throw fail('cusparseCreateSpVec', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusparseSpVecDescr_t;
+  return (cusparseCreateSpVec$ ??= bind$cusparseCreateSpVec())(size, nnz, indices, values, idxType, idxBase, valueType);
+}
+/** cusparseCreateSpVec around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseCreateSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
+    pointerArg('cusparseCreateSpVec', 'indices', indices, true, size);
+    pointerArg('cusparseCreateSpVec', 'values', values, true, size);
+    if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);
+    if (typeof idxBase !== 'number' || (idxBase | 0) !== idxBase) throw intError('cusparseCreateSpVec', 'idxBase', 'i32', idxBase);
+    if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
+    const status = (native$ ??= binder.native('cusparseCreateSpVec'))(s$bytes, size, nnz, indices, values, idxType, idxBase, valueType);
+    if (status !== 0) throw fail('cusparseCreateSpVec', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpVecDescr_t;
+  };
 }

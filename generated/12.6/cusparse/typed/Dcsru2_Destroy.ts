@@ -35,8 +35,7 @@ export function cusparseDcsru2csr(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseDcsru2csr$c ??= binder.native('cusparseDcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseDcsru2csr', status);
 }
-let cusparseDcsru2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseDcsru2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDcsru2csr_bufferSizeExt$: typeof cusparseDcsru2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -49,19 +48,27 @@ let cusparseDcsru2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t | null): number {
-  const s = (cusparseDcsru2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsru2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsru2csr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
-  pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDcsru2csr_bufferSizeExt$c ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDcsru2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDcsru2csr_bufferSizeExt$ ??= bind$cusparseDcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
+}
+/** cusparseDcsru2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDcsru2csr_bufferSizeExt(): typeof cusparseDcsru2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDcsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsru2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsru2csr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
+    pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDcsru2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -79,8 +86,7 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null
   const status = (cusparseDenseToSparse_analysis$c ??= binder.native('cusparseDenseToSparse_analysis'))(handle, matA, matB, alg, externalBuffer);
   if (status !== 0) throw fail('cusparseDenseToSparse_analysis', status);
 }
-let cusparseDenseToSparse_bufferSize$: Scratch | undefined;
-let cusparseDenseToSparse_bufferSize$c: NativeFunction | undefined;
+let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param matA in `cusparseConstDnMatDescr_t`.
@@ -88,15 +94,23 @@ let cusparseDenseToSparse_bufferSize$c: NativeFunction | undefined;
  * @param alg in `cusparseDenseToSparseAlg_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
-  const s = (cusparseDenseToSparse_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_bufferSize', 'alg', 'i32', alg);
-  s.f64[0] = 0;
-  const status = (cusparseDenseToSparse_bufferSize$c ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s.bytes);
-  if (status !== 0) throw fail('cusparseDenseToSparse_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDenseToSparse_bufferSize$ ??= bind$cusparseDenseToSparse_bufferSize())(handle, matA, matB, alg);
+}
+/** cusparseDenseToSparse_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDenseToSparse_bufferSize(handle, matA, matB, alg) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_bufferSize', 'alg', 'i32', alg);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s$bytes);
+    if (status !== 0) throw fail('cusparseDenseToSparse_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,50 +8,71 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusparseDnMatGet$: Scratch | undefined;
-let cusparseDnMatGet$c: NativeFunction | undefined;
+let cusparseDnMatGet$: typeof cusparseDnMatGet | undefined;
 /** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @returns `{ rows, cols, ld, values, type, order }`: `rows`: out `int64_t *`; `cols`: out `int64_t *`; `ld`: out `int64_t *`; `values`: out `void **`; `type`: out `cudaDataType *`; `order`: out `cusparseOrder_t *`. */
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t | null): { rows: bigint; cols: bigint; ld: bigint; values: number; type: T.cudaDataType; order: T.cusparseOrder_t } {
-  const s = (cusparseDnMatGet$ ??= new Scratch(6));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  const status = (cusparseDnMatGet$c ??= binder.native('cusparseDnMatGet'))(dnMatDescr, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
-  if (status !== 0) throw fail('cusparseDnMatGet', status);
-  return { rows: s.i64[0], cols: s.i64[1], ld: s.i64[2], values: (s.u32[7] * 4294967296 + s.u32[6]), type: s.i32[8] as T.cudaDataType, order: s.i32[10] as T.cusparseOrder_t };
+  return (cusparseDnMatGet$ ??= bind$cusparseDnMatGet())(dnMatDescr);
 }
-let cusparseDnMatGetStridedBatch$: Scratch | undefined;
-let cusparseDnMatGetStridedBatch$c: NativeFunction | undefined;
+/** cusparseDnMatGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnMatGet(): typeof cusparseDnMatGet {
+  const s = new Scratch(6);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnMatGet(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    const status = (native$ ??= binder.native('cusparseDnMatGet'))(dnMatDescr, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5);
+    if (status !== 0) throw fail('cusparseDnMatGet', status);
+    return { rows: s$i64[0], cols: s$i64[1], ld: s$i64[2], values: (s$u32[7] * 4294967296 + s$u32[6]), type: s$i32[8] as T.cudaDataType, order: s$i32[10] as T.cusparseOrder_t };
+  };
+}
+let cusparseDnMatGetStridedBatch$: typeof cusparseDnMatGetStridedBatch | undefined;
 /** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseConstDnMatDescr_t`.
  * @returns `{ batchCount, batchStride }`: `batchCount`: out `int *`; `batchStride`: out `int64_t *`. */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseConstDnMatDescr_t | null): { batchCount: number; batchStride: bigint } {
-  const s = (cusparseDnMatGetStridedBatch$ ??= new Scratch(2));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusparseDnMatGetStridedBatch$c ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusparseDnMatGetStridedBatch', status);
-  return { batchCount: s.i32[0], batchStride: s.i64[1] };
+  return (cusparseDnMatGetStridedBatch$ ??= bind$cusparseDnMatGetStridedBatch())(dnMatDescr);
 }
-let cusparseDnMatGetValues$: Scratch | undefined;
-let cusparseDnMatGetValues$c: NativeFunction | undefined;
+/** cusparseDnMatGetStridedBatch around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnMatGetStridedBatch(): typeof cusparseDnMatGetStridedBatch {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$i64 = s.i64;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnMatGetStridedBatch(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusparseDnMatGetStridedBatch', status);
+    return { batchCount: s$i32[0], batchStride: s$i64[1] };
+  };
+}
+let cusparseDnMatGetValues$: typeof cusparseDnMatGetValues | undefined;
 /** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @returns the value of `values`: out `void **`. */
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t | null): number {
-  const s = (cusparseDnMatGetValues$ ??= new Scratch(1));
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
-  s.f64[0] = 0;
-  const status = (cusparseDnMatGetValues$c ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseDnMatGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDnMatGetValues$ ??= bind$cusparseDnMatGetValues())(dnMatDescr);
+}
+/** cusparseDnMatGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnMatGetValues(): typeof cusparseDnMatGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnMatGetValues(dnMatDescr) {
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseDnMatGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int batchCount, int64_t batchStride)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -75,33 +96,47 @@ export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null
   const status = (cusparseDnMatSetValues$c ??= binder.native('cusparseDnMatSetValues'))(dnMatDescr, values);
   if (status !== 0) throw fail('cusparseDnMatSetValues', status);
 }
-let cusparseDnVecGet$: Scratch | undefined;
-let cusparseDnVecGet$c: NativeFunction | undefined;
+let cusparseDnVecGet$: typeof cusparseDnVecGet | undefined;
 /** `cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
  * @returns `{ size, values, valueType }`: `size`: out `int64_t *`; `values`: out `void **`; `valueType`: out `cudaDataType *`. */
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType } {
-  const s = (cusparseDnVecGet$ ??= new Scratch(3));
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (cusparseDnVecGet$c ??= binder.native('cusparseDnVecGet'))(dnVecDescr, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('cusparseDnVecGet', status);
-  return { size: s.i64[0], values: (s.u32[3] * 4294967296 + s.u32[2]), valueType: s.i32[4] as T.cudaDataType };
+  return (cusparseDnVecGet$ ??= bind$cusparseDnVecGet())(dnVecDescr);
 }
-let cusparseDnVecGetValues$: Scratch | undefined;
-let cusparseDnVecGetValues$c: NativeFunction | undefined;
+/** cusparseDnVecGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnVecGet(): typeof cusparseDnVecGet {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnVecGet(dnVecDescr) {
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cusparseDnVecGet'))(dnVecDescr, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('cusparseDnVecGet', status);
+    return { size: s$i64[0], values: (s$u32[3] * 4294967296 + s$u32[2]), valueType: s$i32[4] as T.cudaDataType };
+  };
+}
+let cusparseDnVecGetValues$: typeof cusparseDnVecGetValues | undefined;
 /** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
  * @returns the value of `values`: out `void **`. */
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t | null): number {
-  const s = (cusparseDnVecGetValues$ ??= new Scratch(1));
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
-  s.f64[0] = 0;
-  const status = (cusparseDnVecGetValues$c ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s.bytes);
-  if (status !== 0) throw fail('cusparseDnVecGetValues', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDnVecGetValues$ ??= bind$cusparseDnVecGetValues())(dnVecDescr);
+}
+/** cusparseDnVecGetValues around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDnVecGetValues(): typeof cusparseDnVecGetValues {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDnVecGetValues(dnVecDescr) {
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s$bytes);
+    if (status !== 0) throw fail('cusparseDnVecGetValues', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDnVecSetValues$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -24,8 +24,7 @@ export function cusparseSparseToDense(handle: T.cusparseHandle_t | null, matA: T
   const status = (cusparseSparseToDense$c ??= binder.native('cusparseSparseToDense'))(handle, matA, matB, alg, externalBuffer);
   if (status !== 0) throw fail('cusparseSparseToDense', status);
 }
-let cusparseSparseToDense_bufferSize$: Scratch | undefined;
-let cusparseSparseToDense_bufferSize$c: NativeFunction | undefined;
+let cusparseSparseToDense_bufferSize$: typeof cusparseSparseToDense_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t handle, cusparseConstSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param matA in `cusparseConstSpMatDescr_t`.
@@ -33,15 +32,23 @@ let cusparseSparseToDense_bufferSize$c: NativeFunction | undefined;
  * @param alg in `cusparseSparseToDenseAlg_t`.
  * @returns the value of `bufferSize`: out `size_t *`. */
 export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, alg: T.cusparseSparseToDenseAlg_t): number {
-  const s = (cusparseSparseToDense_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSparseToDense_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSparseToDense_bufferSize', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSparseToDense_bufferSize', 'matB', matB, true) as typeof matB;
-  if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSparseToDense_bufferSize', 'alg', 'i32', alg);
-  s.f64[0] = 0;
-  const status = (cusparseSparseToDense_bufferSize$c ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, s.bytes);
-  if (status !== 0) throw fail('cusparseSparseToDense_bufferSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSparseToDense_bufferSize$ ??= bind$cusparseSparseToDense_bufferSize())(handle, matA, matB, alg);
+}
+/** cusparseSparseToDense_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSparseToDense_bufferSize(): typeof cusparseSparseToDense_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSparseToDense_bufferSize(handle, matA, matB, alg) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSparseToDense_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSparseToDense_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSparseToDense_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSparseToDense_bufferSize', 'alg', 'i32', alg);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, s$bytes);
+    if (status !== 0) throw fail('cusparseSparseToDense_bufferSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpruneCsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -115,8 +122,7 @@ export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t | n
   const status = (cusparseSpruneCsr2csrByPercentage$c ??= binder.native('cusparseSpruneCsr2csrByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage', status);
 }
-let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: Scratch | undefined;
-let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: typeof cusparseSpruneCsr2csrByPercentage_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -135,25 +141,33 @@ let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$c: NativeFunction | undefine
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null): number {
-  const s = (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof percentage !== 'number') throw argError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseSpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
-  if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$ ??= bind$cusparseSpruneCsr2csrByPercentage_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
+}
+/** cusparseSpruneCsr2csrByPercentage_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparseSpruneCsr2csrByPercentage_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof percentage !== 'number') throw argError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
+    if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpruneCsr2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -223,8 +237,7 @@ export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t 
   const status = (cusparseSpruneCsr2csrNnzByPercentage$c ??= binder.native('cusparseSpruneCsr2csrNnzByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrNnzByPercentage', status);
 }
-let cusparseSpruneCsr2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseSpruneCsr2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSpruneCsr2csr_bufferSizeExt$: typeof cusparseSpruneCsr2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -242,24 +255,32 @@ let cusparseSpruneCsr2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
-  const s = (cusparseSpruneCsr2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'threshold', threshold, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.f64[0] = 0;
-  const status = (cusparseSpruneCsr2csr_bufferSizeExt$c ??= binder.native('cusparseSpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
-  if (status !== 0) throw fail('cusparseSpruneCsr2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpruneCsr2csr_bufferSizeExt$ ??= bind$cusparseSpruneCsr2csr_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
+/** cusparseSpruneCsr2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpruneCsr2csr_bufferSizeExt(): typeof cusparseSpruneCsr2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'threshold', threshold, true);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
+    if (status !== 0) throw fail('cusparseSpruneCsr2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpruneDense2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -321,8 +342,7 @@ export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t |
   const status = (cusparseSpruneDense2csrByPercentage$c ??= binder.native('cusparseSpruneDense2csrByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage', status);
 }
-let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: Scratch | undefined;
-let cusparseSpruneDense2csrByPercentage_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: typeof cusparseSpruneDense2csrByPercentage_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -338,22 +358,30 @@ let cusparseSpruneDense2csrByPercentage_bufferSizeExt$c: NativeFunction | undefi
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t | null): number {
-  const s = (cusparseSpruneDense2csrByPercentage_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'lda', 'i32', lda);
-  if (typeof percentage !== 'number') throw argError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseSpruneDense2csrByPercentage_bufferSizeExt$c ??= binder.native('cusparseSpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s.bytes);
-  if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpruneDense2csrByPercentage_bufferSizeExt$ ??= bind$cusparseSpruneDense2csrByPercentage_bufferSizeExt())(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
+}
+/** cusparseSpruneDense2csrByPercentage_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpruneDense2csrByPercentage_bufferSizeExt(): typeof cusparseSpruneDense2csrByPercentage_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'lda', 'i32', lda);
+    if (typeof percentage !== 'number') throw argError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
+    if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSpruneDense2csrNnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -411,8 +439,7 @@ export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_
   const status = (cusparseSpruneDense2csrNnzByPercentage$c ??= binder.native('cusparseSpruneDense2csrNnzByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneDense2csrNnzByPercentage', status);
 }
-let cusparseSpruneDense2csr_bufferSizeExt$: Scratch | undefined;
-let cusparseSpruneDense2csr_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseSpruneDense2csr_bufferSizeExt$: typeof cusparseSpruneDense2csr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -427,19 +454,27 @@ let cusparseSpruneDense2csr_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
-  const s = (cusparseSpruneDense2csr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'lda', 'i32', lda);
-  pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'threshold', threshold, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.f64[0] = 0;
-  const status = (cusparseSpruneDense2csr_bufferSizeExt$c ??= binder.native('cusparseSpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
-  if (status !== 0) throw fail('cusparseSpruneDense2csr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSpruneDense2csr_bufferSizeExt$ ??= bind$cusparseSpruneDense2csr_bufferSizeExt())(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
+/** cusparseSpruneDense2csr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSpruneDense2csr_bufferSizeExt(): typeof cusparseSpruneDense2csr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSpruneDense2csr_bufferSizeExt(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'lda', 'i32', lda);
+    pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'threshold', threshold, true);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
+    if (status !== 0) throw fail('cusparseSpruneDense2csr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -122,8 +122,7 @@ export function cusparseXcoosortByRow(handle: T.cusparseHandle_t | null, m: numb
   const status = (cusparseXcoosortByRow$c ??= binder.native('cusparseXcoosortByRow'))(handle, m, n_, nnz, cooRowsA, cooColsA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcoosortByRow', status);
 }
-let cusparseXcoosort_bufferSizeExt$: Scratch | undefined;
-let cusparseXcoosort_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseXcoosort_bufferSizeExt$: typeof cusparseXcoosort_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -133,15 +132,23 @@ let cusparseXcoosort_bufferSizeExt$c: NativeFunction | undefined;
  * @param cooColsA in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer): number {
-  const s = (cusparseXcoosort_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosort_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosort_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcoosort_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoosort_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseXcoosort_bufferSizeExt', 'cooRowsA', cooRowsA, true);
-  pointerArg('cusparseXcoosort_bufferSizeExt', 'cooColsA', cooColsA, true);
-  s.f64[0] = 0;
-  const status = (cusparseXcoosort_bufferSizeExt$c ??= binder.native('cusparseXcoosort_bufferSizeExt'))(handle, m, n_, nnz, cooRowsA, cooColsA, s.bytes);
-  if (status !== 0) throw fail('cusparseXcoosort_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseXcoosort_bufferSizeExt$ ??= bind$cusparseXcoosort_bufferSizeExt())(handle, m, n_, nnz, cooRowsA, cooColsA);
+}
+/** cusparseXcoosort_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseXcoosort_bufferSizeExt(): typeof cusparseXcoosort_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseXcoosort_bufferSizeExt(handle, m, n_, nnz, cooRowsA, cooColsA) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosort_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosort_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcoosort_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoosort_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseXcoosort_bufferSizeExt', 'cooRowsA', cooRowsA, true);
+    pointerArg('cusparseXcoosort_bufferSizeExt', 'cooColsA', cooColsA, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseXcoosort_bufferSizeExt'))(handle, m, n_, nnz, cooRowsA, cooColsA, s$bytes);
+    if (status !== 0) throw fail('cusparseXcoosort_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

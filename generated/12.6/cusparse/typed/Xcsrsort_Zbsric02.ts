@@ -32,8 +32,7 @@ export function cusparseXcsrsort(handle: T.cusparseHandle_t | null, m: number, n
   const status = (cusparseXcsrsort$c ??= binder.native('cusparseXcsrsort'))(handle, m, n_, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcsrsort', status);
 }
-let cusparseXcsrsort_bufferSizeExt$: Scratch | undefined;
-let cusparseXcsrsort_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseXcsrsort_bufferSizeExt$: typeof cusparseXcsrsort_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -43,17 +42,25 @@ let cusparseXcsrsort_bufferSizeExt$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
-  const s = (cusparseXcsrsort_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrsort_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort_bufferSizeExt', 'nnz', 'i32', nnz);
-  pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, true);
-  s.f64[0] = 0;
-  const status = (cusparseXcsrsort_bufferSizeExt$c ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s.bytes);
-  if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseXcsrsort_bufferSizeExt$ ??= bind$cusparseXcsrsort_bufferSizeExt())(handle, m, n_, nnz, csrRowPtrA, csrColIndA);
+}
+/** cusparseXcsrsort_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseXcsrsort_bufferSizeExt(): typeof cusparseXcsrsort_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseXcsrsort_bufferSizeExt(handle, m, n_, nnz, csrRowPtrA, csrColIndA) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrsort_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort_bufferSizeExt', 'nnz', 'i32', nnz);
+    pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusparseXcsrsort_bufferSizeExt', 'csrColIndA', csrColIndA, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s$bytes);
+    if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseXgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -218,8 +225,7 @@ export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t | null, dir
   const status = (cusparseZbsric02_analysis$c ??= binder.native('cusparseZbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
   if (status !== 0) throw fail('cusparseZbsric02_analysis', status);
 }
-let cusparseZbsric02_bufferSize$: Scratch | undefined;
-let cusparseZbsric02_bufferSize$c: NativeFunction | undefined;
+let cusparseZbsric02_bufferSize$: typeof cusparseZbsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -234,24 +240,31 @@ let cusparseZbsric02_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null): number {
-  const s = (cusparseZbsric02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsric02_bufferSize$c ??= binder.native('cusparseZbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsric02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZbsric02_bufferSize$ ??= bind$cusparseZbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
-let cusparseZbsric02_bufferSizeExt$: Scratch | undefined;
-let cusparseZbsric02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZbsric02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsric02_bufferSize(): typeof cusparseZbsric02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsric02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZbsric02_bufferSizeExt$: typeof cusparseZbsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -266,19 +279,27 @@ let cusparseZbsric02_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t | null): number {
-  const s = (cusparseZbsric02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsric02_bufferSizeExt$c ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsric02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZbsric02_bufferSizeExt$ ??= bind$cusparseZbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseZbsric02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsric02_bufferSizeExt(): typeof cusparseZbsric02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsric02_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsric02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -8,37 +8,51 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuExternalMemoryGetMappedBuffer$: Scratch | undefined;
-let cuExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
+let cuExternalMemoryGetMappedBuffer$: typeof cuExternalMemoryGetMappedBuffer | undefined;
 /** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `CUexternalMemory`.
  * @param bufferDesc in `const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *`: a `CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` object or its bytes.
  * @returns the value of `devPtr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory | null, bufferDesc: T.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st | Uint8Array): T.CUdeviceptr {
-  const s = (cuExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
-  const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
-  const status = (cuExternalMemoryGetMappedBuffer$c ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s.bytes, extMem, bufferDesc$);
-  if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuExternalMemoryGetMappedBuffer$ ??= bind$cuExternalMemoryGetMappedBuffer())(extMem, bufferDesc);
 }
-let cuExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
-let cuExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
+/** cuExternalMemoryGetMappedBuffer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuExternalMemoryGetMappedBuffer(): typeof cuExternalMemoryGetMappedBuffer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+    const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
+    const status = (native$ ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
+    if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuExternalMemoryGetMappedMipmappedArray$: typeof cuExternalMemoryGetMappedMipmappedArray | undefined;
 /** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param extMem in `CUexternalMemory`.
  * @param mipmapDesc in `const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *`: a `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` object or its bytes.
  * @returns the value of `mipmap`: out `CUmipmappedArray *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemory | null, mipmapDesc: T.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st | Uint8Array): T.CUmipmappedArray {
-  const s = (cuExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
-  const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
-  const status = (cuExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s.bytes, extMem, mipmapDesc$);
-  if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
+  return (cuExternalMemoryGetMappedMipmappedArray$ ??= bind$cuExternalMemoryGetMappedMipmappedArray())(extMem, mipmapDesc);
+}
+/** cuExternalMemoryGetMappedMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuExternalMemoryGetMappedMipmappedArray(): typeof cuExternalMemoryGetMappedMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
+    s$f64[0] = 0;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+    const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
+    const status = (native$ ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
+    if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+  };
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
 /** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -51,8 +65,7 @@ export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesT
   const status = (cuFlushGPUDirectRDMAWrites$c ??= binder.native('cuFlushGPUDirectRDMAWrites'))(target, scope);
   if (status !== 0) throw fail('cuFlushGPUDirectRDMAWrites', status);
 }
-let cuFuncGetAttribute$: Scratch | undefined;
-let cuFuncGetAttribute$c: NativeFunction | undefined;
+let cuFuncGetAttribute$: typeof cuFuncGetAttribute | undefined;
 /** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUfunction_attribute`.
  * @param hfunc in `CUfunction`.
@@ -60,72 +73,108 @@ let cuFuncGetAttribute$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Kernel#attribute | Kernel.attribute} (objects layer) */
 export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction | null): number {
-  const s = (cuFuncGetAttribute$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuFuncGetAttribute$c ??= binder.native('cuFuncGetAttribute'))(s.bytes, attrib, hfunc);
-  if (status !== 0) throw fail('cuFuncGetAttribute', status);
-  return s.i32[0];
+  return (cuFuncGetAttribute$ ??= bind$cuFuncGetAttribute())(attrib, hfunc);
 }
-let cuFuncGetModule$: Scratch | undefined;
-let cuFuncGetModule$c: NativeFunction | undefined;
+/** cuFuncGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFuncGetAttribute(): typeof cuFuncGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuFuncGetAttribute(attrib, hfunc) {
+    s$f64[0] = 0;
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
+    const status = (native$ ??= binder.native('cuFuncGetAttribute'))(s$bytes, attrib, hfunc);
+    if (status !== 0) throw fail('cuFuncGetAttribute', status);
+    return s$i32[0];
+  };
+}
+let cuFuncGetModule$: typeof cuFuncGetModule | undefined;
 /** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @returns the value of `hmod`: out `CUmodule *`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
-  const s = (cuFuncGetModule$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuFuncGetModule$c ??= binder.native('cuFuncGetModule'))(s.bytes, hfunc);
-  if (status !== 0) throw fail('cuFuncGetModule', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
+  return (cuFuncGetModule$ ??= bind$cuFuncGetModule())(hfunc);
 }
-let cuFuncGetName$: Scratch | undefined;
-let cuFuncGetName$c: NativeFunction | undefined;
+/** cuFuncGetModule around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFuncGetModule(): typeof cuFuncGetModule {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFuncGetModule(hfunc) {
+    s$f64[0] = 0;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
+    const status = (native$ ??= binder.native('cuFuncGetModule'))(s$bytes, hfunc);
+    if (status !== 0) throw fail('cuFuncGetModule', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+  };
+}
+let cuFuncGetName$: typeof cuFuncGetName | undefined;
 /** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUfunction`.
  * @returns the value of `name`: out `const char **`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetName(hfunc: T.CUfunction | null): string | null {
-  const s = (cuFuncGetName$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetName', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuFuncGetName$c ??= binder.native('cuFuncGetName'))(s.bytes, hfunc);
-  if (status !== 0) throw fail('cuFuncGetName', status);
-  return readCString(s.address(0));
+  return (cuFuncGetName$ ??= bind$cuFuncGetName())(hfunc);
 }
-let cuFuncGetParamInfo$: Scratch | undefined;
-let cuFuncGetParamInfo$c: NativeFunction | undefined;
+/** cuFuncGetName around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFuncGetName(): typeof cuFuncGetName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuFuncGetName(hfunc) {
+    s$f64[0] = 0;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetName', 'hfunc', hfunc, true) as typeof hfunc;
+    const status = (native$ ??= binder.native('cuFuncGetName'))(s$bytes, hfunc);
+    if (status !== 0) throw fail('cuFuncGetName', status);
+    return readCString(s.address(0));
+  };
+}
+let cuFuncGetParamInfo$: typeof cuFuncGetParamInfo | undefined;
 /** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param paramIndex in `size_t`.
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncGetParamInfo(func: T.CUfunction | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
-  const s = (cuFuncGetParamInfo$ ??= new Scratch(2));
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuFuncGetParamInfo', 'func', func, true) as typeof func;
-  if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuFuncGetParamInfo', 'paramIndex', paramIndex, false);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuFuncGetParamInfo$c ??= binder.native('cuFuncGetParamInfo'))(func, paramIndex, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuFuncGetParamInfo', status);
-  return { paramOffset: (s.u32[1] * 4294967296 + s.u32[0]), paramSize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuFuncGetParamInfo$ ??= bind$cuFuncGetParamInfo())(func, paramIndex);
 }
-let cuFuncIsLoaded$: Scratch | undefined;
-let cuFuncIsLoaded$c: NativeFunction | undefined;
+/** cuFuncGetParamInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFuncGetParamInfo(): typeof cuFuncGetParamInfo {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFuncGetParamInfo(func, paramIndex) {
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuFuncGetParamInfo', 'func', func, true) as typeof func;
+    if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuFuncGetParamInfo', 'paramIndex', paramIndex, false);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuFuncGetParamInfo'))(func, paramIndex, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cuFuncGetParamInfo', status);
+    return { paramOffset: (s$u32[1] * 4294967296 + s$u32[0]), paramSize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuFuncIsLoaded$: typeof cuFuncIsLoaded | undefined;
 /** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param function_ in `CUfunction`.
  * @returns the value of `state`: out `CUfunctionLoadingState *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncIsLoaded(function_: T.CUfunction | null): T.CUfunctionLoadingState {
-  const s = (cuFuncIsLoaded$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || function_ % 1 !== 0) function_ = addressArg('cuFuncIsLoaded', 'function', function_, true) as typeof function_;
-  const status = (cuFuncIsLoaded$c ??= binder.native('cuFuncIsLoaded'))(s.bytes, function_);
-  if (status !== 0) throw fail('cuFuncIsLoaded', status);
-  return s.i32[0] as T.CUfunctionLoadingState;
+  return (cuFuncIsLoaded$ ??= bind$cuFuncIsLoaded())(function_);
+}
+/** cuFuncIsLoaded around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFuncIsLoaded(): typeof cuFuncIsLoaded {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuFuncIsLoaded(function_) {
+    s$f64[0] = 0;
+    if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || function_ % 1 !== 0) function_ = addressArg('cuFuncIsLoaded', 'function', function_, true) as typeof function_;
+    const status = (native$ ??= binder.native('cuFuncIsLoaded'))(s$bytes, function_);
+    if (status !== 0) throw fail('cuFuncIsLoaded', status);
+    return s$i32[0] as T.CUfunctionLoadingState;
+  };
 }
 let cuFuncLoad$c: NativeFunction | undefined;
 /** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -22,102 +22,143 @@ export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary |
   if (status !== 0) throw fail('cuLibraryEnumerateKernels', status);
   return Array.from(kernels$.subarray(0, Number(numKernels)), (x) => Number(x) as T.CUkernel);
 }
-let cuLibraryGetGlobal$: Scratch | undefined;
-let cuLibraryGetGlobal$c: NativeFunction | undefined;
+let cuLibraryGetGlobal$: typeof cuLibraryGetGlobal | undefined;
 /** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetGlobal(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
-  const s = (cuLibraryGetGlobal$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetGlobal', 'library', library, true) as typeof library;
-  if (typeof name !== 'string') throw argError('cuLibraryGetGlobal', 'name', 'a string', name);
-  const status = (cuLibraryGetGlobal$c ??= binder.native('cuLibraryGetGlobal'))(s.slot(0), s.slot(1), library, name);
-  if (status !== 0) throw fail('cuLibraryGetGlobal', status);
-  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuLibraryGetGlobal$ ??= bind$cuLibraryGetGlobal())(library, name);
 }
-let cuLibraryGetKernel$: Scratch | undefined;
-let cuLibraryGetKernel$c: NativeFunction | undefined;
+/** cuLibraryGetGlobal around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryGetGlobal(): typeof cuLibraryGetGlobal {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryGetGlobal(library, name) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetGlobal', 'library', library, true) as typeof library;
+    if (typeof name !== 'string') throw argError('cuLibraryGetGlobal', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cuLibraryGetGlobal'))(s$slot0, s$slot1, library, name);
+    if (status !== 0) throw fail('cuLibraryGetGlobal', status);
+    return { dptr: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, bytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuLibraryGetKernel$: typeof cuLibraryGetKernel | undefined;
 /** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param name in string (`const char *`).
  * @returns the value of `pKernel`: out `CUkernel *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernel(library: T.CUlibrary | null, name: string): T.CUkernel {
-  const s = (cuLibraryGetKernel$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetKernel', 'library', library, true) as typeof library;
-  if (typeof name !== 'string') throw argError('cuLibraryGetKernel', 'name', 'a string', name);
-  const status = (cuLibraryGetKernel$c ??= binder.native('cuLibraryGetKernel'))(s.bytes, library, name);
-  if (status !== 0) throw fail('cuLibraryGetKernel', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUkernel;
+  return (cuLibraryGetKernel$ ??= bind$cuLibraryGetKernel())(library, name);
 }
-let cuLibraryGetKernelCount$: Scratch | undefined;
-let cuLibraryGetKernelCount$c: NativeFunction | undefined;
+/** cuLibraryGetKernel around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryGetKernel(): typeof cuLibraryGetKernel {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryGetKernel(library, name) {
+    s$f64[0] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetKernel', 'library', library, true) as typeof library;
+    if (typeof name !== 'string') throw argError('cuLibraryGetKernel', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cuLibraryGetKernel'))(s$bytes, library, name);
+    if (status !== 0) throw fail('cuLibraryGetKernel', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUkernel;
+  };
+}
+let cuLibraryGetKernelCount$: typeof cuLibraryGetKernelCount | undefined;
 /** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param lib in `CUlibrary`.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetKernelCount(lib: T.CUlibrary | null): number {
-  const s = (cuLibraryGetKernelCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
-  const status = (cuLibraryGetKernelCount$c ??= binder.native('cuLibraryGetKernelCount'))(s.bytes, lib);
-  if (status !== 0) throw fail('cuLibraryGetKernelCount', status);
-  return s.u32[0];
+  return (cuLibraryGetKernelCount$ ??= bind$cuLibraryGetKernelCount())(lib);
 }
-let cuLibraryGetManaged$: Scratch | undefined;
-let cuLibraryGetManaged$c: NativeFunction | undefined;
+/** cuLibraryGetKernelCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryGetKernelCount(): typeof cuLibraryGetKernelCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryGetKernelCount(lib) {
+    s$f64[0] = 0;
+    if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
+    const status = (native$ ??= binder.native('cuLibraryGetKernelCount'))(s$bytes, lib);
+    if (status !== 0) throw fail('cuLibraryGetKernelCount', status);
+    return s$u32[0];
+  };
+}
+let cuLibraryGetManaged$: typeof cuLibraryGetManaged | undefined;
 /** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `CUdeviceptr *`; `bytes`: out `size_t *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetManaged(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
-  const s = (cuLibraryGetManaged$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetManaged', 'library', library, true) as typeof library;
-  if (typeof name !== 'string') throw argError('cuLibraryGetManaged', 'name', 'a string', name);
-  const status = (cuLibraryGetManaged$c ??= binder.native('cuLibraryGetManaged'))(s.slot(0), s.slot(1), library, name);
-  if (status !== 0) throw fail('cuLibraryGetManaged', status);
-  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuLibraryGetManaged$ ??= bind$cuLibraryGetManaged())(library, name);
 }
-let cuLibraryGetModule$: Scratch | undefined;
-let cuLibraryGetModule$c: NativeFunction | undefined;
+/** cuLibraryGetManaged around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryGetManaged(): typeof cuLibraryGetManaged {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryGetManaged(library, name) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetManaged', 'library', library, true) as typeof library;
+    if (typeof name !== 'string') throw argError('cuLibraryGetManaged', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cuLibraryGetManaged'))(s$slot0, s$slot1, library, name);
+    if (status !== 0) throw fail('cuLibraryGetManaged', status);
+    return { dptr: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, bytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuLibraryGetModule$: typeof cuLibraryGetModule | undefined;
 /** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @returns the value of `pMod`: out `CUmodule *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetModule(library: T.CUlibrary | null): T.CUmodule {
-  const s = (cuLibraryGetModule$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetModule', 'library', library, true) as typeof library;
-  const status = (cuLibraryGetModule$c ??= binder.native('cuLibraryGetModule'))(s.bytes, library);
-  if (status !== 0) throw fail('cuLibraryGetModule', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
+  return (cuLibraryGetModule$ ??= bind$cuLibraryGetModule())(library);
 }
-let cuLibraryGetUnifiedFunction$: Scratch | undefined;
-let cuLibraryGetUnifiedFunction$c: NativeFunction | undefined;
+/** cuLibraryGetModule around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryGetModule(): typeof cuLibraryGetModule {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryGetModule(library) {
+    s$f64[0] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetModule', 'library', library, true) as typeof library;
+    const status = (native$ ??= binder.native('cuLibraryGetModule'))(s$bytes, library);
+    if (status !== 0) throw fail('cuLibraryGetModule', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+  };
+}
+let cuLibraryGetUnifiedFunction$: typeof cuLibraryGetUnifiedFunction | undefined;
 /** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `CUlibrary`.
  * @param symbol in string (`const char *`).
  * @returns the value of `fptr`: out `void **`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryGetUnifiedFunction(library: T.CUlibrary | null, symbol: string): number {
-  const s = (cuLibraryGetUnifiedFunction$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
-  if (typeof symbol !== 'string') throw argError('cuLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
-  const status = (cuLibraryGetUnifiedFunction$c ??= binder.native('cuLibraryGetUnifiedFunction'))(s.bytes, library, symbol);
-  if (status !== 0) throw fail('cuLibraryGetUnifiedFunction', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuLibraryGetUnifiedFunction$ ??= bind$cuLibraryGetUnifiedFunction())(library, symbol);
 }
-let cuLibraryLoadData$: Scratch | undefined;
-let cuLibraryLoadData$c: NativeFunction | undefined;
+/** cuLibraryGetUnifiedFunction around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryGetUnifiedFunction(): typeof cuLibraryGetUnifiedFunction {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryGetUnifiedFunction(library, symbol) {
+    s$f64[0] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
+    if (typeof symbol !== 'string') throw argError('cuLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
+    const status = (native$ ??= binder.native('cuLibraryGetUnifiedFunction'))(s$bytes, library, symbol);
+    if (status !== 0) throw fail('cuLibraryGetUnifiedFunction', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuLibraryLoadData$: typeof cuLibraryLoadData | undefined;
 /** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param code in `const void *`: address or host buffer, or null.
  * @param jitOptions in array of `CUjit_option`; its length is passed as `numJitOptions`.
@@ -127,21 +168,28 @@ let cuLibraryLoadData$c: NativeFunction | undefined;
  * @returns the value of `library`: out `CUlibrary *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
-  const s = (cuLibraryLoadData$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuLibraryLoadData', 'code', code, true);
-  const jitOptions$ = scalarArrayArg('cuLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
-  const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
-  const libraryOptions$ = scalarArrayArg('cuLibraryLoadData', 'libraryOptions', 'i32', libraryOptions, false);
-  const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
-  const numJitOptions$n = sameLength('cuLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
-  const numLibraryOptions$n = sameLength('cuLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cuLibraryLoadData$c ??= binder.native('cuLibraryLoadData'))(s.bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
-  if (status !== 0) throw fail('cuLibraryLoadData', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlibrary;
+  return (cuLibraryLoadData$ ??= bind$cuLibraryLoadData())(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
 }
-let cuLibraryLoadFromFile$: Scratch | undefined;
-let cuLibraryLoadFromFile$c: NativeFunction | undefined;
+/** cuLibraryLoadData around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryLoadData(): typeof cuLibraryLoadData {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryLoadData(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
+    s$f64[0] = 0;
+    pointerArg('cuLibraryLoadData', 'code', code, true);
+    const jitOptions$ = scalarArrayArg('cuLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
+    const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
+    const libraryOptions$ = scalarArrayArg('cuLibraryLoadData', 'libraryOptions', 'i32', libraryOptions, false);
+    const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
+    const numJitOptions$n = sameLength('cuLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+    const numLibraryOptions$n = sameLength('cuLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+    const status = (native$ ??= binder.native('cuLibraryLoadData'))(s$bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+    if (status !== 0) throw fail('cuLibraryLoadData', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlibrary;
+  };
+}
+let cuLibraryLoadFromFile$: typeof cuLibraryLoadFromFile | undefined;
 /** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param fileName in string (`const char *`).
  * @param jitOptions in array of `CUjit_option`; its length is passed as `numJitOptions`.
@@ -151,18 +199,26 @@ let cuLibraryLoadFromFile$c: NativeFunction | undefined;
  * @returns the value of `library`: out `CUlibrary *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
-  const s = (cuLibraryLoadFromFile$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof fileName !== 'string') throw argError('cuLibraryLoadFromFile', 'fileName', 'a string', fileName);
-  const jitOptions$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
-  const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
-  const libraryOptions$ = scalarArrayArg('cuLibraryLoadFromFile', 'libraryOptions', 'i32', libraryOptions, false);
-  const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
-  const numJitOptions$n = sameLength('cuLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
-  const numLibraryOptions$n = sameLength('cuLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cuLibraryLoadFromFile$c ??= binder.native('cuLibraryLoadFromFile'))(s.bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
-  if (status !== 0) throw fail('cuLibraryLoadFromFile', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlibrary;
+  return (cuLibraryLoadFromFile$ ??= bind$cuLibraryLoadFromFile())(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
+}
+/** cuLibraryLoadFromFile around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLibraryLoadFromFile(): typeof cuLibraryLoadFromFile {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
+    s$f64[0] = 0;
+    if (typeof fileName !== 'string') throw argError('cuLibraryLoadFromFile', 'fileName', 'a string', fileName);
+    const jitOptions$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
+    const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
+    const libraryOptions$ = scalarArrayArg('cuLibraryLoadFromFile', 'libraryOptions', 'i32', libraryOptions, false);
+    const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
+    const numJitOptions$n = sameLength('cuLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+    const numLibraryOptions$n = sameLength('cuLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+    const status = (native$ ??= binder.native('cuLibraryLoadFromFile'))(s$bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+    if (status !== 0) throw fail('cuLibraryLoadFromFile', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlibrary;
+  };
 }
 let cuLibraryUnload$c: NativeFunction | undefined;
 /** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,21 +8,28 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuMipmappedArrayCreate$: Scratch | undefined;
-let cuMipmappedArrayCreate$c: NativeFunction | undefined;
+let cuMipmappedArrayCreate$: typeof cuMipmappedArrayCreate | undefined;
 /** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pMipmappedArrayDesc in `const CUDA_ARRAY3D_DESCRIPTOR *`: a `CUDA_ARRAY3D_DESCRIPTOR_st` object or its bytes.
  * @param numMipmapLevels in `unsigned int`.
  * @returns the value of `pHandle`: out `CUmipmappedArray *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array, numMipmapLevels: number): T.CUmipmappedArray {
-  const s = (cuMipmappedArrayCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pMipmappedArrayDesc$ = recordArg('cuMipmappedArrayCreate', 'pMipmappedArrayDesc', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pMipmappedArrayDesc, false);
-  if (typeof numMipmapLevels !== 'number' || (numMipmapLevels >>> 0) !== numMipmapLevels) throw intError('cuMipmappedArrayCreate', 'numMipmapLevels', 'u32', numMipmapLevels);
-  const status = (cuMipmappedArrayCreate$c ??= binder.native('cuMipmappedArrayCreate'))(s.bytes, pMipmappedArrayDesc$, numMipmapLevels);
-  if (status !== 0) throw fail('cuMipmappedArrayCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
+  return (cuMipmappedArrayCreate$ ??= bind$cuMipmappedArrayCreate())(pMipmappedArrayDesc, numMipmapLevels);
+}
+/** cuMipmappedArrayCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMipmappedArrayCreate(): typeof cuMipmappedArrayCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMipmappedArrayCreate(pMipmappedArrayDesc, numMipmapLevels) {
+    s$f64[0] = 0;
+    const pMipmappedArrayDesc$ = recordArg('cuMipmappedArrayCreate', 'pMipmappedArrayDesc', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pMipmappedArrayDesc, false);
+    if (typeof numMipmapLevels !== 'number' || (numMipmapLevels >>> 0) !== numMipmapLevels) throw intError('cuMipmappedArrayCreate', 'numMipmapLevels', 'u32', numMipmapLevels);
+    const status = (native$ ??= binder.native('cuMipmappedArrayCreate'))(s$bytes, pMipmappedArrayDesc$, numMipmapLevels);
+    if (status !== 0) throw fail('cuMipmappedArrayCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+  };
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -33,21 +40,28 @@ export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | nu
   const status = (cuMipmappedArrayDestroy$c ??= binder.native('cuMipmappedArrayDestroy'))(hMipmappedArray);
   if (status !== 0) throw fail('cuMipmappedArrayDestroy', status);
 }
-let cuMipmappedArrayGetLevel$: Scratch | undefined;
-let cuMipmappedArrayGetLevel$c: NativeFunction | undefined;
+let cuMipmappedArrayGetLevel$: typeof cuMipmappedArrayGetLevel | undefined;
 /** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hMipmappedArray in `CUmipmappedArray`.
  * @param level in `unsigned int`.
  * @returns the value of `pLevelArray`: out `CUarray *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | null, level: number): T.CUarray {
-  const s = (cuMipmappedArrayGetLevel$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
-  if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
-  const status = (cuMipmappedArrayGetLevel$c ??= binder.native('cuMipmappedArrayGetLevel'))(s.bytes, hMipmappedArray, level);
-  if (status !== 0) throw fail('cuMipmappedArrayGetLevel', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
+  return (cuMipmappedArrayGetLevel$ ??= bind$cuMipmappedArrayGetLevel())(hMipmappedArray, level);
+}
+/** cuMipmappedArrayGetLevel around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMipmappedArrayGetLevel(): typeof cuMipmappedArrayGetLevel {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMipmappedArrayGetLevel(hMipmappedArray, level) {
+    s$f64[0] = 0;
+    if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
+    if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
+    const status = (native$ ??= binder.native('cuMipmappedArrayGetLevel'))(s$bytes, hMipmappedArray, level);
+    if (status !== 0) throw fail('cuMipmappedArrayGetLevel', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+  };
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -89,8 +103,7 @@ export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule
   if (status !== 0) throw fail('cuModuleEnumerateFunctions', status);
   return Array.from(functions$.subarray(0, Number(numFunctions)), (x) => Number(x) as T.CUfunction);
 }
-let cuModuleGetFunction$: Scratch | undefined;
-let cuModuleGetFunction$c: NativeFunction | undefined;
+let cuModuleGetFunction$: typeof cuModuleGetFunction | undefined;
 /** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
@@ -98,30 +111,44 @@ let cuModuleGetFunction$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Module#kernel | Module.kernel} (objects layer) */
 export function cuModuleGetFunction(hmod: T.CUmodule | null, name: string): T.CUfunction {
-  const s = (cuModuleGetFunction$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetFunction', 'hmod', hmod, true) as typeof hmod;
-  if (typeof name !== 'string') throw argError('cuModuleGetFunction', 'name', 'a string', name);
-  const status = (cuModuleGetFunction$c ??= binder.native('cuModuleGetFunction'))(s.bytes, hmod, name);
-  if (status !== 0) throw fail('cuModuleGetFunction', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUfunction;
+  return (cuModuleGetFunction$ ??= bind$cuModuleGetFunction())(hmod, name);
 }
-let cuModuleGetFunctionCount$: Scratch | undefined;
-let cuModuleGetFunctionCount$c: NativeFunction | undefined;
+/** cuModuleGetFunction around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleGetFunction(): typeof cuModuleGetFunction {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleGetFunction(hmod, name) {
+    s$f64[0] = 0;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetFunction', 'hmod', hmod, true) as typeof hmod;
+    if (typeof name !== 'string') throw argError('cuModuleGetFunction', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cuModuleGetFunction'))(s$bytes, hmod, name);
+    if (status !== 0) throw fail('cuModuleGetFunction', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUfunction;
+  };
+}
+let cuModuleGetFunctionCount$: typeof cuModuleGetFunctionCount | undefined;
 /** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mod in `CUmodule`.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetFunctionCount(mod: T.CUmodule | null): number {
-  const s = (cuModuleGetFunctionCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleGetFunctionCount', 'mod', mod, true) as typeof mod;
-  const status = (cuModuleGetFunctionCount$c ??= binder.native('cuModuleGetFunctionCount'))(s.bytes, mod);
-  if (status !== 0) throw fail('cuModuleGetFunctionCount', status);
-  return s.u32[0];
+  return (cuModuleGetFunctionCount$ ??= bind$cuModuleGetFunctionCount())(mod);
 }
-let cuModuleGetGlobal$: Scratch | undefined;
-let cuModuleGetGlobal$c: NativeFunction | undefined;
+/** cuModuleGetFunctionCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleGetFunctionCount(): typeof cuModuleGetFunctionCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleGetFunctionCount(mod) {
+    s$f64[0] = 0;
+    if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleGetFunctionCount', 'mod', mod, true) as typeof mod;
+    const status = (native$ ??= binder.native('cuModuleGetFunctionCount'))(s$bytes, mod);
+    if (status !== 0) throw fail('cuModuleGetFunctionCount', status);
+    return s$u32[0];
+  };
+}
+let cuModuleGetGlobal$: typeof cuModuleGetGlobal | undefined;
 /** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
@@ -129,29 +156,43 @@ let cuModuleGetGlobal$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Module#global | Module.global} (objects layer) */
 export function cuModuleGetGlobal(hmod: T.CUmodule | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
-  const s = (cuModuleGetGlobal$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetGlobal', 'hmod', hmod, true) as typeof hmod;
-  if (typeof name !== 'string') throw argError('cuModuleGetGlobal', 'name', 'a string', name);
-  const status = (cuModuleGetGlobal$c ??= binder.native('cuModuleGetGlobal'))(s.slot(0), s.slot(1), hmod, name);
-  if (status !== 0) throw fail('cuModuleGetGlobal', status);
-  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuModuleGetGlobal$ ??= bind$cuModuleGetGlobal())(hmod, name);
 }
-let cuModuleGetLoadingMode$: Scratch | undefined;
-let cuModuleGetLoadingMode$c: NativeFunction | undefined;
+/** cuModuleGetGlobal around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleGetGlobal(): typeof cuModuleGetGlobal {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleGetGlobal(hmod, name) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetGlobal', 'hmod', hmod, true) as typeof hmod;
+    if (typeof name !== 'string') throw argError('cuModuleGetGlobal', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cuModuleGetGlobal'))(s$slot0, s$slot1, hmod, name);
+    if (status !== 0) throw fail('cuModuleGetGlobal', status);
+    return { dptr: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, bytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuModuleGetLoadingMode$: typeof cuModuleGetLoadingMode | undefined;
 /** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `mode`: out `CUmoduleLoadingMode *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleGetLoadingMode(): T.CUmoduleLoadingMode {
-  const s = (cuModuleGetLoadingMode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuModuleGetLoadingMode$c ??= binder.nativeFixed('cuModuleGetLoadingMode', [s.bytes]))();
-  if (status !== 0) throw fail('cuModuleGetLoadingMode', status);
-  return s.i32[0] as T.CUmoduleLoadingMode;
+  return (cuModuleGetLoadingMode$ ??= bind$cuModuleGetLoadingMode())();
 }
-let cuModuleGetSurfRef$: Scratch | undefined;
-let cuModuleGetSurfRef$c: NativeFunction | undefined;
+/** cuModuleGetLoadingMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleGetLoadingMode(): typeof cuModuleGetLoadingMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuModuleGetLoadingMode', [s.bytes]);
+  return function cuModuleGetLoadingMode() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuModuleGetLoadingMode', status);
+    return s$i32[0] as T.CUmoduleLoadingMode;
+  };
+}
+let cuModuleGetSurfRef$: typeof cuModuleGetSurfRef | undefined;
 /** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
@@ -159,16 +200,23 @@ let cuModuleGetSurfRef$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuModuleGetSurfRef(hmod: T.CUmodule | null, name: string): T.CUsurfref {
-  const s = (cuModuleGetSurfRef$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetSurfRef', 'hmod', hmod, true) as typeof hmod;
-  if (typeof name !== 'string') throw argError('cuModuleGetSurfRef', 'name', 'a string', name);
-  const status = (cuModuleGetSurfRef$c ??= binder.native('cuModuleGetSurfRef'))(s.bytes, hmod, name);
-  if (status !== 0) throw fail('cuModuleGetSurfRef', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUsurfref;
+  return (cuModuleGetSurfRef$ ??= bind$cuModuleGetSurfRef())(hmod, name);
 }
-let cuModuleGetTexRef$: Scratch | undefined;
-let cuModuleGetTexRef$c: NativeFunction | undefined;
+/** cuModuleGetSurfRef around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleGetSurfRef(): typeof cuModuleGetSurfRef {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleGetSurfRef(hmod, name) {
+    s$f64[0] = 0;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetSurfRef', 'hmod', hmod, true) as typeof hmod;
+    if (typeof name !== 'string') throw argError('cuModuleGetSurfRef', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cuModuleGetSurfRef'))(s$bytes, hmod, name);
+    if (status !== 0) throw fail('cuModuleGetSurfRef', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUsurfref;
+  };
+}
+let cuModuleGetTexRef$: typeof cuModuleGetTexRef | undefined;
 /** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hmod in `CUmodule`.
  * @param name in string (`const char *`).
@@ -176,44 +224,65 @@ let cuModuleGetTexRef$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuModuleGetTexRef(hmod: T.CUmodule | null, name: string): T.CUtexref {
-  const s = (cuModuleGetTexRef$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetTexRef', 'hmod', hmod, true) as typeof hmod;
-  if (typeof name !== 'string') throw argError('cuModuleGetTexRef', 'name', 'a string', name);
-  const status = (cuModuleGetTexRef$c ??= binder.native('cuModuleGetTexRef'))(s.bytes, hmod, name);
-  if (status !== 0) throw fail('cuModuleGetTexRef', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUtexref;
+  return (cuModuleGetTexRef$ ??= bind$cuModuleGetTexRef())(hmod, name);
 }
-let cuModuleLoad$: Scratch | undefined;
-let cuModuleLoad$c: NativeFunction | undefined;
+/** cuModuleGetTexRef around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleGetTexRef(): typeof cuModuleGetTexRef {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleGetTexRef(hmod, name) {
+    s$f64[0] = 0;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetTexRef', 'hmod', hmod, true) as typeof hmod;
+    if (typeof name !== 'string') throw argError('cuModuleGetTexRef', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cuModuleGetTexRef'))(s$bytes, hmod, name);
+    if (status !== 0) throw fail('cuModuleGetTexRef', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUtexref;
+  };
+}
+let cuModuleLoad$: typeof cuModuleLoad | undefined;
 /** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param fname in string (`const char *`).
  * @returns the value of `module`: out `CUmodule *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoad(fname: string): T.CUmodule {
-  const s = (cuModuleLoad$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof fname !== 'string') throw argError('cuModuleLoad', 'fname', 'a string', fname);
-  const status = (cuModuleLoad$c ??= binder.native('cuModuleLoad'))(s.bytes, fname);
-  if (status !== 0) throw fail('cuModuleLoad', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
+  return (cuModuleLoad$ ??= bind$cuModuleLoad())(fname);
 }
-let cuModuleLoadData$: Scratch | undefined;
-let cuModuleLoadData$c: NativeFunction | undefined;
+/** cuModuleLoad around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleLoad(): typeof cuModuleLoad {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleLoad(fname) {
+    s$f64[0] = 0;
+    if (typeof fname !== 'string') throw argError('cuModuleLoad', 'fname', 'a string', fname);
+    const status = (native$ ??= binder.native('cuModuleLoad'))(s$bytes, fname);
+    if (status !== 0) throw fail('cuModuleLoad', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+  };
+}
+let cuModuleLoadData$: typeof cuModuleLoadData | undefined;
 /** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param image in `const void *`: address or host buffer, or null.
  * @returns the value of `module`: out `CUmodule *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadData(image: T.Pointer): T.CUmodule {
-  const s = (cuModuleLoadData$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuModuleLoadData', 'image', image, true);
-  const status = (cuModuleLoadData$c ??= binder.native('cuModuleLoadData'))(s.bytes, image);
-  if (status !== 0) throw fail('cuModuleLoadData', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
+  return (cuModuleLoadData$ ??= bind$cuModuleLoadData())(image);
 }
-let cuModuleLoadDataEx$: Scratch | undefined;
-let cuModuleLoadDataEx$c: NativeFunction | undefined;
+/** cuModuleLoadData around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleLoadData(): typeof cuModuleLoadData {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleLoadData(image) {
+    s$f64[0] = 0;
+    pointerArg('cuModuleLoadData', 'image', image, true);
+    const status = (native$ ??= binder.native('cuModuleLoadData'))(s$bytes, image);
+    if (status !== 0) throw fail('cuModuleLoadData', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+  };
+}
+let cuModuleLoadDataEx$: typeof cuModuleLoadDataEx | undefined;
 /** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param image in `const void *`: address or host buffer, or null.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
@@ -222,29 +291,44 @@ let cuModuleLoadDataEx$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.1. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Module.load | Module.load} (objects layer) */
 export function cuModuleLoadDataEx(image: T.Pointer, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUmodule {
-  const s = (cuModuleLoadDataEx$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuModuleLoadDataEx', 'image', image, true);
-  const options$ = scalarArrayArg('cuModuleLoadDataEx', 'options', 'i32', options, false);
-  const optionValues$ = scalarArrayArg('cuModuleLoadDataEx', 'optionValues', 'address', optionValues, false);
-  const numOptions$n = sameLength('cuModuleLoadDataEx', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
-  const status = (cuModuleLoadDataEx$c ??= binder.native('cuModuleLoadDataEx'))(s.bytes, image, numOptions$n, options$.data, optionValues$.data);
-  if (status !== 0) throw fail('cuModuleLoadDataEx', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
+  return (cuModuleLoadDataEx$ ??= bind$cuModuleLoadDataEx())(image, options, optionValues);
 }
-let cuModuleLoadFatBinary$: Scratch | undefined;
-let cuModuleLoadFatBinary$c: NativeFunction | undefined;
+/** cuModuleLoadDataEx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleLoadDataEx(): typeof cuModuleLoadDataEx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleLoadDataEx(image, options, optionValues) {
+    s$f64[0] = 0;
+    pointerArg('cuModuleLoadDataEx', 'image', image, true);
+    const options$ = scalarArrayArg('cuModuleLoadDataEx', 'options', 'i32', options, false);
+    const optionValues$ = scalarArrayArg('cuModuleLoadDataEx', 'optionValues', 'address', optionValues, false);
+    const numOptions$n = sameLength('cuModuleLoadDataEx', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
+    const status = (native$ ??= binder.native('cuModuleLoadDataEx'))(s$bytes, image, numOptions$n, options$.data, optionValues$.data);
+    if (status !== 0) throw fail('cuModuleLoadDataEx', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+  };
+}
+let cuModuleLoadFatBinary$: typeof cuModuleLoadFatBinary | undefined;
 /** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param fatCubin in `const void *`: address or host buffer, or null.
  * @returns the value of `module`: out `CUmodule *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleLoadFatBinary(fatCubin: T.Pointer): T.CUmodule {
-  const s = (cuModuleLoadFatBinary$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuModuleLoadFatBinary', 'fatCubin', fatCubin, true);
-  const status = (cuModuleLoadFatBinary$c ??= binder.native('cuModuleLoadFatBinary'))(s.bytes, fatCubin);
-  if (status !== 0) throw fail('cuModuleLoadFatBinary', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmodule;
+  return (cuModuleLoadFatBinary$ ??= bind$cuModuleLoadFatBinary())(fatCubin);
+}
+/** cuModuleLoadFatBinary around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuModuleLoadFatBinary(): typeof cuModuleLoadFatBinary {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuModuleLoadFatBinary(fatCubin) {
+    s$f64[0] = 0;
+    pointerArg('cuModuleLoadFatBinary', 'fatCubin', fatCubin, true);
+    const status = (native$ ??= binder.native('cuModuleLoadFatBinary'))(s$bytes, fatCubin);
+    if (status !== 0) throw fail('cuModuleLoadFatBinary', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+  };
 }
 let cuModuleUnload$c: NativeFunction | undefined;
 /** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -55,35 +55,49 @@ export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHand
   const status = (cuMulticastBindMem$c ??= binder.native('cuMulticastBindMem'))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
   if (status !== 0) throw fail('cuMulticastBindMem', status);
 }
-let cuMulticastCreate$: Scratch | undefined;
-let cuMulticastCreate$c: NativeFunction | undefined;
+let cuMulticastCreate$: typeof cuMulticastCreate | undefined;
 /** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmulticastObjectProp *`: a `CUmulticastObjectProp_st` object or its bytes.
  * @returns the value of `mcHandle`: out `CUmemGenericAllocationHandle *`.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastCreate(prop: T.CUmulticastObjectProp_st | Uint8Array): bigint {
-  const s = (cuMulticastCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const prop$ = recordArg('cuMulticastCreate', 'prop', records.CUmulticastObjectProp_st(), prop, false);
-  const status = (cuMulticastCreate$c ??= binder.native('cuMulticastCreate'))(s.bytes, prop$);
-  if (status !== 0) throw fail('cuMulticastCreate', status);
-  return s.u64[0];
+  return (cuMulticastCreate$ ??= bind$cuMulticastCreate())(prop);
 }
-let cuMulticastGetGranularity$: Scratch | undefined;
-let cuMulticastGetGranularity$c: NativeFunction | undefined;
+/** cuMulticastCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMulticastCreate(): typeof cuMulticastCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMulticastCreate(prop) {
+    s$f64[0] = 0;
+    const prop$ = recordArg('cuMulticastCreate', 'prop', records.CUmulticastObjectProp_st(), prop, false);
+    const status = (native$ ??= binder.native('cuMulticastCreate'))(s$bytes, prop$);
+    if (status !== 0) throw fail('cuMulticastCreate', status);
+    return s$u64[0];
+  };
+}
+let cuMulticastGetGranularity$: typeof cuMulticastGetGranularity | undefined;
 /** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmulticastObjectProp *`: a `CUmulticastObjectProp_st` object or its bytes.
  * @param option in `CUmulticastGranularity_flags`.
  * @returns the value of `granularity`: out `size_t *`.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | Uint8Array, option: T.CUmulticastGranularity_flags): number {
-  const s = (cuMulticastGetGranularity$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const prop$ = recordArg('cuMulticastGetGranularity', 'prop', records.CUmulticastObjectProp_st(), prop, false);
-  if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMulticastGetGranularity', 'option', 'i32', option);
-  const status = (cuMulticastGetGranularity$c ??= binder.native('cuMulticastGetGranularity'))(s.bytes, prop$, option);
-  if (status !== 0) throw fail('cuMulticastGetGranularity', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMulticastGetGranularity$ ??= bind$cuMulticastGetGranularity())(prop, option);
+}
+/** cuMulticastGetGranularity around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMulticastGetGranularity(): typeof cuMulticastGetGranularity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMulticastGetGranularity(prop, option) {
+    s$f64[0] = 0;
+    const prop$ = recordArg('cuMulticastGetGranularity', 'prop', records.CUmulticastObjectProp_st(), prop, false);
+    if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMulticastGetGranularity', 'option', 'i32', option);
+    const status = (native$ ??= binder.native('cuMulticastGetGranularity'))(s$bytes, prop$, option);
+    if (status !== 0) throw fail('cuMulticastGetGranularity', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuMulticastUnbind$c: NativeFunction | undefined;
 /** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -100,8 +114,7 @@ export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.In
   const status = (cuMulticastUnbind$c ??= binder.native('cuMulticastUnbind'))(mcHandle, dev, mcOffset, size);
   if (status !== 0) throw fail('cuMulticastUnbind', status);
 }
-let cuOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
-let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
+let cuOccupancyAvailableDynamicSMemPerBlock$: typeof cuOccupancyAvailableDynamicSMemPerBlock | undefined;
 /** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param numBlocks in `int`.
@@ -109,17 +122,24 @@ let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
  * @returns the value of `dynamicSmemSize`: out `size_t *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
-  const s = (cuOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
-  if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
-  const status = (cuOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s.bytes, func, numBlocks, blockSize);
-  if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuOccupancyAvailableDynamicSMemPerBlock$ ??= bind$cuOccupancyAvailableDynamicSMemPerBlock())(func, numBlocks, blockSize);
 }
-let cuOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
-let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
+/** cuOccupancyAvailableDynamicSMemPerBlock around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvailableDynamicSMemPerBlock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
+    if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
+    const status = (native$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s$bytes, func, numBlocks, blockSize);
+    if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
@@ -128,17 +148,24 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxActiveBlocksPerMultiprocessor | Kernel.maxActiveBlocksPerMultiprocessor} (objects layer) */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
-  const s = (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s.bytes, func, blockSize, dynamicSMemSize);
-  if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
-  return s.i32[0];
+  return (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessor())(func, blockSize, dynamicSMemSize);
 }
-let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
-let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
+/** cuOccupancyMaxActiveBlocksPerMultiprocessor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyMaxActiveBlocksPerMultiprocessor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
+    const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s$bytes, func, blockSize, dynamicSMemSize);
+    if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
+    return s$i32[0];
+  };
+}
+let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSize in `int`.
@@ -147,34 +174,48 @@ let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | und
  * @returns the value of `numBlocks`: out `int *`.
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
-  const s = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.bytes, func, blockSize, dynamicSMemSize, flags);
-  if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
-  return s.i32[0];
+  return (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags())(func, blockSize, dynamicSMemSize, flags);
 }
-let cuOccupancyMaxActiveClusters$: Scratch | undefined;
-let cuOccupancyMaxActiveClusters$c: NativeFunction | undefined;
+/** cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s$bytes, func, blockSize, dynamicSMemSize, flags);
+    if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
+    return s$i32[0];
+  };
+}
+let cuOccupancyMaxActiveClusters$: typeof cuOccupancyMaxActiveClusters | undefined;
 /** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `numClusters`: out `int *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
-  const s = (cuOccupancyMaxActiveClusters$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
-  const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
-  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(s.bytes, func, config$);
-  if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
-  return s.i32[0];
+  return (cuOccupancyMaxActiveClusters$ ??= bind$cuOccupancyMaxActiveClusters())(func, config);
 }
-let cuOccupancyMaxPotentialBlockSize$: Scratch | undefined;
-let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
+/** cuOccupancyMaxActiveClusters around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveClusters {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxActiveClusters(func, config) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
+    const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
+    const status = (native$ ??= binder.native('cuOccupancyMaxActiveClusters'))(s$bytes, func, config$);
+    if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
+    return s$i32[0];
+  };
+}
+let cuOccupancyMaxPotentialBlockSize$: typeof cuOccupancyMaxPotentialBlockSize | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.6 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
@@ -184,19 +225,26 @@ let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html).
  * @see {@link cuda-ts/objects!Kernel#maxPotentialBlockSize | Kernel.maxPotentialBlockSize} (objects layer) */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
-  const s = (cuOccupancyMaxPotentialBlockSize$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
-  callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
-  if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
-  const status = (cuOccupancyMaxPotentialBlockSize$c ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-  if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
-  return { minGridSize: s.i32[0], blockSize: s.i32[2] };
+  return (cuOccupancyMaxPotentialBlockSize$ ??= bind$cuOccupancyMaxPotentialBlockSize())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
-let cuOccupancyMaxPotentialBlockSizeWithFlags$: Scratch | undefined;
-let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
+/** cuOccupancyMaxPotentialBlockSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotentialBlockSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
+    callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
+    const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
+    return { minGridSize: s$i32[0], blockSize: s$i32[2] };
+  };
+}
+let cuOccupancyMaxPotentialBlockSizeWithFlags$: typeof cuOccupancyMaxPotentialBlockSizeWithFlags | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param blockSizeToDynamicSMemSize in C callback `CUoccupancyB2DSize`; null allowed.
@@ -206,31 +254,46 @@ let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
  * @returns `{ minGridSize, blockSize }`: `minGridSize`: out `int *`; `blockSize`: out `int *`.
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
-  const s = (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
-  callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
-  if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
-  const status = (cuOccupancyMaxPotentialBlockSizeWithFlags$c ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-  if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSizeWithFlags', status);
-  return { minGridSize: s.i32[0], blockSize: s.i32[2] };
+  return (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= bind$cuOccupancyMaxPotentialBlockSizeWithFlags())(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
-let cuOccupancyMaxPotentialClusterSize$: Scratch | undefined;
-let cuOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
+/** cuOccupancyMaxPotentialBlockSizeWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMaxPotentialBlockSizeWithFlags {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
+    callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSizeWithFlags', status);
+    return { minGridSize: s$i32[0], blockSize: s$i32[2] };
+  };
+}
+let cuOccupancyMaxPotentialClusterSize$: typeof cuOccupancyMaxPotentialClusterSize | undefined;
 /** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param func in `CUfunction`.
  * @param config in `const CUlaunchConfig *`: a `CUlaunchConfig_st` object or its bytes.
  * @returns the value of `clusterSize`: out `int *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_OCCUPANCY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html). */
 export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
-  const s = (cuOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
-  const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
-  const status = (cuOccupancyMaxPotentialClusterSize$c ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s.bytes, func, config$);
-  if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);
-  return s.i32[0];
+  return (cuOccupancyMaxPotentialClusterSize$ ??= bind$cuOccupancyMaxPotentialClusterSize())(func, config);
+}
+/** cuOccupancyMaxPotentialClusterSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuOccupancyMaxPotentialClusterSize(): typeof cuOccupancyMaxPotentialClusterSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuOccupancyMaxPotentialClusterSize(func, config) {
+    s$f64[0] = 0;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
+    const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
+    const status = (native$ ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s$bytes, func, config$);
+    if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);
+    return s$i32[0];
+  };
 }

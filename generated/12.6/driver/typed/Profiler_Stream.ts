@@ -140,22 +140,28 @@ export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream |
   const status = (cuStreamCopyAttributes$c ??= binder.native('cuStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cuStreamCopyAttributes', status);
 }
-let cuStreamCreate$: Scratch | undefined;
-let cuStreamCreate$c: NativeFunction | undefined;
+let cuStreamCreate$: typeof cuStreamCreate | undefined;
 /** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param Flags in `unsigned int`.
  * @returns the value of `phStream`: out `CUstream *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCreate(Flags: number): T.CUstream {
-  const s = (cuStreamCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
-  const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.bytes, Flags);
-  if (status !== 0) throw fail('cuStreamCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
+  return (cuStreamCreate$ ??= bind$cuStreamCreate())(Flags);
 }
-let cuStreamCreateWithPriority$: Scratch | undefined;
-let cuStreamCreateWithPriority$c: NativeFunction | undefined;
+/** cuStreamCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamCreate(): typeof cuStreamCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamCreate(Flags) {
+    s$f64[0] = 0;
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuStreamCreate'))(s$bytes, Flags);
+    if (status !== 0) throw fail('cuStreamCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUstream;
+  };
+}
+let cuStreamCreateWithPriority$: typeof cuStreamCreateWithPriority | undefined;
 /** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param priority in `int`.
@@ -163,13 +169,21 @@ let cuStreamCreateWithPriority$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream.create | Stream.create} (objects layer) */
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
-  const s = (cuStreamCreateWithPriority$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
-  if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
-  const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.bytes, flags, priority);
-  if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUstream;
+  return (cuStreamCreateWithPriority$ ??= bind$cuStreamCreateWithPriority())(flags, priority);
+}
+/** cuStreamCreateWithPriority around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamCreateWithPriority(): typeof cuStreamCreateWithPriority {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamCreateWithPriority(flags, priority) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
+    if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
+    const status = (native$ ??= binder.native('cuStreamCreateWithPriority'))(s$bytes, flags, priority);
+    if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUstream;
+  };
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
 /** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -180,19 +194,26 @@ export function cuStreamDestroy(hStream: T.CUstream | null): void {
   const status = (cuStreamDestroy$c ??= binder.native('cuStreamDestroy'))(hStream);
   if (status !== 0) throw fail('cuStreamDestroy', status);
 }
-let cuStreamEndCapture$: Scratch | undefined;
-let cuStreamEndCapture$c: NativeFunction | undefined;
+let cuStreamEndCapture$: typeof cuStreamEndCapture | undefined;
 /** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `phGraph`: out `CUgraph *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
-  const s = (cuStreamEndCapture$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cuStreamEndCapture', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
+  return (cuStreamEndCapture$ ??= bind$cuStreamEndCapture())(hStream);
+}
+/** cuStreamEndCapture around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamEndCapture(): typeof cuStreamEndCapture {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamEndCapture(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuStreamEndCapture'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cuStreamEndCapture', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+  };
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -208,150 +229,213 @@ export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstrea
   if (status !== 0) throw fail('cuStreamGetAttribute', status);
   return decodeRecord<T.CUlaunchAttributeValue_union>(records.CUlaunchAttributeValue_union(), value_out$);
 }
-let cuStreamGetCaptureInfo$: Scratch | undefined;
-let cuStreamGetCaptureInfo$c: NativeFunction | undefined;
+let cuStreamGetCaptureInfo$: typeof cuStreamGetCaptureInfo | undefined;
 /** `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out `const CUgraphNode **`; `numDependencies_out`: out `size_t *`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number; numDependencies_out: number } {
-  const s = (cuStreamGetCaptureInfo$ ??= new Scratch(5));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  const status = (cuStreamGetCaptureInfo$c ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4));
-  if (status !== 0) throw fail('cuStreamGetCaptureInfo', status);
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.CUgraph, dependencies_out: (s.u32[7] * 4294967296 + s.u32[6]), numDependencies_out: (s.u32[9] * 4294967296 + s.u32[8]) };
+  return (cuStreamGetCaptureInfo$ ??= bind$cuStreamGetCaptureInfo())(hStream);
 }
-let cuStreamGetCaptureInfo_v3$: Scratch | undefined;
-let cuStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
+/** cuStreamGetCaptureInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetCaptureInfo(): typeof cuStreamGetCaptureInfo {
+  const s = new Scratch(5);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$i32 = s.i32, s$u64 = s.u64, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetCaptureInfo(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    const status = (native$ ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4);
+    if (status !== 0) throw fail('cuStreamGetCaptureInfo', status);
+    return { captureStatus_out: s$i32[0] as T.CUstreamCaptureStatus, id_out: s$u64[1], graph_out: (s$u32[5] * 4294967296 + s$u32[4]) as T.CUgraph, dependencies_out: (s$u32[7] * 4294967296 + s$u32[6]), numDependencies_out: (s$u32[9] * 4294967296 + s$u32[8]) };
+  };
+}
+let cuStreamGetCaptureInfo_v3$: typeof cuStreamGetCaptureInfo_v3 | undefined;
 /** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @param edgeData_out in `const CUgraphEdgeData **`: address or host buffer, or null.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out }`: `captureStatus_out`: out `CUstreamCaptureStatus *`; `id_out`: out `cuuint64_t *`; `graph_out`: out `CUgraph *`; `dependencies_out`: out array of address: its length asked first through `numDependencies_out` (capacity/count pair).
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, edgeData_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number[] } {
-  const s = (cuStreamGetCaptureInfo_v3$ ??= new Scratch(4));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  pointerArg('cuStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
-  s.u64[3] = BigInt(0);
-  const asked = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), null, edgeData_out, s.slot(3));
-  if (asked !== 0) throw fail('cuStreamGetCaptureInfo_v3', asked);
-  let n = Number((s.u32[7] * 4294967296 + s.u32[6]));
-  const dependencies_out$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[3] = BigInt(n as number | bigint);
-    const status = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out$, edgeData_out, s.slot(3));
-    if (status !== 0) throw fail('cuStreamGetCaptureInfo_v3', status);
-    n = Math.min(n, Number((s.u32[7] * 4294967296 + s.u32[6])));
-  }
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.CUgraph, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
+  return (cuStreamGetCaptureInfo_v3$ ??= bind$cuStreamGetCaptureInfo_v3())(hStream, edgeData_out);
 }
-let cuStreamGetCtx$: Scratch | undefined;
-let cuStreamGetCtx$c: NativeFunction | undefined;
+/** cuStreamGetCaptureInfo_v3 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetCaptureInfo_v3(): typeof cuStreamGetCaptureInfo_v3 {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetCaptureInfo_v3(hStream, edgeData_out) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    pointerArg('cuStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
+    s$u64[3] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s$slot0, s$slot1, s$slot2, null, edgeData_out, s$slot3);
+    if (asked !== 0) throw fail('cuStreamGetCaptureInfo_v3', asked);
+    let n = Number((s$u32[7] * 4294967296 + s$u32[6]));
+    const dependencies_out$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[3] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s$slot0, s$slot1, s$slot2, dependencies_out$, edgeData_out, s$slot3);
+      if (status !== 0) throw fail('cuStreamGetCaptureInfo_v3', status);
+      n = Math.min(n, Number((s$u32[7] * 4294967296 + s$u32[6])));
+    }
+    return { captureStatus_out: s$i32[0] as T.CUstreamCaptureStatus, id_out: s$u64[1], graph_out: (s$u32[5] * 4294967296 + s$u32[4]) as T.CUgraph, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
+  };
+}
+let cuStreamGetCtx$: typeof cuStreamGetCtx | undefined;
 /** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks ABI of CUDA 9.2. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
-  const s = (cuStreamGetCtx$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cuStreamGetCtx', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
+  return (cuStreamGetCtx$ ??= bind$cuStreamGetCtx())(hStream);
 }
-let cuStreamGetCtx_v2$: Scratch | undefined;
-let cuStreamGetCtx_v2$c: NativeFunction | undefined;
+/** cuStreamGetCtx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetCtx(): typeof cuStreamGetCtx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetCtx(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuStreamGetCtx'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cuStreamGetCtx', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+  };
+}
+let cuStreamGetCtx_v2$: typeof cuStreamGetCtx_v2 | undefined;
 /** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns `{ pCtx, pGreenCtx }`: `pCtx`: out `CUcontext *`; `pGreenCtx`: out `CUgreenCtx *`.
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
-  const s = (cuStreamGetCtx_v2$ ??= new Scratch(2));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuStreamGetCtx_v2$c ??= binder.native('cuStreamGetCtx_v2'))(hStream, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuStreamGetCtx_v2', status);
-  return { pCtx: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext, pGreenCtx: (s.u32[3] * 4294967296 + s.u32[2]) as T.CUgreenCtx };
+  return (cuStreamGetCtx_v2$ ??= bind$cuStreamGetCtx_v2())(hStream);
 }
-let cuStreamGetFlags$: Scratch | undefined;
-let cuStreamGetFlags$c: NativeFunction | undefined;
+/** cuStreamGetCtx_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetCtx_v2(): typeof cuStreamGetCtx_v2 {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetCtx_v2(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuStreamGetCtx_v2'))(hStream, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cuStreamGetCtx_v2', status);
+    return { pCtx: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext, pGreenCtx: (s$u32[3] * 4294967296 + s$u32[2]) as T.CUgreenCtx };
+  };
+}
+let cuStreamGetFlags$: typeof cuStreamGetFlags | undefined;
 /** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `flags`: out `unsigned int *`.
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetFlags(hStream: T.CUstream | null): number {
-  const s = (cuStreamGetFlags$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cuStreamGetFlags', status);
-  return s.u32[0];
+  return (cuStreamGetFlags$ ??= bind$cuStreamGetFlags())(hStream);
 }
-let cuStreamGetGreenCtx$: Scratch | undefined;
-let cuStreamGetGreenCtx$c: NativeFunction | undefined;
+/** cuStreamGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetFlags(): typeof cuStreamGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetFlags(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuStreamGetFlags'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cuStreamGetFlags', status);
+    return s$u32[0];
+  };
+}
+let cuStreamGetGreenCtx$: typeof cuStreamGetGreenCtx | undefined;
 /** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `phCtx`: out `CUgreenCtx *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
-  const s = (cuStreamGetGreenCtx$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cuStreamGetGreenCtx$c ??= binder.native('cuStreamGetGreenCtx'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cuStreamGetGreenCtx', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgreenCtx;
+  return (cuStreamGetGreenCtx$ ??= bind$cuStreamGetGreenCtx())(hStream);
 }
-let cuStreamGetId$: Scratch | undefined;
-let cuStreamGetId$c: NativeFunction | undefined;
+/** cuStreamGetGreenCtx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetGreenCtx(): typeof cuStreamGetGreenCtx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetGreenCtx(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuStreamGetGreenCtx'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cuStreamGetGreenCtx', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgreenCtx;
+  };
+}
+let cuStreamGetId$: typeof cuStreamGetId | undefined;
 /** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `streamId`: out `unsigned long long *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetId(hStream: T.CUstream | null): bigint {
-  const s = (cuStreamGetId$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cuStreamGetId$c ??= binder.native('cuStreamGetId'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cuStreamGetId', status);
-  return s.u64[0];
+  return (cuStreamGetId$ ??= bind$cuStreamGetId())(hStream);
 }
-let cuStreamGetPriority$: Scratch | undefined;
-let cuStreamGetPriority$c: NativeFunction | undefined;
+/** cuStreamGetId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetId(): typeof cuStreamGetId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetId(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuStreamGetId'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cuStreamGetId', status);
+    return s$u64[0];
+  };
+}
+let cuStreamGetPriority$: typeof cuStreamGetPriority | undefined;
 /** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `priority`: out `int *`.
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#priority | Stream.priority} (objects layer) */
 export function cuStreamGetPriority(hStream: T.CUstream | null): number {
-  const s = (cuStreamGetPriority$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cuStreamGetPriority', status);
-  return s.i32[0];
+  return (cuStreamGetPriority$ ??= bind$cuStreamGetPriority())(hStream);
 }
-let cuStreamIsCapturing$: Scratch | undefined;
-let cuStreamIsCapturing$c: NativeFunction | undefined;
+/** cuStreamGetPriority around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamGetPriority(): typeof cuStreamGetPriority {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamGetPriority(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuStreamGetPriority'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cuStreamGetPriority', status);
+    return s$i32[0];
+  };
+}
+let cuStreamIsCapturing$: typeof cuStreamIsCapturing | undefined;
 /** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `CUstream`.
  * @returns the value of `captureStatus`: out `CUstreamCaptureStatus *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
-  const s = (cuStreamIsCapturing$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cuStreamIsCapturing', status);
-  return s.i32[0] as T.CUstreamCaptureStatus;
+  return (cuStreamIsCapturing$ ??= bind$cuStreamIsCapturing())(hStream);
+}
+/** cuStreamIsCapturing around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuStreamIsCapturing(): typeof cuStreamIsCapturing {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuStreamIsCapturing(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuStreamIsCapturing'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cuStreamIsCapturing', status);
+    return s$i32[0] as T.CUstreamCaptureStatus;
+  };
 }
 let cuStreamQuery$c: NativeFunction | undefined;
 /** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call.

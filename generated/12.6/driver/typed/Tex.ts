@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuTexObjectCreate$: Scratch | undefined;
-let cuTexObjectCreate$c: NativeFunction | undefined;
+let cuTexObjectCreate$: typeof cuTexObjectCreate | undefined;
 /** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const CUDA_RESOURCE_DESC *`: a `CUDA_RESOURCE_DESC_st` object or its bytes.
  * @param pTexDesc in `const CUDA_TEXTURE_DESC *`: a `CUDA_TEXTURE_DESC_st` object or its bytes.
@@ -18,14 +17,22 @@ let cuTexObjectCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html).
  * @see {@link cuda-ts/objects!TextureObject.create | TextureObject.create} (objects layer) */
 export function cuTexObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array, pTexDesc: T.CUDA_TEXTURE_DESC_st | Uint8Array, pResViewDesc: T.CUDA_RESOURCE_VIEW_DESC_st | Uint8Array): bigint {
-  const s = (cuTexObjectCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pResDesc$ = recordArg('cuTexObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
-  const pTexDesc$ = recordArg('cuTexObjectCreate', 'pTexDesc', records.CUDA_TEXTURE_DESC_st(), pTexDesc, false);
-  const pResViewDesc$ = recordArg('cuTexObjectCreate', 'pResViewDesc', records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc, false);
-  const status = (cuTexObjectCreate$c ??= binder.native('cuTexObjectCreate'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
-  if (status !== 0) throw fail('cuTexObjectCreate', status);
-  return s.u64[0];
+  return (cuTexObjectCreate$ ??= bind$cuTexObjectCreate())(pResDesc, pTexDesc, pResViewDesc);
+}
+/** cuTexObjectCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexObjectCreate(): typeof cuTexObjectCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuTexObjectCreate(pResDesc, pTexDesc, pResViewDesc) {
+    s$f64[0] = 0;
+    const pResDesc$ = recordArg('cuTexObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
+    const pTexDesc$ = recordArg('cuTexObjectCreate', 'pTexDesc', records.CUDA_TEXTURE_DESC_st(), pTexDesc, false);
+    const pResViewDesc$ = recordArg('cuTexObjectCreate', 'pResViewDesc', records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc, false);
+    const status = (native$ ??= binder.native('cuTexObjectCreate'))(s$bytes, pResDesc$, pTexDesc$, pResViewDesc$);
+    if (status !== 0) throw fail('cuTexObjectCreate', status);
+    return s$u64[0];
+  };
 }
 let cuTexObjectDestroy$c: NativeFunction | undefined;
 /** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -72,18 +79,25 @@ export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DE
   if (status !== 0) throw fail('cuTexObjectGetTextureDesc', status);
   return decodeRecord<T.CUDA_TEXTURE_DESC_st>(records.CUDA_TEXTURE_DESC_st(), pTexDesc$);
 }
-let cuTexRefCreate$: Scratch | undefined;
-let cuTexRefCreate$c: NativeFunction | undefined;
+let cuTexRefCreate$: typeof cuTexRefCreate | undefined;
 /** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pTexRef`: out `CUtexref *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefCreate(): T.CUtexref {
-  const s = (cuTexRefCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuTexRefCreate$c ??= binder.nativeFixed('cuTexRefCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cuTexRefCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUtexref;
+  return (cuTexRefCreate$ ??= bind$cuTexRefCreate())();
+}
+/** cuTexRefCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefCreate(): typeof cuTexRefCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuTexRefCreate', [s.bytes]);
+  return function cuTexRefCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuTexRefCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUtexref;
+  };
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
 /** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -95,23 +109,29 @@ export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
   const status = (cuTexRefDestroy$c ??= binder.native('cuTexRefDestroy'))(hTexRef);
   if (status !== 0) throw fail('cuTexRefDestroy', status);
 }
-let cuTexRefGetAddress$: Scratch | undefined;
-let cuTexRefGetAddress$c: NativeFunction | undefined;
+let cuTexRefGetAddress$: typeof cuTexRefGetAddress | undefined;
 /** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddress(hTexRef: T.CUtexref | null): T.CUdeviceptr {
-  const s = (cuTexRefGetAddress$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetAddress$c ??= binder.native('cuTexRefGetAddress'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetAddress', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuTexRefGetAddress$ ??= bind$cuTexRefGetAddress())(hTexRef);
 }
-let cuTexRefGetAddressMode$: Scratch | undefined;
-let cuTexRefGetAddressMode$c: NativeFunction | undefined;
+/** cuTexRefGetAddress around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetAddress(): typeof cuTexRefGetAddress {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetAddress(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetAddress'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetAddress', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuTexRefGetAddressMode$: typeof cuTexRefGetAddressMode | undefined;
 /** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param dim in `int`.
@@ -119,28 +139,43 @@ let cuTexRefGetAddressMode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetAddressMode(hTexRef: T.CUtexref | null, dim: number): T.CUaddress_mode {
-  const s = (cuTexRefGetAddressMode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefGetAddressMode', 'dim', 'i32', dim);
-  const status = (cuTexRefGetAddressMode$c ??= binder.native('cuTexRefGetAddressMode'))(s.bytes, hTexRef, dim);
-  if (status !== 0) throw fail('cuTexRefGetAddressMode', status);
-  return s.i32[0] as T.CUaddress_mode;
+  return (cuTexRefGetAddressMode$ ??= bind$cuTexRefGetAddressMode())(hTexRef, dim);
 }
-let cuTexRefGetArray$: Scratch | undefined;
-let cuTexRefGetArray$c: NativeFunction | undefined;
+/** cuTexRefGetAddressMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetAddressMode(): typeof cuTexRefGetAddressMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetAddressMode(hTexRef, dim) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefGetAddressMode', 'dim', 'i32', dim);
+    const status = (native$ ??= binder.native('cuTexRefGetAddressMode'))(s$bytes, hTexRef, dim);
+    if (status !== 0) throw fail('cuTexRefGetAddressMode', status);
+    return s$i32[0] as T.CUaddress_mode;
+  };
+}
+let cuTexRefGetArray$: typeof cuTexRefGetArray | undefined;
 /** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `phArray`: out `CUarray *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetArray(hTexRef: T.CUtexref | null): T.CUarray {
-  const s = (cuTexRefGetArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetArray$c ??= binder.native('cuTexRefGetArray'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
+  return (cuTexRefGetArray$ ??= bind$cuTexRefGetArray())(hTexRef);
+}
+/** cuTexRefGetArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetArray(): typeof cuTexRefGetArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetArray(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetArray'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+  };
 }
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
 /** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -155,130 +190,185 @@ export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): Float32Array
   if (status !== 0) throw fail('cuTexRefGetBorderColor', status);
   return pBorderColor$.slice(0, 4);
 }
-let cuTexRefGetFilterMode$: Scratch | undefined;
-let cuTexRefGetFilterMode$c: NativeFunction | undefined;
+let cuTexRefGetFilterMode$: typeof cuTexRefGetFilterMode | undefined;
 /** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pfm`: out `CUfilter_mode *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
-  const s = (cuTexRefGetFilterMode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetFilterMode$c ??= binder.native('cuTexRefGetFilterMode'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetFilterMode', status);
-  return s.i32[0] as T.CUfilter_mode;
+  return (cuTexRefGetFilterMode$ ??= bind$cuTexRefGetFilterMode())(hTexRef);
 }
-let cuTexRefGetFlags$: Scratch | undefined;
-let cuTexRefGetFlags$c: NativeFunction | undefined;
+/** cuTexRefGetFilterMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetFilterMode(): typeof cuTexRefGetFilterMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetFilterMode(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetFilterMode'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetFilterMode', status);
+    return s$i32[0] as T.CUfilter_mode;
+  };
+}
+let cuTexRefGetFlags$: typeof cuTexRefGetFlags | undefined;
 /** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pFlags`: out `unsigned int *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFlags(hTexRef: T.CUtexref | null): number {
-  const s = (cuTexRefGetFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetFlags$c ??= binder.native('cuTexRefGetFlags'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetFlags', status);
-  return s.u32[0];
+  return (cuTexRefGetFlags$ ??= bind$cuTexRefGetFlags())(hTexRef);
 }
-let cuTexRefGetFormat$: Scratch | undefined;
-let cuTexRefGetFormat$c: NativeFunction | undefined;
+/** cuTexRefGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetFlags(): typeof cuTexRefGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetFlags(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetFlags'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetFlags', status);
+    return s$u32[0];
+  };
+}
+let cuTexRefGetFormat$: typeof cuTexRefGetFormat | undefined;
 /** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns `{ pFormat, pNumChannels }`: `pFormat`: out `CUarray_format *`; `pNumChannels`: out `int *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetFormat(hTexRef: T.CUtexref | null): { pFormat: T.CUarray_format; pNumChannels: number } {
-  const s = (cuTexRefGetFormat$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetFormat$c ??= binder.native('cuTexRefGetFormat'))(s.slot(0), s.slot(1), hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetFormat', status);
-  return { pFormat: s.i32[0] as T.CUarray_format, pNumChannels: s.i32[2] };
+  return (cuTexRefGetFormat$ ??= bind$cuTexRefGetFormat())(hTexRef);
 }
-let cuTexRefGetMaxAnisotropy$: Scratch | undefined;
-let cuTexRefGetMaxAnisotropy$c: NativeFunction | undefined;
+/** cuTexRefGetFormat around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetFormat(): typeof cuTexRefGetFormat {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetFormat(hTexRef) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetFormat'))(s$slot0, s$slot1, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetFormat', status);
+    return { pFormat: s$i32[0] as T.CUarray_format, pNumChannels: s$i32[2] };
+  };
+}
+let cuTexRefGetMaxAnisotropy$: typeof cuTexRefGetMaxAnisotropy | undefined;
 /** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pmaxAniso`: out `int *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMaxAnisotropy(hTexRef: T.CUtexref | null): number {
-  const s = (cuTexRefGetMaxAnisotropy$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMaxAnisotropy$c ??= binder.native('cuTexRefGetMaxAnisotropy'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetMaxAnisotropy', status);
-  return s.i32[0];
+  return (cuTexRefGetMaxAnisotropy$ ??= bind$cuTexRefGetMaxAnisotropy())(hTexRef);
 }
-let cuTexRefGetMipmapFilterMode$: Scratch | undefined;
-let cuTexRefGetMipmapFilterMode$c: NativeFunction | undefined;
+/** cuTexRefGetMaxAnisotropy around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetMaxAnisotropy(): typeof cuTexRefGetMaxAnisotropy {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetMaxAnisotropy(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetMaxAnisotropy'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetMaxAnisotropy', status);
+    return s$i32[0];
+  };
+}
+let cuTexRefGetMipmapFilterMode$: typeof cuTexRefGetMipmapFilterMode | undefined;
 /** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pfm`: out `CUfilter_mode *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
-  const s = (cuTexRefGetMipmapFilterMode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmapFilterMode$c ??= binder.native('cuTexRefGetMipmapFilterMode'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetMipmapFilterMode', status);
-  return s.i32[0] as T.CUfilter_mode;
+  return (cuTexRefGetMipmapFilterMode$ ??= bind$cuTexRefGetMipmapFilterMode())(hTexRef);
 }
-let cuTexRefGetMipmapLevelBias$: Scratch | undefined;
-let cuTexRefGetMipmapLevelBias$c: NativeFunction | undefined;
+/** cuTexRefGetMipmapFilterMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetMipmapFilterMode(): typeof cuTexRefGetMipmapFilterMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetMipmapFilterMode(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetMipmapFilterMode'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetMipmapFilterMode', status);
+    return s$i32[0] as T.CUfilter_mode;
+  };
+}
+let cuTexRefGetMipmapLevelBias$: typeof cuTexRefGetMipmapLevelBias | undefined;
 /** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `pbias`: out `float *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelBias(hTexRef: T.CUtexref | null): number {
-  const s = (cuTexRefGetMipmapLevelBias$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmapLevelBias$c ??= binder.native('cuTexRefGetMipmapLevelBias'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetMipmapLevelBias', status);
-  return s.f32[0];
+  return (cuTexRefGetMipmapLevelBias$ ??= bind$cuTexRefGetMipmapLevelBias())(hTexRef);
 }
-let cuTexRefGetMipmapLevelClamp$: Scratch | undefined;
-let cuTexRefGetMipmapLevelClamp$c: NativeFunction | undefined;
+/** cuTexRefGetMipmapLevelBias around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetMipmapLevelBias(): typeof cuTexRefGetMipmapLevelBias {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$f32 = s.f32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetMipmapLevelBias(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetMipmapLevelBias'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetMipmapLevelBias', status);
+    return s$f32[0];
+  };
+}
+let cuTexRefGetMipmapLevelClamp$: typeof cuTexRefGetMipmapLevelClamp | undefined;
 /** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns `{ pminMipmapLevelClamp, pmaxMipmapLevelClamp }`: `pminMipmapLevelClamp`: out `float *`; `pmaxMipmapLevelClamp`: out `float *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmapLevelClamp(hTexRef: T.CUtexref | null): { pminMipmapLevelClamp: number; pmaxMipmapLevelClamp: number } {
-  const s = (cuTexRefGetMipmapLevelClamp$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmapLevelClamp$c ??= binder.native('cuTexRefGetMipmapLevelClamp'))(s.slot(0), s.slot(1), hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetMipmapLevelClamp', status);
-  return { pminMipmapLevelClamp: s.f32[0], pmaxMipmapLevelClamp: s.f32[2] };
+  return (cuTexRefGetMipmapLevelClamp$ ??= bind$cuTexRefGetMipmapLevelClamp())(hTexRef);
 }
-let cuTexRefGetMipmappedArray$: Scratch | undefined;
-let cuTexRefGetMipmappedArray$c: NativeFunction | undefined;
+/** cuTexRefGetMipmapLevelClamp around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetMipmapLevelClamp(): typeof cuTexRefGetMipmapLevelClamp {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$f32 = s.f32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetMipmapLevelClamp(hTexRef) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetMipmapLevelClamp'))(s$slot0, s$slot1, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetMipmapLevelClamp', status);
+    return { pminMipmapLevelClamp: s$f32[0], pmaxMipmapLevelClamp: s$f32[2] };
+  };
+}
+let cuTexRefGetMipmappedArray$: typeof cuTexRefGetMipmappedArray | undefined;
 /** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @returns the value of `phMipmappedArray`: out `CUmipmappedArray *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetMipmappedArray(hTexRef: T.CUtexref | null): T.CUmipmappedArray {
-  const s = (cuTexRefGetMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmappedArray$c ??= binder.native('cuTexRefGetMipmappedArray'))(s.bytes, hTexRef);
-  if (status !== 0) throw fail('cuTexRefGetMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
+  return (cuTexRefGetMipmappedArray$ ??= bind$cuTexRefGetMipmappedArray())(hTexRef);
 }
-let cuTexRefSetAddress$: Scratch | undefined;
-let cuTexRefSetAddress$c: NativeFunction | undefined;
+/** cuTexRefGetMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefGetMipmappedArray(): typeof cuTexRefGetMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefGetMipmappedArray(hTexRef) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    const status = (native$ ??= binder.native('cuTexRefGetMipmappedArray'))(s$bytes, hTexRef);
+    if (status !== 0) throw fail('cuTexRefGetMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+  };
+}
+let cuTexRefSetAddress$: typeof cuTexRefSetAddress | undefined;
 /** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hTexRef in `CUtexref`.
  * @param dptr in `CUdeviceptr`.
@@ -287,14 +377,22 @@ let cuTexRefSetAddress$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress(hTexRef: T.CUtexref | null, dptr: T.CUdeviceptr, bytes: T.Int64): number {
-  const s = (cuTexRefSetAddress$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuTexRefSetAddress', 'dptr', dptr, false) as typeof dptr;
-  if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || bytes % 1 !== 0) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
-  const status = (cuTexRefSetAddress$c ??= binder.native('cuTexRefSetAddress'))(s.bytes, hTexRef, dptr, bytes);
-  if (status !== 0) throw fail('cuTexRefSetAddress', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuTexRefSetAddress$ ??= bind$cuTexRefSetAddress())(hTexRef, dptr, bytes);
+}
+/** cuTexRefSetAddress around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuTexRefSetAddress(hTexRef, dptr, bytes) {
+    s$f64[0] = 0;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuTexRefSetAddress', 'dptr', dptr, false) as typeof dptr;
+    if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || bytes % 1 !== 0) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
+    const status = (native$ ??= binder.native('cuTexRefSetAddress'))(s$bytes, hTexRef, dptr, bytes);
+    if (status !== 0) throw fail('cuTexRefSetAddress', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;
 /** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

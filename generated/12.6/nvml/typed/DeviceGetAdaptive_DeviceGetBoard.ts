@@ -8,49 +8,70 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetAdaptiveClockInfoStatus$: Scratch | undefined;
-let nvmlDeviceGetAdaptiveClockInfoStatus$c: NativeFunction | undefined;
+let nvmlDeviceGetAdaptiveClockInfoStatus$: typeof nvmlDeviceGetAdaptiveClockInfoStatus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `adaptiveClockStatus`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetAdaptiveClockInfoStatus$c ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetAdaptiveClockInfoStatus', status);
-  return s.u32[0];
+  return (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= bind$nvmlDeviceGetAdaptiveClockInfoStatus())(device);
 }
-let nvmlDeviceGetApplicationsClock$: Scratch | undefined;
-let nvmlDeviceGetApplicationsClock$c: NativeFunction | undefined;
+/** nvmlDeviceGetAdaptiveClockInfoStatus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetAdaptiveClockInfoStatus(): typeof nvmlDeviceGetAdaptiveClockInfoStatus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetAdaptiveClockInfoStatus(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetAdaptiveClockInfoStatus', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetApplicationsClock$: typeof nvmlDeviceGetApplicationsClock | undefined;
 /** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetApplicationsClock$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
-  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetApplicationsClock$c ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetApplicationsClock', status);
-  return s.u32[0];
+  return (nvmlDeviceGetApplicationsClock$ ??= bind$nvmlDeviceGetApplicationsClock())(device, clockType);
 }
-let nvmlDeviceGetArchitecture$: Scratch | undefined;
-let nvmlDeviceGetArchitecture$c: NativeFunction | undefined;
+/** nvmlDeviceGetApplicationsClock around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetApplicationsClock(): typeof nvmlDeviceGetApplicationsClock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetApplicationsClock(device, clockType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
+    if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetApplicationsClock', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetArchitecture$: typeof nvmlDeviceGetArchitecture | undefined;
 /** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `arch`: out `nvmlDeviceArchitecture_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetArchitecture$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetArchitecture$c ??= binder.native('nvmlDeviceGetArchitecture'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetArchitecture', status);
-  return s.u32[0];
+  return (nvmlDeviceGetArchitecture$ ??= bind$nvmlDeviceGetArchitecture())(device);
+}
+/** nvmlDeviceGetArchitecture around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetArchitecture(): typeof nvmlDeviceGetArchitecture {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetArchitecture(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetArchitecture'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetArchitecture', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -64,20 +85,27 @@ export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDe
   if (status !== 0) throw fail('nvmlDeviceGetAttributes', status);
   return decodeRecord<T.nvmlDeviceAttributes_st>(records.nvmlDeviceAttributes_st(), attributes$);
 }
-let nvmlDeviceGetAutoBoostedClocksEnabled$: Scratch | undefined;
-let nvmlDeviceGetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
+let nvmlDeviceGetAutoBoostedClocksEnabled$: typeof nvmlDeviceGetAutoBoostedClocksEnabled | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ isEnabled, defaultIsEnabled }`: `isEnabled`: out `nvmlEnableState_t *`; `defaultIsEnabled`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
-  const s = (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceGetAutoBoostedClocksEnabled'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetAutoBoostedClocksEnabled', status);
-  return { isEnabled: s.i32[0] as T.nvmlEnableState_t, defaultIsEnabled: s.i32[2] as T.nvmlEnableState_t };
+  return (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= bind$nvmlDeviceGetAutoBoostedClocksEnabled())(device);
+}
+/** nvmlDeviceGetAutoBoostedClocksEnabled around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetAutoBoostedClocksEnabled(): typeof nvmlDeviceGetAutoBoostedClocksEnabled {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetAutoBoostedClocksEnabled(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetAutoBoostedClocksEnabled'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetAutoBoostedClocksEnabled', status);
+    return { isEnabled: s$i32[0] as T.nvmlEnableState_t, defaultIsEnabled: s$i32[2] as T.nvmlEnableState_t };
+  };
 }
 let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -91,19 +119,26 @@ export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nv
   if (status !== 0) throw fail('nvmlDeviceGetBAR1MemoryInfo', status);
   return decodeRecord<T.nvmlBAR1Memory_st>(records.nvmlBAR1Memory_st(), bar1Memory$);
 }
-let nvmlDeviceGetBoardId$: Scratch | undefined;
-let nvmlDeviceGetBoardId$c: NativeFunction | undefined;
+let nvmlDeviceGetBoardId$: typeof nvmlDeviceGetBoardId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `boardId`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetBoardId$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetBoardId$c ??= binder.native('nvmlDeviceGetBoardId'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetBoardId', status);
-  return s.u32[0];
+  return (nvmlDeviceGetBoardId$ ??= bind$nvmlDeviceGetBoardId())(device);
+}
+/** nvmlDeviceGetBoardId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetBoardId(): typeof nvmlDeviceGetBoardId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetBoardId(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetBoardId'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetBoardId', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,19 +8,26 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetBrand$: Scratch | undefined;
-let nvmlDeviceGetBrand$c: NativeFunction | undefined;
+let nvmlDeviceGetBrand$: typeof nvmlDeviceGetBrand | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `type`: out `nvmlBrandType_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBrand(device: T.nvmlDevice_t | null): T.nvmlBrandType_t {
-  const s = (nvmlDeviceGetBrand$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetBrand$c ??= binder.native('nvmlDeviceGetBrand'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetBrand', status);
-  return s.i32[0] as T.nvmlBrandType_t;
+  return (nvmlDeviceGetBrand$ ??= bind$nvmlDeviceGetBrand())(device);
+}
+/** nvmlDeviceGetBrand around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetBrand(): typeof nvmlDeviceGetBrand {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetBrand(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetBrand'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetBrand', status);
+    return s$i32[0] as T.nvmlBrandType_t;
+  };
 }
 let nvmlDeviceGetBridgeChipInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -34,19 +41,26 @@ export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nv
   if (status !== 0) throw fail('nvmlDeviceGetBridgeChipInfo', status);
   return decodeRecord<T.nvmlBridgeChipHierarchy_st>(records.nvmlBridgeChipHierarchy_st(), bridgeHierarchy$);
 }
-let nvmlDeviceGetBusType$: Scratch | undefined;
-let nvmlDeviceGetBusType$c: NativeFunction | undefined;
+let nvmlDeviceGetBusType$: typeof nvmlDeviceGetBusType | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `type`: out `nvmlBusType_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetBusType$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetBusType$c ??= binder.native('nvmlDeviceGetBusType'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
-  return s.u32[0];
+  return (nvmlDeviceGetBusType$ ??= bind$nvmlDeviceGetBusType())(device);
+}
+/** nvmlDeviceGetBusType around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetBusType(): typeof nvmlDeviceGetBusType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetBusType(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetBusType'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetC2cModeInfoV$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -87,8 +101,7 @@ export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvml
   if (status !== 0) throw fail('nvmlDeviceGetClkMonStatus', status);
   return decodeRecord<T.nvmlClkMonStatus_status>(records.nvmlClkMonStatus_status(), status_$);
 }
-let nvmlDeviceGetClock$: Scratch | undefined;
-let nvmlDeviceGetClock$c: NativeFunction | undefined;
+let nvmlDeviceGetClock$: typeof nvmlDeviceGetClock | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
@@ -96,30 +109,45 @@ let nvmlDeviceGetClock$c: NativeFunction | undefined;
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
-  const s = (nvmlDeviceGetClock$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
-  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
-  if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetClock', status);
-  return s.u32[0];
+  return (nvmlDeviceGetClock$ ??= bind$nvmlDeviceGetClock())(device, clockType, clockId);
 }
-let nvmlDeviceGetClockInfo$: Scratch | undefined;
-let nvmlDeviceGetClockInfo$c: NativeFunction | undefined;
+/** nvmlDeviceGetClock around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetClock(): typeof nvmlDeviceGetClock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetClock(device, clockType, clockId) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
+    if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
+    if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetClock', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetClockInfo$: typeof nvmlDeviceGetClockInfo | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetClockInfo$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
-  return s.u32[0];
+  return (nvmlDeviceGetClockInfo$ ??= bind$nvmlDeviceGetClockInfo())(device, type);
+}
+/** nvmlDeviceGetClockInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetClockInfo(): typeof nvmlDeviceGetClockInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetClockInfo(device, type) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetClockOffsets$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,55 +8,76 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetComputeInstanceId$: Scratch | undefined;
-let nvmlDeviceGetComputeInstanceId$c: NativeFunction | undefined;
+let nvmlDeviceGetComputeInstanceId$: typeof nvmlDeviceGetComputeInstanceId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetComputeInstanceId$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetComputeInstanceId$c ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
-  return s.u32[0];
+  return (nvmlDeviceGetComputeInstanceId$ ??= bind$nvmlDeviceGetComputeInstanceId())(device);
 }
-let nvmlDeviceGetComputeMode$: Scratch | undefined;
-let nvmlDeviceGetComputeMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetComputeInstanceId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetComputeInstanceId(): typeof nvmlDeviceGetComputeInstanceId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetComputeInstanceId(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetComputeMode$: typeof nvmlDeviceGetComputeMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlComputeMode_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
-  const s = (nvmlDeviceGetComputeMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetComputeMode$c ??= binder.native('nvmlDeviceGetComputeMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
-  return s.i32[0] as T.nvmlComputeMode_t;
+  return (nvmlDeviceGetComputeMode$ ??= bind$nvmlDeviceGetComputeMode())(device);
 }
-let nvmlDeviceGetComputeRunningProcesses$: Scratch | undefined;
-let nvmlDeviceGetComputeRunningProcesses$c: NativeFunction | undefined;
+/** nvmlDeviceGetComputeMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetComputeMode(): typeof nvmlDeviceGetComputeMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetComputeMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetComputeMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
+    return s$i32[0] as T.nvmlComputeMode_t;
+  };
+}
+let nvmlDeviceGetComputeRunningProcesses$: typeof nvmlDeviceGetComputeRunningProcesses | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
-  const s = (nvmlDeviceGetComputeRunningProcesses$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
-  let n = Number(s.u32[0]);
-  const infos$ = new Uint8Array(Math.max(1, n) * 24);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.bytes, infos$);
-    if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
+  return (nvmlDeviceGetComputeRunningProcesses$ ??= bind$nvmlDeviceGetComputeRunningProcesses())(device);
+}
+/** nvmlDeviceGetComputeRunningProcesses around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetComputeRunningProcesses(): typeof nvmlDeviceGetComputeRunningProcesses {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetComputeRunningProcesses(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
+    let n = Number(s$u32[0]);
+    const infos$ = new Uint8Array(Math.max(1, n) * 24);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s$bytes, infos$);
+      if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
+  };
 }
 let nvmlDeviceGetConfComputeGpuAttestationReport$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -108,15 +129,22 @@ export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevic
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeProtectedMemoryUsage', status);
   return decodeRecord<T.nvmlMemory_st>(records.nvmlMemory_st(), memory$);
 }
-let nvmlDeviceGetCount$: Scratch | undefined;
-let nvmlDeviceGetCount$c: NativeFunction | undefined;
+let nvmlDeviceGetCount$: typeof nvmlDeviceGetCount | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCount(): number {
-  const s = (nvmlDeviceGetCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCount$c ??= binder.nativeFixed('nvmlDeviceGetCount', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlDeviceGetCount', status);
-  return s.u32[0];
+  return (nvmlDeviceGetCount$ ??= bind$nvmlDeviceGetCount())();
+}
+/** nvmlDeviceGetCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCount(): typeof nvmlDeviceGetCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlDeviceGetCount', [s.bytes]);
+  return function nvmlDeviceGetCount() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlDeviceGetCount', status);
+    return s$u32[0];
+  };
 }

@@ -38,96 +38,138 @@ export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | nul
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinityWithinScope', status);
   return cpuSet$.slice(0, Number(cpuSetSize));
 }
-let nvmlDeviceGetCreatableVgpus$: Scratch | undefined;
-let nvmlDeviceGetCreatableVgpus$c: NativeFunction | undefined;
+let nvmlDeviceGetCreatableVgpus$: typeof nvmlDeviceGetCreatableVgpus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetCreatableVgpus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetCreatableVgpus', asked);
-  let n = Number(s.u32[0]);
-  const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.bytes, vgpuTypeIds$);
-    if (status !== 0) throw fail('nvmlDeviceGetCreatableVgpus', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return vgpuTypeIds$.slice(0, n);
+  return (nvmlDeviceGetCreatableVgpus$ ??= bind$nvmlDeviceGetCreatableVgpus())(device);
 }
-let nvmlDeviceGetCudaComputeCapability$: Scratch | undefined;
-let nvmlDeviceGetCudaComputeCapability$c: NativeFunction | undefined;
+/** nvmlDeviceGetCreatableVgpus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCreatableVgpus(): typeof nvmlDeviceGetCreatableVgpus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCreatableVgpus(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetCreatableVgpus', asked);
+    let n = Number(s$u32[0]);
+    const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s$bytes, vgpuTypeIds$);
+      if (status !== 0) throw fail('nvmlDeviceGetCreatableVgpus', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return vgpuTypeIds$.slice(0, n);
+  };
+}
+let nvmlDeviceGetCudaComputeCapability$: typeof nvmlDeviceGetCudaComputeCapability | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null): { major: number; minor: number } {
-  const s = (nvmlDeviceGetCudaComputeCapability$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetCudaComputeCapability$c ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetCudaComputeCapability', status);
-  return { major: s.i32[0], minor: s.i32[2] };
+  return (nvmlDeviceGetCudaComputeCapability$ ??= bind$nvmlDeviceGetCudaComputeCapability())(device);
 }
-let nvmlDeviceGetCurrPcieLinkGeneration$: Scratch | undefined;
-let nvmlDeviceGetCurrPcieLinkGeneration$c: NativeFunction | undefined;
+/** nvmlDeviceGetCudaComputeCapability around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCudaComputeCapability(): typeof nvmlDeviceGetCudaComputeCapability {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCudaComputeCapability(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetCudaComputeCapability', status);
+    return { major: s$i32[0], minor: s$i32[2] };
+  };
+}
+let nvmlDeviceGetCurrPcieLinkGeneration$: typeof nvmlDeviceGetCurrPcieLinkGeneration | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkGen`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetCurrPcieLinkGeneration$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCurrPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkGeneration', status);
-  return s.u32[0];
+  return (nvmlDeviceGetCurrPcieLinkGeneration$ ??= bind$nvmlDeviceGetCurrPcieLinkGeneration())(device);
 }
-let nvmlDeviceGetCurrPcieLinkWidth$: Scratch | undefined;
-let nvmlDeviceGetCurrPcieLinkWidth$c: NativeFunction | undefined;
+/** nvmlDeviceGetCurrPcieLinkGeneration around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCurrPcieLinkGeneration(): typeof nvmlDeviceGetCurrPcieLinkGeneration {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCurrPcieLinkGeneration(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkGeneration', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetCurrPcieLinkWidth$: typeof nvmlDeviceGetCurrPcieLinkWidth | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `currLinkWidth`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetCurrPcieLinkWidth$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCurrPcieLinkWidth$c ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkWidth', status);
-  return s.u32[0];
+  return (nvmlDeviceGetCurrPcieLinkWidth$ ??= bind$nvmlDeviceGetCurrPcieLinkWidth())(device);
 }
-let nvmlDeviceGetCurrentClocksEventReasons$: Scratch | undefined;
-let nvmlDeviceGetCurrentClocksEventReasons$c: NativeFunction | undefined;
+/** nvmlDeviceGetCurrPcieLinkWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCurrPcieLinkWidth(): typeof nvmlDeviceGetCurrPcieLinkWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCurrPcieLinkWidth(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkWidth', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetCurrentClocksEventReasons$: typeof nvmlDeviceGetCurrentClocksEventReasons | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksEventReasons`: out `unsigned long long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetCurrentClocksEventReasons$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksEventReasons', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCurrentClocksEventReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksEventReasons', status);
-  return s.u64[0];
+  return (nvmlDeviceGetCurrentClocksEventReasons$ ??= bind$nvmlDeviceGetCurrentClocksEventReasons())(device);
 }
-let nvmlDeviceGetCurrentClocksThrottleReasons$: Scratch | undefined;
-let nvmlDeviceGetCurrentClocksThrottleReasons$c: NativeFunction | undefined;
+/** nvmlDeviceGetCurrentClocksEventReasons around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCurrentClocksEventReasons(): typeof nvmlDeviceGetCurrentClocksEventReasons {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCurrentClocksEventReasons(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksEventReasons', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksEventReasons', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetCurrentClocksThrottleReasons$: typeof nvmlDeviceGetCurrentClocksThrottleReasons | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksThrottleReasons`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetCurrentClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksThrottleReasons', status);
-  return s.u64[0];
+  return (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= bind$nvmlDeviceGetCurrentClocksThrottleReasons())(device);
+}
+/** nvmlDeviceGetCurrentClocksThrottleReasons around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetCurrentClocksThrottleReasons(): typeof nvmlDeviceGetCurrentClocksThrottleReasons {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetCurrentClocksThrottleReasons(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksThrottleReasons', status);
+    return s$u64[0];
+  };
 }

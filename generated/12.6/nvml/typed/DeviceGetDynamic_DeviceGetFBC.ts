@@ -20,125 +20,174 @@ export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t | null): 
   if (status !== 0) throw fail('nvmlDeviceGetDynamicPstatesInfo', status);
   return decodeRecord<T.nvmlGpuDynamicPstatesInfo_st>(records.nvmlGpuDynamicPstatesInfo_st(), pDynamicPstatesInfo$);
 }
-let nvmlDeviceGetEccMode$: Scratch | undefined;
-let nvmlDeviceGetEccMode$c: NativeFunction | undefined;
+let nvmlDeviceGetEccMode$: typeof nvmlDeviceGetEccMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlEnableState_t *`; `pending`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t | null): { current: T.nvmlEnableState_t; pending: T.nvmlEnableState_t } {
-  const s = (nvmlDeviceGetEccMode$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEccMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetEccMode$c ??= binder.native('nvmlDeviceGetEccMode'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetEccMode', status);
-  return { current: s.i32[0] as T.nvmlEnableState_t, pending: s.i32[2] as T.nvmlEnableState_t };
+  return (nvmlDeviceGetEccMode$ ??= bind$nvmlDeviceGetEccMode())(device);
 }
-let nvmlDeviceGetEncoderCapacity$: Scratch | undefined;
-let nvmlDeviceGetEncoderCapacity$c: NativeFunction | undefined;
+/** nvmlDeviceGetEccMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetEccMode(): typeof nvmlDeviceGetEccMode {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetEccMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEccMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetEccMode'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetEccMode', status);
+    return { current: s$i32[0] as T.nvmlEnableState_t, pending: s$i32[2] as T.nvmlEnableState_t };
+  };
+}
+let nvmlDeviceGetEncoderCapacity$: typeof nvmlDeviceGetEncoderCapacity | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param encoderQueryType in `nvmlEncoderType_t`.
  * @returns the value of `encoderCapacity`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, encoderQueryType: T.nvmlEncoderType_t): number {
-  const s = (nvmlDeviceGetEncoderCapacity$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
-  if (typeof encoderQueryType !== 'number' || (encoderQueryType | 0) !== encoderQueryType) throw intError('nvmlDeviceGetEncoderCapacity', 'encoderQueryType', 'i32', encoderQueryType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetEncoderCapacity$c ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetEncoderCapacity', status);
-  return s.u32[0];
+  return (nvmlDeviceGetEncoderCapacity$ ??= bind$nvmlDeviceGetEncoderCapacity())(device, encoderQueryType);
 }
-let nvmlDeviceGetEncoderSessions$: Scratch | undefined;
-let nvmlDeviceGetEncoderSessions$c: NativeFunction | undefined;
+/** nvmlDeviceGetEncoderCapacity around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetEncoderCapacity(): typeof nvmlDeviceGetEncoderCapacity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetEncoderCapacity(device, encoderQueryType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
+    if (typeof encoderQueryType !== 'number' || (encoderQueryType | 0) !== encoderQueryType) throw intError('nvmlDeviceGetEncoderCapacity', 'encoderQueryType', 'i32', encoderQueryType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetEncoderCapacity', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetEncoderSessions$: typeof nvmlDeviceGetEncoderSessions | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `sessionInfos`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t | null): T.nvmlEncoderSessionInfo_st[] {
-  const s = (nvmlDeviceGetEncoderSessions$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderSessions', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetEncoderSessions', asked);
-  let n = Number(s.u32[0]);
-  const sessionInfos$ = new Uint8Array(Math.max(1, n) * 32);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.bytes, sessionInfos$);
-    if (status !== 0) throw fail('nvmlDeviceGetEncoderSessions', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlEncoderSessionInfo_st>(records.nvmlEncoderSessionInfo_st(), sessionInfos$, n);
+  return (nvmlDeviceGetEncoderSessions$ ??= bind$nvmlDeviceGetEncoderSessions())(device);
 }
-let nvmlDeviceGetEncoderStats$: Scratch | undefined;
-let nvmlDeviceGetEncoderStats$c: NativeFunction | undefined;
+/** nvmlDeviceGetEncoderSessions around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetEncoderSessions(): typeof nvmlDeviceGetEncoderSessions {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetEncoderSessions(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderSessions', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetEncoderSessions', asked);
+    let n = Number(s$u32[0]);
+    const sessionInfos$ = new Uint8Array(Math.max(1, n) * 32);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s$bytes, sessionInfos$);
+      if (status !== 0) throw fail('nvmlDeviceGetEncoderSessions', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlEncoderSessionInfo_st>(records.nvmlEncoderSessionInfo_st(), sessionInfos$, n);
+  };
+}
+let nvmlDeviceGetEncoderStats$: typeof nvmlDeviceGetEncoderStats | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t | null): { sessionCount: number; averageFps: number; averageLatency: number } {
-  const s = (nvmlDeviceGetEncoderStats$ ??= new Scratch(3));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderStats', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (nvmlDeviceGetEncoderStats$c ??= binder.native('nvmlDeviceGetEncoderStats'))(device, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('nvmlDeviceGetEncoderStats', status);
-  return { sessionCount: s.u32[0], averageFps: s.u32[2], averageLatency: s.u32[4] };
+  return (nvmlDeviceGetEncoderStats$ ??= bind$nvmlDeviceGetEncoderStats())(device);
 }
-let nvmlDeviceGetEncoderUtilization$: Scratch | undefined;
-let nvmlDeviceGetEncoderUtilization$c: NativeFunction | undefined;
+/** nvmlDeviceGetEncoderStats around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetEncoderStats(): typeof nvmlDeviceGetEncoderStats {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetEncoderStats(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderStats', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetEncoderStats'))(device, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('nvmlDeviceGetEncoderStats', status);
+    return { sessionCount: s$u32[0], averageFps: s$u32[2], averageLatency: s$u32[4] };
+  };
+}
+let nvmlDeviceGetEncoderUtilization$: typeof nvmlDeviceGetEncoderUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
-  const s = (nvmlDeviceGetEncoderUtilization$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderUtilization', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetEncoderUtilization$c ??= binder.native('nvmlDeviceGetEncoderUtilization'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetEncoderUtilization', status);
-  return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
+  return (nvmlDeviceGetEncoderUtilization$ ??= bind$nvmlDeviceGetEncoderUtilization())(device);
 }
-let nvmlDeviceGetEnforcedPowerLimit$: Scratch | undefined;
-let nvmlDeviceGetEnforcedPowerLimit$c: NativeFunction | undefined;
+/** nvmlDeviceGetEncoderUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetEncoderUtilization(): typeof nvmlDeviceGetEncoderUtilization {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetEncoderUtilization(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderUtilization', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetEncoderUtilization'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetEncoderUtilization', status);
+    return { utilization: s$u32[0], samplingPeriodUs: s$u32[2] };
+  };
+}
+let nvmlDeviceGetEnforcedPowerLimit$: typeof nvmlDeviceGetEnforcedPowerLimit | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `limit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetEnforcedPowerLimit$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEnforcedPowerLimit', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetEnforcedPowerLimit$c ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetEnforcedPowerLimit', status);
-  return s.u32[0];
+  return (nvmlDeviceGetEnforcedPowerLimit$ ??= bind$nvmlDeviceGetEnforcedPowerLimit())(device);
 }
-let nvmlDeviceGetFBCSessions$: Scratch | undefined;
-let nvmlDeviceGetFBCSessions$c: NativeFunction | undefined;
+/** nvmlDeviceGetEnforcedPowerLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetEnforcedPowerLimit(): typeof nvmlDeviceGetEnforcedPowerLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetEnforcedPowerLimit(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEnforcedPowerLimit', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetEnforcedPowerLimit', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetFBCSessions$: typeof nvmlDeviceGetFBCSessions | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
-  const s = (nvmlDeviceGetFBCSessions$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
-  let n = Number(s.u32[0]);
-  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, sessionInfo$);
-    if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
+  return (nvmlDeviceGetFBCSessions$ ??= bind$nvmlDeviceGetFBCSessions())(device);
+}
+/** nvmlDeviceGetFBCSessions around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFBCSessions(): typeof nvmlDeviceGetFBCSessions {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFBCSessions(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
+    let n = Number(s$u32[0]);
+    const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s$bytes, sessionInfo$);
+      if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
+  };
 }
 let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,51 +8,72 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetFanControlPolicy_v2$: Scratch | undefined;
-let nvmlDeviceGetFanControlPolicy_v2$c: NativeFunction | undefined;
+let nvmlDeviceGetFanControlPolicy_v2$: typeof nvmlDeviceGetFanControlPolicy_v2 | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `policy`: out `nvmlFanControlPolicy_t *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
-  const s = (nvmlDeviceGetFanControlPolicy_v2$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
-  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetFanControlPolicy_v2$c ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetFanControlPolicy_v2', status);
-  return s.u32[0];
+  return (nvmlDeviceGetFanControlPolicy_v2$ ??= bind$nvmlDeviceGetFanControlPolicy_v2())(device, fan);
 }
-let nvmlDeviceGetFanSpeed$: Scratch | undefined;
-let nvmlDeviceGetFanSpeed$c: NativeFunction | undefined;
+/** nvmlDeviceGetFanControlPolicy_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFanControlPolicy_v2(): typeof nvmlDeviceGetFanControlPolicy_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFanControlPolicy_v2(device, fan) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
+    if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetFanControlPolicy_v2', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetFanSpeed$: typeof nvmlDeviceGetFanSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `speed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetFanSpeed$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetFanSpeed$c ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
-  return s.u32[0];
+  return (nvmlDeviceGetFanSpeed$ ??= bind$nvmlDeviceGetFanSpeed())(device);
 }
-let nvmlDeviceGetFanSpeed_v2$: Scratch | undefined;
-let nvmlDeviceGetFanSpeed_v2$c: NativeFunction | undefined;
+/** nvmlDeviceGetFanSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFanSpeed(): typeof nvmlDeviceGetFanSpeed {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFanSpeed(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetFanSpeed_v2$: typeof nvmlDeviceGetFanSpeed_v2 | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `speed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
-  const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
-  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
-  return s.u32[0];
+  return (nvmlDeviceGetFanSpeed_v2$ ??= bind$nvmlDeviceGetFanSpeed_v2())(device, fan);
+}
+/** nvmlDeviceGetFanSpeed_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFanSpeed_v2(): typeof nvmlDeviceGetFanSpeed_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFanSpeed_v2(device, fan) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
+    if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -70,34 +91,48 @@ export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCo
   if (status !== 0) throw fail('nvmlDeviceGetFieldValues', status);
   return decodeRecords<T.nvmlFieldValue_st>(records.nvmlFieldValue_st(), values$.bytes!, values$.count);
 }
-let nvmlDeviceGetGpcClkMinMaxVfOffset$: Scratch | undefined;
-let nvmlDeviceGetGpcClkMinMaxVfOffset$c: NativeFunction | undefined;
+let nvmlDeviceGetGpcClkMinMaxVfOffset$: typeof nvmlDeviceGetGpcClkMinMaxVfOffset | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
-  const s = (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetGpcClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetGpcClkMinMaxVfOffset', status);
-  return { minOffset: s.i32[0], maxOffset: s.i32[2] };
+  return (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= bind$nvmlDeviceGetGpcClkMinMaxVfOffset())(device);
 }
-let nvmlDeviceGetGpcClkVfOffset$: Scratch | undefined;
-let nvmlDeviceGetGpcClkVfOffset$c: NativeFunction | undefined;
+/** nvmlDeviceGetGpcClkMinMaxVfOffset around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpcClkMinMaxVfOffset(): typeof nvmlDeviceGetGpcClkMinMaxVfOffset {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpcClkMinMaxVfOffset(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetGpcClkMinMaxVfOffset', status);
+    return { minOffset: s$i32[0], maxOffset: s$i32[2] };
+  };
+}
+let nvmlDeviceGetGpcClkVfOffset$: typeof nvmlDeviceGetGpcClkVfOffset | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetGpcClkVfOffset$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetGpcClkVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
-  return s.i32[0];
+  return (nvmlDeviceGetGpcClkVfOffset$ ??= bind$nvmlDeviceGetGpcClkVfOffset())(device);
+}
+/** nvmlDeviceGetGpcClkVfOffset around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpcClkVfOffset(): typeof nvmlDeviceGetGpcClkVfOffset {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpcClkVfOffset(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
+    return s$i32[0];
+  };
 }
 let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -126,59 +161,80 @@ export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFa
   if (status !== 0) throw fail('nvmlDeviceGetGpuFabricInfoV', status);
   return decodeRecord<T.nvmlGpuFabricInfo_v2_t>(records.nvmlGpuFabricInfo_v2_t(), gpuFabricInfo$);
 }
-let nvmlDeviceGetGpuInstanceById$: Scratch | undefined;
-let nvmlDeviceGetGpuInstanceById$c: NativeFunction | undefined;
+let nvmlDeviceGetGpuInstanceById$: typeof nvmlDeviceGetGpuInstanceById | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param id in `unsigned int`.
  * @returns the value of `gpuInstance`: out `nvmlGpuInstance_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: number): T.nvmlGpuInstance_t {
-  const s = (nvmlDeviceGetGpuInstanceById$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
-  if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetGpuInstanceById$c ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceById', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpuInstance_t;
+  return (nvmlDeviceGetGpuInstanceById$ ??= bind$nvmlDeviceGetGpuInstanceById())(device, id);
 }
-let nvmlDeviceGetGpuInstanceId$: Scratch | undefined;
-let nvmlDeviceGetGpuInstanceId$c: NativeFunction | undefined;
+/** nvmlDeviceGetGpuInstanceById around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpuInstanceById(): typeof nvmlDeviceGetGpuInstanceById {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpuInstanceById(device, id) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
+    if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceById', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpuInstance_t;
+  };
+}
+let nvmlDeviceGetGpuInstanceId$: typeof nvmlDeviceGetGpuInstanceId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `id`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetGpuInstanceId$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetGpuInstanceId$c ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
-  return s.u32[0];
+  return (nvmlDeviceGetGpuInstanceId$ ??= bind$nvmlDeviceGetGpuInstanceId())(device);
 }
-let nvmlDeviceGetGpuInstancePossiblePlacements$: Scratch | undefined;
-let nvmlDeviceGetGpuInstancePossiblePlacements$c: NativeFunction | undefined;
+/** nvmlDeviceGetGpuInstanceId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpuInstanceId(): typeof nvmlDeviceGetGpuInstanceId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpuInstanceId(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetGpuInstancePossiblePlacements$: typeof nvmlDeviceGetGpuInstancePossiblePlacements | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `placements`: out array of `struct nvmlGpuInstancePlacement_st`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstancePlacement_st[] {
-  const s = (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s.bytes);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', asked);
-  let n = Number(s.u32[0]);
-  const placements$ = new Uint8Array(Math.max(1, n) * 8);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements$, s.bytes);
-    if (status !== 0) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlGpuInstancePlacement_st>(records.nvmlGpuInstancePlacement_st(), placements$, n);
+  return (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= bind$nvmlDeviceGetGpuInstancePossiblePlacements())(device, profileId);
+}
+/** nvmlDeviceGetGpuInstancePossiblePlacements around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpuInstancePossiblePlacements(): typeof nvmlDeviceGetGpuInstancePossiblePlacements {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpuInstancePossiblePlacements(device, profileId) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s$bytes);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', asked);
+    let n = Number(s$u32[0]);
+    const placements$ = new Uint8Array(Math.max(1, n) * 8);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements$, s$bytes);
+      if (status !== 0) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlGpuInstancePlacement_st>(records.nvmlGpuInstancePlacement_st(), placements$, n);
+  };
 }
 let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -211,72 +267,100 @@ export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | nu
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceProfileInfoV', status);
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_v2_st>(records.nvmlGpuInstanceProfileInfo_v2_st(), info$);
 }
-let nvmlDeviceGetGpuInstanceRemainingCapacity$: Scratch | undefined;
-let nvmlDeviceGetGpuInstanceRemainingCapacity$c: NativeFunction | undefined;
+let nvmlDeviceGetGpuInstanceRemainingCapacity$: typeof nvmlDeviceGetGpuInstanceRemainingCapacity | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t | null, profileId: number): number {
-  const s = (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetGpuInstanceRemainingCapacity$c ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceRemainingCapacity', status);
-  return s.u32[0];
+  return (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= bind$nvmlDeviceGetGpuInstanceRemainingCapacity())(device, profileId);
 }
-let nvmlDeviceGetGpuInstances$: Scratch | undefined;
-let nvmlDeviceGetGpuInstances$c: NativeFunction | undefined;
+/** nvmlDeviceGetGpuInstanceRemainingCapacity around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpuInstanceRemainingCapacity(): typeof nvmlDeviceGetGpuInstanceRemainingCapacity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceRemainingCapacity', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetGpuInstances$: typeof nvmlDeviceGetGpuInstances | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param profileId in `unsigned int`.
  * @returns the value of `gpuInstances`: out array of `nvmlGpuInstance_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t[] {
-  const s = (nvmlDeviceGetGpuInstances$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
-  if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s.bytes);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstances', asked);
-  let n = Number(s.u32[0]);
-  const gpuInstances$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances$, s.bytes);
-    if (status !== 0) throw fail('nvmlDeviceGetGpuInstances', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return Array.from(gpuInstances$.subarray(0, n), (x) => Number(x) as T.nvmlGpuInstance_t);
+  return (nvmlDeviceGetGpuInstances$ ??= bind$nvmlDeviceGetGpuInstances())(device, profileId);
 }
-let nvmlDeviceGetGpuMaxPcieLinkGeneration$: Scratch | undefined;
-let nvmlDeviceGetGpuMaxPcieLinkGeneration$c: NativeFunction | undefined;
+/** nvmlDeviceGetGpuInstances around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpuInstances(): typeof nvmlDeviceGetGpuInstances {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpuInstances(device, profileId) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
+    if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s$bytes);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstances', asked);
+    let n = Number(s$u32[0]);
+    const gpuInstances$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances$, s$bytes);
+      if (status !== 0) throw fail('nvmlDeviceGetGpuInstances', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return Array.from(gpuInstances$.subarray(0, n), (x) => Number(x) as T.nvmlGpuInstance_t);
+  };
+}
+let nvmlDeviceGetGpuMaxPcieLinkGeneration$: typeof nvmlDeviceGetGpuMaxPcieLinkGeneration | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGenDevice`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetGpuMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetGpuMaxPcieLinkGeneration', status);
-  return s.u32[0];
+  return (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetGpuMaxPcieLinkGeneration())(device);
 }
-let nvmlDeviceGetGpuOperationMode$: Scratch | undefined;
-let nvmlDeviceGetGpuOperationMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetGpuMaxPcieLinkGeneration around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpuMaxPcieLinkGeneration(): typeof nvmlDeviceGetGpuMaxPcieLinkGeneration {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpuMaxPcieLinkGeneration(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetGpuMaxPcieLinkGeneration', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetGpuOperationMode$: typeof nvmlDeviceGetGpuOperationMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ current, pending }`: `current`: out `nvmlGpuOperationMode_t *`; `pending`: out `nvmlGpuOperationMode_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
-  const s = (nvmlDeviceGetGpuOperationMode$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetGpuOperationMode$c ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetGpuOperationMode', status);
-  return { current: s.i32[0] as T.nvmlGpuOperationMode_t, pending: s.i32[2] as T.nvmlGpuOperationMode_t };
+  return (nvmlDeviceGetGpuOperationMode$ ??= bind$nvmlDeviceGetGpuOperationMode())(device);
+}
+/** nvmlDeviceGetGpuOperationMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpuOperationMode(): typeof nvmlDeviceGetGpuOperationMode {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpuOperationMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetGpuOperationMode', status);
+    return { current: s$i32[0] as T.nvmlGpuOperationMode_t, pending: s$i32[2] as T.nvmlGpuOperationMode_t };
+  };
 }

@@ -8,47 +8,68 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetHostVgpuMode$: Scratch | undefined;
-let nvmlDeviceGetHostVgpuMode$c: NativeFunction | undefined;
+let nvmlDeviceGetHostVgpuMode$: typeof nvmlDeviceGetHostVgpuMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pHostVgpuMode`: out `nvmlHostVgpuMode_t *`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
-  const s = (nvmlDeviceGetHostVgpuMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetHostVgpuMode$c ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
-  return s.i32[0] as T.nvmlHostVgpuMode_t;
+  return (nvmlDeviceGetHostVgpuMode$ ??= bind$nvmlDeviceGetHostVgpuMode())(device);
 }
-let nvmlDeviceGetIndex$: Scratch | undefined;
-let nvmlDeviceGetIndex$c: NativeFunction | undefined;
+/** nvmlDeviceGetHostVgpuMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetHostVgpuMode(): typeof nvmlDeviceGetHostVgpuMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetHostVgpuMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
+    return s$i32[0] as T.nvmlHostVgpuMode_t;
+  };
+}
+let nvmlDeviceGetIndex$: typeof nvmlDeviceGetIndex | undefined;
 /** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `index`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetIndex$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetIndex$c ??= binder.native('nvmlDeviceGetIndex'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
-  return s.u32[0];
+  return (nvmlDeviceGetIndex$ ??= bind$nvmlDeviceGetIndex())(device);
 }
-let nvmlDeviceGetInforomConfigurationChecksum$: Scratch | undefined;
-let nvmlDeviceGetInforomConfigurationChecksum$c: NativeFunction | undefined;
+/** nvmlDeviceGetIndex around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetIndex(): typeof nvmlDeviceGetIndex {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetIndex(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetIndex'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetInforomConfigurationChecksum$: typeof nvmlDeviceGetInforomConfigurationChecksum | undefined;
 /** `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `checksum`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetInforomConfigurationChecksum$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetInforomConfigurationChecksum$c ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
-  return s.u32[0];
+  return (nvmlDeviceGetInforomConfigurationChecksum$ ??= bind$nvmlDeviceGetInforomConfigurationChecksum())(device);
+}
+/** nvmlDeviceGetInforomConfigurationChecksum around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetInforomConfigurationChecksum(): typeof nvmlDeviceGetInforomConfigurationChecksum {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetInforomConfigurationChecksum(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -80,47 +101,68 @@ export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, objec
   if (status !== 0) throw fail('nvmlDeviceGetInforomVersion', status);
   return textFrom(version$);
 }
-let nvmlDeviceGetIrqNum$: Scratch | undefined;
-let nvmlDeviceGetIrqNum$c: NativeFunction | undefined;
+let nvmlDeviceGetIrqNum$: typeof nvmlDeviceGetIrqNum | undefined;
 /** `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `irqNum`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetIrqNum$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetIrqNum$c ??= binder.native('nvmlDeviceGetIrqNum'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
-  return s.u32[0];
+  return (nvmlDeviceGetIrqNum$ ??= bind$nvmlDeviceGetIrqNum())(device);
 }
-let nvmlDeviceGetJpgUtilization$: Scratch | undefined;
-let nvmlDeviceGetJpgUtilization$c: NativeFunction | undefined;
+/** nvmlDeviceGetIrqNum around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetIrqNum(): typeof nvmlDeviceGetIrqNum {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetIrqNum(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetIrqNum'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetJpgUtilization$: typeof nvmlDeviceGetJpgUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ utilization, samplingPeriodUs }`: `utilization`: out `unsigned int *`; `samplingPeriodUs`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
-  const s = (nvmlDeviceGetJpgUtilization$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetJpgUtilization', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetJpgUtilization$c ??= binder.native('nvmlDeviceGetJpgUtilization'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetJpgUtilization', status);
-  return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
+  return (nvmlDeviceGetJpgUtilization$ ??= bind$nvmlDeviceGetJpgUtilization())(device);
 }
-let nvmlDeviceGetLastBBXFlushTime$: Scratch | undefined;
-let nvmlDeviceGetLastBBXFlushTime$c: NativeFunction | undefined;
+/** nvmlDeviceGetJpgUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetJpgUtilization(): typeof nvmlDeviceGetJpgUtilization {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetJpgUtilization(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetJpgUtilization', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetJpgUtilization'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetJpgUtilization', status);
+    return { utilization: s$u32[0], samplingPeriodUs: s$u32[2] };
+  };
+}
+let nvmlDeviceGetLastBBXFlushTime$: typeof nvmlDeviceGetLastBBXFlushTime | undefined;
 /** `nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ timestamp, durationUs }`: `timestamp`: out `unsigned long long *`; `durationUs`: out `unsigned long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t | null): { timestamp: bigint; durationUs: bigint } {
-  const s = (nvmlDeviceGetLastBBXFlushTime$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetLastBBXFlushTime$c ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetLastBBXFlushTime', status);
-  return { timestamp: s.u64[0], durationUs: s.u64[1] };
+  return (nvmlDeviceGetLastBBXFlushTime$ ??= bind$nvmlDeviceGetLastBBXFlushTime())(device);
+}
+/** nvmlDeviceGetLastBBXFlushTime around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetLastBBXFlushTime(): typeof nvmlDeviceGetLastBBXFlushTime {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetLastBBXFlushTime(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetLastBBXFlushTime', status);
+    return { timestamp: s$u64[0], durationUs: s$u64[1] };
+  };
 }

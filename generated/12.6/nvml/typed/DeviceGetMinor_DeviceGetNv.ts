@@ -8,47 +8,68 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetMinorNumber$: Scratch | undefined;
-let nvmlDeviceGetMinorNumber$c: NativeFunction | undefined;
+let nvmlDeviceGetMinorNumber$: typeof nvmlDeviceGetMinorNumber | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `minorNumber`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMinorNumber$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMinorNumber$c ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMinorNumber$ ??= bind$nvmlDeviceGetMinorNumber())(device);
 }
-let nvmlDeviceGetModuleId$: Scratch | undefined;
-let nvmlDeviceGetModuleId$c: NativeFunction | undefined;
+/** nvmlDeviceGetMinorNumber around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMinorNumber(): typeof nvmlDeviceGetMinorNumber {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMinorNumber(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetModuleId$: typeof nvmlDeviceGetModuleId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `moduleId`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetModuleId$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetModuleId$c ??= binder.native('nvmlDeviceGetModuleId'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
-  return s.u32[0];
+  return (nvmlDeviceGetModuleId$ ??= bind$nvmlDeviceGetModuleId())(device);
 }
-let nvmlDeviceGetMultiGpuBoard$: Scratch | undefined;
-let nvmlDeviceGetMultiGpuBoard$c: NativeFunction | undefined;
+/** nvmlDeviceGetModuleId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetModuleId(): typeof nvmlDeviceGetModuleId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetModuleId(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetModuleId'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMultiGpuBoard$: typeof nvmlDeviceGetMultiGpuBoard | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `multiGpuBool`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMultiGpuBoard$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMultiGpuBoard$c ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMultiGpuBoard$ ??= bind$nvmlDeviceGetMultiGpuBoard())(device);
+}
+/** nvmlDeviceGetMultiGpuBoard around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMultiGpuBoard(): typeof nvmlDeviceGetMultiGpuBoard {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMultiGpuBoard(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetName$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -64,50 +85,70 @@ export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number)
   if (status !== 0) throw fail('nvmlDeviceGetName', status);
   return textFrom(name$);
 }
-let nvmlDeviceGetNumFans$: Scratch | undefined;
-let nvmlDeviceGetNumFans$c: NativeFunction | undefined;
+let nvmlDeviceGetNumFans$: typeof nvmlDeviceGetNumFans | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numFans`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetNumFans$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
-  return s.u32[0];
+  return (nvmlDeviceGetNumFans$ ??= bind$nvmlDeviceGetNumFans())(device);
 }
-let nvmlDeviceGetNumGpuCores$: Scratch | undefined;
-let nvmlDeviceGetNumGpuCores$c: NativeFunction | undefined;
+/** nvmlDeviceGetNumFans around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNumFans(): typeof nvmlDeviceGetNumFans {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNumFans(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNumFans'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetNumGpuCores$: typeof nvmlDeviceGetNumGpuCores | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numCores`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetNumGpuCores$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
-  return s.u32[0];
+  return (nvmlDeviceGetNumGpuCores$ ??= bind$nvmlDeviceGetNumGpuCores())(device);
 }
-let nvmlDeviceGetNumaNodeId$: Scratch | undefined;
-let nvmlDeviceGetNumaNodeId$c: NativeFunction | undefined;
+/** nvmlDeviceGetNumGpuCores around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNumGpuCores(): typeof nvmlDeviceGetNumGpuCores {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNumGpuCores(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetNumaNodeId$: typeof nvmlDeviceGetNumaNodeId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `node`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetNumaNodeId$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNumaNodeId$c ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNumaNodeId', status);
-  return s.u32[0];
+  return (nvmlDeviceGetNumaNodeId$ ??= bind$nvmlDeviceGetNumaNodeId())(device);
 }
-let nvmlDeviceGetNvLinkCapability$: Scratch | undefined;
-let nvmlDeviceGetNvLinkCapability$c: NativeFunction | undefined;
+/** nvmlDeviceGetNumaNodeId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNumaNodeId(): typeof nvmlDeviceGetNumaNodeId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNumaNodeId(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNumaNodeId', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetNvLinkCapability$: typeof nvmlDeviceGetNvLinkCapability | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
@@ -115,17 +156,24 @@ let nvmlDeviceGetNvLinkCapability$c: NativeFunction | undefined;
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
-  const s = (nvmlDeviceGetNvLinkCapability$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
-  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
-  if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNvLinkCapability$c ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNvLinkCapability', status);
-  return s.u32[0];
+  return (nvmlDeviceGetNvLinkCapability$ ??= bind$nvmlDeviceGetNvLinkCapability())(device, link, capability);
 }
-let nvmlDeviceGetNvLinkErrorCounter$: Scratch | undefined;
-let nvmlDeviceGetNvLinkErrorCounter$c: NativeFunction | undefined;
+/** nvmlDeviceGetNvLinkCapability around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNvLinkCapability(): typeof nvmlDeviceGetNvLinkCapability {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNvLinkCapability(device, link, capability) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
+    if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
+    if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNvLinkCapability', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetNvLinkErrorCounter$: typeof nvmlDeviceGetNvLinkErrorCounter | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
@@ -133,30 +181,45 @@ let nvmlDeviceGetNvLinkErrorCounter$c: NativeFunction | undefined;
  * @returns the value of `counterValue`: out `unsigned long long *`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
-  const s = (nvmlDeviceGetNvLinkErrorCounter$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
-  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
-  if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNvLinkErrorCounter$c ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNvLinkErrorCounter', status);
-  return s.u64[0];
+  return (nvmlDeviceGetNvLinkErrorCounter$ ??= bind$nvmlDeviceGetNvLinkErrorCounter())(device, link, counter);
 }
-let nvmlDeviceGetNvLinkRemoteDeviceType$: Scratch | undefined;
-let nvmlDeviceGetNvLinkRemoteDeviceType$c: NativeFunction | undefined;
+/** nvmlDeviceGetNvLinkErrorCounter around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNvLinkErrorCounter(): typeof nvmlDeviceGetNvLinkErrorCounter {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNvLinkErrorCounter(device, link, counter) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
+    if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
+    if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNvLinkErrorCounter', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetNvLinkRemoteDeviceType$: typeof nvmlDeviceGetNvLinkRemoteDeviceType | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `pNvLinkDeviceType`: out `nvmlIntNvLinkDeviceType_t *`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
-  const s = (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
-  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNvLinkRemoteDeviceType$c ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemoteDeviceType', status);
-  return s.i32[0] as T.nvmlIntNvLinkDeviceType_t;
+  return (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= bind$nvmlDeviceGetNvLinkRemoteDeviceType())(device, link);
+}
+/** nvmlDeviceGetNvLinkRemoteDeviceType around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNvLinkRemoteDeviceType(): typeof nvmlDeviceGetNvLinkRemoteDeviceType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNvLinkRemoteDeviceType(device, link) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
+    if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemoteDeviceType', status);
+    return s$i32[0] as T.nvmlIntNvLinkDeviceType_t;
+  };
 }
 let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -172,21 +235,28 @@ export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, 
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemotePciInfo', status);
   return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pci$);
 }
-let nvmlDeviceGetNvLinkState$: Scratch | undefined;
-let nvmlDeviceGetNvLinkState$c: NativeFunction | undefined;
+let nvmlDeviceGetNvLinkState$: typeof nvmlDeviceGetNvLinkState | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `isActive`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetNvLinkState$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
-  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNvLinkState$c ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNvLinkState', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetNvLinkState$ ??= bind$nvmlDeviceGetNvLinkState())(device, link);
+}
+/** nvmlDeviceGetNvLinkState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNvLinkState(): typeof nvmlDeviceGetNvLinkState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNvLinkState(device, link) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
+    if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNvLinkState', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
 }
 let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -204,8 +274,7 @@ export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | n
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationControl', status);
   return decodeRecord<T.nvmlNvLinkUtilizationControl_st>(records.nvmlNvLinkUtilizationControl_st(), control$);
 }
-let nvmlDeviceGetNvLinkUtilizationCounter$: Scratch | undefined;
-let nvmlDeviceGetNvLinkUtilizationCounter$c: NativeFunction | undefined;
+let nvmlDeviceGetNvLinkUtilizationCounter$: typeof nvmlDeviceGetNvLinkUtilizationCounter | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
@@ -213,29 +282,44 @@ let nvmlDeviceGetNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @returns `{ rxcounter, txcounter }`: `rxcounter`: out `unsigned long long *`; `txcounter`: out `unsigned long long *`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
-  const s = (nvmlDeviceGetNvLinkUtilizationCounter$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
-  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
-  if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceGetNvLinkUtilizationCounter'))(device, link, counter, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationCounter', status);
-  return { rxcounter: s.u64[0], txcounter: s.u64[1] };
+  return (nvmlDeviceGetNvLinkUtilizationCounter$ ??= bind$nvmlDeviceGetNvLinkUtilizationCounter())(device, link, counter);
 }
-let nvmlDeviceGetNvLinkVersion$: Scratch | undefined;
-let nvmlDeviceGetNvLinkVersion$c: NativeFunction | undefined;
+/** nvmlDeviceGetNvLinkUtilizationCounter around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNvLinkUtilizationCounter(): typeof nvmlDeviceGetNvLinkUtilizationCounter {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+    if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
+    if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkUtilizationCounter'))(device, link, counter, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationCounter', status);
+    return { rxcounter: s$u64[0], txcounter: s$u64[1] };
+  };
+}
+let nvmlDeviceGetNvLinkVersion$: typeof nvmlDeviceGetNvLinkVersion | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param link in `unsigned int`.
  * @returns the value of `version`: out `unsigned int *`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {
-  const s = (nvmlDeviceGetNvLinkVersion$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
-  if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNvLinkVersion$c ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNvLinkVersion', status);
-  return s.u32[0];
+  return (nvmlDeviceGetNvLinkVersion$ ??= bind$nvmlDeviceGetNvLinkVersion())(device, link);
+}
+/** nvmlDeviceGetNvLinkVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNvLinkVersion(): typeof nvmlDeviceGetNvLinkVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNvLinkVersion(device, link) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
+    if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNvLinkVersion', status);
+    return s$u32[0];
+  };
 }

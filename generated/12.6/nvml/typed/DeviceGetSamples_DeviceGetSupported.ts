@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetSamples$: Scratch | undefined;
-let nvmlDeviceGetSamples$c: NativeFunction | undefined;
+let nvmlDeviceGetSamples$: typeof nvmlDeviceGetSamples | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlSamplingType_t`.
@@ -17,23 +16,31 @@ let nvmlDeviceGetSamples$c: NativeFunction | undefined;
  * @returns `{ sampleValType, samples }`: `sampleValType`: out `nvmlValueType_t *`; `samples`: out array of `struct nvmlSample_st`: its length asked first through `sampleCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; samples: T.nvmlSample_st[] } {
-  const s = (nvmlDeviceGetSamples$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
-  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.f64[0] = 0;
-  s.f64[1] = 0; s.u32[2] = 0;
-  const asked = (nvmlDeviceGetSamples$c ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSamples', asked);
-  let n = Number(s.u32[2]);
-  const samples$ = new Uint8Array(Math.max(1, n) * 16);
-  if (n > 0) {
-    s.f64[1] = 0; s.u32[2] = n;
-    const status = (nvmlDeviceGetSamples$c ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s.slot(0), s.slot(1), samples$);
-    if (status !== 0) throw fail('nvmlDeviceGetSamples', status);
-    n = Math.min(n, Number(s.u32[2]));
-  }
-  return { sampleValType: s.i32[0] as T.nvmlValueType_t, samples: decodeRecords<T.nvmlSample_st>(records.nvmlSample_st(), samples$, n) };
+  return (nvmlDeviceGetSamples$ ??= bind$nvmlDeviceGetSamples())(device, type, lastSeenTimeStamp);
+}
+/** nvmlDeviceGetSamples around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSamples(): typeof nvmlDeviceGetSamples {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSamples(device, type, lastSeenTimeStamp) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    s$f64[0] = 0;
+    s$f64[1] = 0; s$u32[2] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s$slot0, s$slot1, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSamples', asked);
+    let n = Number(s$u32[2]);
+    const samples$ = new Uint8Array(Math.max(1, n) * 16);
+    if (n > 0) {
+      s$f64[1] = 0; s$u32[2] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s$slot0, s$slot1, samples$);
+      if (status !== 0) throw fail('nvmlDeviceGetSamples', status);
+      n = Math.min(n, Number(s$u32[2]));
+    }
+    return { sampleValType: s$i32[0] as T.nvmlValueType_t, samples: decodeRecords<T.nvmlSample_st>(records.nvmlSample_st(), samples$, n) };
+  };
 }
 let nvmlDeviceGetSerial$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -64,93 +71,128 @@ export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t | null, s
   if (status !== 0) throw fail('nvmlDeviceGetSramEccErrorStatus', status);
   return decodeRecord<T.nvmlEccSramErrorStatus_v1_t>(records.nvmlEccSramErrorStatus_v1_t(), status_$);
 }
-let nvmlDeviceGetSupportedClocksEventReasons$: Scratch | undefined;
-let nvmlDeviceGetSupportedClocksEventReasons$c: NativeFunction | undefined;
+let nvmlDeviceGetSupportedClocksEventReasons$: typeof nvmlDeviceGetSupportedClocksEventReasons | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksEventReasons`: out `unsigned long long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetSupportedClocksEventReasons$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksEventReasons', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetSupportedClocksEventReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksEventReasons', status);
-  return s.u64[0];
+  return (nvmlDeviceGetSupportedClocksEventReasons$ ??= bind$nvmlDeviceGetSupportedClocksEventReasons())(device);
 }
-let nvmlDeviceGetSupportedClocksThrottleReasons$: Scratch | undefined;
-let nvmlDeviceGetSupportedClocksThrottleReasons$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedClocksEventReasons around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedClocksEventReasons(): typeof nvmlDeviceGetSupportedClocksEventReasons {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedClocksEventReasons(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksEventReasons', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksEventReasons', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetSupportedClocksThrottleReasons$: typeof nvmlDeviceGetSupportedClocksThrottleReasons | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `supportedClocksThrottleReasons`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
-  return s.u64[0];
+  return (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= bind$nvmlDeviceGetSupportedClocksThrottleReasons())(device);
 }
-let nvmlDeviceGetSupportedEventTypes$: Scratch | undefined;
-let nvmlDeviceGetSupportedEventTypes$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedClocksThrottleReasons around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedClocksThrottleReasons(): typeof nvmlDeviceGetSupportedClocksThrottleReasons {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedClocksThrottleReasons(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetSupportedEventTypes$: typeof nvmlDeviceGetSupportedEventTypes | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `eventTypes`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetSupportedEventTypes$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
-  return s.u64[0];
+  return (nvmlDeviceGetSupportedEventTypes$ ??= bind$nvmlDeviceGetSupportedEventTypes())(device);
 }
-let nvmlDeviceGetSupportedGraphicsClocks$: Scratch | undefined;
-let nvmlDeviceGetSupportedGraphicsClocks$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedEventTypes around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedEventTypes(): typeof nvmlDeviceGetSupportedEventTypes {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedEventTypes(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetSupportedGraphicsClocks$: typeof nvmlDeviceGetSupportedGraphicsClocks | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param memoryClockMHz in `unsigned int`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
-  const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
-  if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
-  let n = Number(s.u32[0]);
-  const clocksMHz$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.bytes, clocksMHz$);
-    if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return clocksMHz$.slice(0, n);
+  return (nvmlDeviceGetSupportedGraphicsClocks$ ??= bind$nvmlDeviceGetSupportedGraphicsClocks())(device, memoryClockMHz);
 }
-let nvmlDeviceGetSupportedMemoryClocks$: Scratch | undefined;
-let nvmlDeviceGetSupportedMemoryClocks$c: NativeFunction | undefined;
+/** nvmlDeviceGetSupportedGraphicsClocks around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedGraphicsClocks(): typeof nvmlDeviceGetSupportedGraphicsClocks {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
+    if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
+    let n = Number(s$u32[0]);
+    const clocksMHz$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s$bytes, clocksMHz$);
+      if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return clocksMHz$.slice(0, n);
+  };
+}
+let nvmlDeviceGetSupportedMemoryClocks$: typeof nvmlDeviceGetSupportedMemoryClocks | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `clocksMHz`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
-  let n = Number(s.u32[0]);
-  const clocksMHz$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.bytes, clocksMHz$);
-    if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return clocksMHz$.slice(0, n);
+  return (nvmlDeviceGetSupportedMemoryClocks$ ??= bind$nvmlDeviceGetSupportedMemoryClocks())(device);
+}
+/** nvmlDeviceGetSupportedMemoryClocks around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedMemoryClocks(): typeof nvmlDeviceGetSupportedMemoryClocks {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedMemoryClocks(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
+    let n = Number(s$u32[0]);
+    const clocksMHz$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s$bytes, clocksMHz$);
+      if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return clocksMHz$.slice(0, n);
+  };
 }
 let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -166,25 +208,32 @@ export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t |
   const status = (nvmlDeviceGetSupportedPerformanceStates$c ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPerformanceStates', status);
 }
-let nvmlDeviceGetSupportedVgpus$: Scratch | undefined;
-let nvmlDeviceGetSupportedVgpus$c: NativeFunction | undefined;
+let nvmlDeviceGetSupportedVgpus$: typeof nvmlDeviceGetSupportedVgpus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuTypeIds`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetSupportedVgpus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
-  let n = Number(s.u32[0]);
-  const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.bytes, vgpuTypeIds$);
-    if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return vgpuTypeIds$.slice(0, n);
+  return (nvmlDeviceGetSupportedVgpus$ ??= bind$nvmlDeviceGetSupportedVgpus())(device);
+}
+/** nvmlDeviceGetSupportedVgpus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetSupportedVgpus(): typeof nvmlDeviceGetSupportedVgpus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetSupportedVgpus(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
+    let n = Number(s$u32[0]);
+    const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s$bytes, vgpuTypeIds$);
+      if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return vgpuTypeIds$.slice(0, n);
+  };
 }

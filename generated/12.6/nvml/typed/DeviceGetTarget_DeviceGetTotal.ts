@@ -8,53 +8,74 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetTargetFanSpeed$: Scratch | undefined;
-let nvmlDeviceGetTargetFanSpeed$c: NativeFunction | undefined;
+let nvmlDeviceGetTargetFanSpeed$: typeof nvmlDeviceGetTargetFanSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `targetSpeed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
-  const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
-  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
-  return s.u32[0];
+  return (nvmlDeviceGetTargetFanSpeed$ ??= bind$nvmlDeviceGetTargetFanSpeed())(device, fan);
 }
-let nvmlDeviceGetTemperature$: Scratch | undefined;
-let nvmlDeviceGetTemperature$c: NativeFunction | undefined;
+/** nvmlDeviceGetTargetFanSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTargetFanSpeed(): typeof nvmlDeviceGetTargetFanSpeed {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTargetFanSpeed(device, fan) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
+    if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetTemperature$: typeof nvmlDeviceGetTemperature | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param sensorType in `nvmlTemperatureSensors_t`.
  * @returns the value of `temp`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorType: T.nvmlTemperatureSensors_t): number {
-  const s = (nvmlDeviceGetTemperature$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
-  if (typeof sensorType !== 'number' || (sensorType | 0) !== sensorType) throw intError('nvmlDeviceGetTemperature', 'sensorType', 'i32', sensorType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetTemperature$c ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetTemperature', status);
-  return s.u32[0];
+  return (nvmlDeviceGetTemperature$ ??= bind$nvmlDeviceGetTemperature())(device, sensorType);
 }
-let nvmlDeviceGetTemperatureThreshold$: Scratch | undefined;
-let nvmlDeviceGetTemperatureThreshold$c: NativeFunction | undefined;
+/** nvmlDeviceGetTemperature around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTemperature(): typeof nvmlDeviceGetTemperature {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTemperature(device, sensorType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
+    if (typeof sensorType !== 'number' || (sensorType | 0) !== sensorType) throw intError('nvmlDeviceGetTemperature', 'sensorType', 'i32', sensorType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetTemperature', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetTemperatureThreshold$: typeof nvmlDeviceGetTemperatureThreshold | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param thresholdType in `nvmlTemperatureThresholds_t`.
  * @returns the value of `temp`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
-  const s = (nvmlDeviceGetTemperatureThreshold$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
-  if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceGetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetTemperatureThreshold$c ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetTemperatureThreshold', status);
-  return s.u32[0];
+  return (nvmlDeviceGetTemperatureThreshold$ ??= bind$nvmlDeviceGetTemperatureThreshold())(device, thresholdType);
+}
+/** nvmlDeviceGetTemperatureThreshold around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTemperatureThreshold(): typeof nvmlDeviceGetTemperatureThreshold {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTemperatureThreshold(device, thresholdType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
+    if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceGetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetTemperatureThreshold', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -70,48 +91,61 @@ export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sens
   if (status !== 0) throw fail('nvmlDeviceGetThermalSettings', status);
   return decodeRecord<T.nvmlGpuThermalSettings_t>(records.nvmlGpuThermalSettings_t(), pThermalSettings$);
 }
-let nvmlDeviceGetTopologyCommonAncestor$: Scratch | undefined;
-let nvmlDeviceGetTopologyCommonAncestor$c: NativeFunction | undefined;
+let nvmlDeviceGetTopologyCommonAncestor$: typeof nvmlDeviceGetTopologyCommonAncestor | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
  * @returns the value of `pathInfo`: out `nvmlGpuTopologyLevel_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): T.nvmlGpuTopologyLevel_t {
-  const s = (nvmlDeviceGetTopologyCommonAncestor$ ??= new Scratch(1));
-  if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
-  if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device2', device2, true) as typeof device2;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetTopologyCommonAncestor$c ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetTopologyCommonAncestor', status);
-  return s.i32[0] as T.nvmlGpuTopologyLevel_t;
+  return (nvmlDeviceGetTopologyCommonAncestor$ ??= bind$nvmlDeviceGetTopologyCommonAncestor())(device1, device2);
 }
-let nvmlDeviceGetTopologyNearestGpus$: Scratch | undefined;
-let nvmlDeviceGetTopologyNearestGpus$c: NativeFunction | undefined;
+/** nvmlDeviceGetTopologyCommonAncestor around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTopologyCommonAncestor(): typeof nvmlDeviceGetTopologyCommonAncestor {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTopologyCommonAncestor(device1, device2) {
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device2', device2, true) as typeof device2;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetTopologyCommonAncestor', status);
+    return s$i32[0] as T.nvmlGpuTopologyLevel_t;
+  };
+}
+let nvmlDeviceGetTopologyNearestGpus$: typeof nvmlDeviceGetTopologyNearestGpus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param level in `nvmlGpuTopologyLevel_t`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, level: T.nvmlGpuTopologyLevel_t): T.nvmlDevice_t[] {
-  const s = (nvmlDeviceGetTopologyNearestGpus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
-  if (typeof level !== 'number' || (level | 0) !== level) throw intError('nvmlDeviceGetTopologyNearestGpus', 'level', 'i32', level);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetTopologyNearestGpus', asked);
-  let n = Number(s.u32[0]);
-  const deviceArray$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.bytes, deviceArray$);
-    if (status !== 0) throw fail('nvmlDeviceGetTopologyNearestGpus', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return Array.from(deviceArray$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
+  return (nvmlDeviceGetTopologyNearestGpus$ ??= bind$nvmlDeviceGetTopologyNearestGpus())(device, level);
 }
-let nvmlDeviceGetTotalEccErrors$: Scratch | undefined;
-let nvmlDeviceGetTotalEccErrors$c: NativeFunction | undefined;
+/** nvmlDeviceGetTopologyNearestGpus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTopologyNearestGpus(): typeof nvmlDeviceGetTopologyNearestGpus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTopologyNearestGpus(device, level) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
+    if (typeof level !== 'number' || (level | 0) !== level) throw intError('nvmlDeviceGetTopologyNearestGpus', 'level', 'i32', level);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetTopologyNearestGpus', asked);
+    let n = Number(s$u32[0]);
+    const deviceArray$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s$bytes, deviceArray$);
+      if (status !== 0) throw fail('nvmlDeviceGetTopologyNearestGpus', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return Array.from(deviceArray$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
+  };
+}
+let nvmlDeviceGetTotalEccErrors$: typeof nvmlDeviceGetTotalEccErrors | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param errorType in `nvmlMemoryErrorType_t`.
@@ -119,26 +153,41 @@ let nvmlDeviceGetTotalEccErrors$c: NativeFunction | undefined;
  * @returns the value of `eccCounts`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): bigint {
-  const s = (nvmlDeviceGetTotalEccErrors$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
-  if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetTotalEccErrors', 'errorType', 'i32', errorType);
-  if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetTotalEccErrors', 'counterType', 'i32', counterType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetTotalEccErrors$c ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetTotalEccErrors', status);
-  return s.u64[0];
+  return (nvmlDeviceGetTotalEccErrors$ ??= bind$nvmlDeviceGetTotalEccErrors())(device, errorType, counterType);
 }
-let nvmlDeviceGetTotalEnergyConsumption$: Scratch | undefined;
-let nvmlDeviceGetTotalEnergyConsumption$c: NativeFunction | undefined;
+/** nvmlDeviceGetTotalEccErrors around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTotalEccErrors(): typeof nvmlDeviceGetTotalEccErrors {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTotalEccErrors(device, errorType, counterType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
+    if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetTotalEccErrors', 'errorType', 'i32', errorType);
+    if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetTotalEccErrors', 'counterType', 'i32', counterType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetTotalEccErrors', status);
+    return s$u64[0];
+  };
+}
+let nvmlDeviceGetTotalEnergyConsumption$: typeof nvmlDeviceGetTotalEnergyConsumption | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `energy`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | null): bigint {
-  const s = (nvmlDeviceGetTotalEnergyConsumption$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetTotalEnergyConsumption$c ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetTotalEnergyConsumption', status);
-  return s.u64[0];
+  return (nvmlDeviceGetTotalEnergyConsumption$ ??= bind$nvmlDeviceGetTotalEnergyConsumption())(device);
+}
+/** nvmlDeviceGetTotalEnergyConsumption around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetTotalEnergyConsumption(): typeof nvmlDeviceGetTotalEnergyConsumption {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetTotalEnergyConsumption(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetTotalEnergyConsumption', status);
+    return s$u64[0];
+  };
 }

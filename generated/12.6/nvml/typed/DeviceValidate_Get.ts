@@ -27,17 +27,24 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
   return result;
 }
-let nvmlEventSetCreate$: Scratch | undefined;
-let nvmlEventSetCreate$c: NativeFunction | undefined;
+let nvmlEventSetCreate$: typeof nvmlEventSetCreate | undefined;
 /** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `set`: out `nvmlEventSet_t *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
-  const s = (nvmlEventSetCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlEventSetCreate$c ??= binder.nativeFixed('nvmlEventSetCreate', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlEventSetCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlEventSet_t;
+  return (nvmlEventSetCreate$ ??= bind$nvmlEventSetCreate())();
+}
+/** nvmlEventSetCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlEventSetCreate', [s.bytes]);
+  return function nvmlEventSetCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlEventSetCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlEventSet_t;
+  };
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -62,17 +69,24 @@ export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number
   if (status !== 0) throw fail('nvmlEventSetWait', status);
   return decodeRecord<T.nvmlEventData_st>(records.nvmlEventData_st(), data$);
 }
-let nvmlGetExcludedDeviceCount$: Scratch | undefined;
-let nvmlGetExcludedDeviceCount$c: NativeFunction | undefined;
+let nvmlGetExcludedDeviceCount$: typeof nvmlGetExcludedDeviceCount | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
-  const s = (nvmlGetExcludedDeviceCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlGetExcludedDeviceCount$c ??= binder.nativeFixed('nvmlGetExcludedDeviceCount', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlGetExcludedDeviceCount', status);
-  return s.u32[0];
+  return (nvmlGetExcludedDeviceCount$ ??= bind$nvmlGetExcludedDeviceCount())();
+}
+/** nvmlGetExcludedDeviceCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGetExcludedDeviceCount(): typeof nvmlGetExcludedDeviceCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlGetExcludedDeviceCount', [s.bytes]);
+  return function nvmlGetExcludedDeviceCount() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlGetExcludedDeviceCount', status);
+    return s$u32[0];
+  };
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -100,19 +114,26 @@ export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | U
   if (status !== 0) throw fail('nvmlGetVgpuCompatibility', status);
   return decodeRecord<T.nvmlVgpuPgpuCompatibility_st>(records.nvmlVgpuPgpuCompatibility_st(), compatibilityInfo$);
 }
-let nvmlGetVgpuDriverCapabilities$: Scratch | undefined;
-let nvmlGetVgpuDriverCapabilities$c: NativeFunction | undefined;
+let nvmlGetVgpuDriverCapabilities$: typeof nvmlGetVgpuDriverCapabilities | undefined;
 /** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param capability in `nvmlVgpuDriverCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
-  const s = (nvmlGetVgpuDriverCapabilities$ ??= new Scratch(1));
-  if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
-  s.f64[0] = 0;
-  const status = (nvmlGetVgpuDriverCapabilities$c ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s.bytes);
-  if (status !== 0) throw fail('nvmlGetVgpuDriverCapabilities', status);
-  return s.u32[0];
+  return (nvmlGetVgpuDriverCapabilities$ ??= bind$nvmlGetVgpuDriverCapabilities())(capability);
+}
+/** nvmlGetVgpuDriverCapabilities around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGetVgpuDriverCapabilities(): typeof nvmlGetVgpuDriverCapabilities {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGetVgpuDriverCapabilities(capability) {
+    if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s$bytes);
+    if (status !== 0) throw fail('nvmlGetVgpuDriverCapabilities', status);
+    return s$u32[0];
+  };
 }
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -48,31 +48,45 @@ export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupp
   if (status !== 0) throw fail('nvmlGpmQueryDeviceSupport', status);
   return decodeRecord<T.nvmlGpmSupport_t>(records.nvmlGpmSupport_t(), gpmSupport$);
 }
-let nvmlGpmQueryIfStreamingEnabled$: Scratch | undefined;
-let nvmlGpmQueryIfStreamingEnabled$c: NativeFunction | undefined;
+let nvmlGpmQueryIfStreamingEnabled$: typeof nvmlGpmQueryIfStreamingEnabled | undefined;
 /** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `state`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlGpmQueryIfStreamingEnabled$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlGpmQueryIfStreamingEnabled$c ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
-  return s.u32[0];
+  return (nvmlGpmQueryIfStreamingEnabled$ ??= bind$nvmlGpmQueryIfStreamingEnabled())(device);
 }
-let nvmlGpmSampleAlloc$: Scratch | undefined;
-let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
+/** nvmlGpmQueryIfStreamingEnabled around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpmQueryIfStreamingEnabled(): typeof nvmlGpmQueryIfStreamingEnabled {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpmQueryIfStreamingEnabled(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
+    return s$u32[0];
+  };
+}
+let nvmlGpmSampleAlloc$: typeof nvmlGpmSampleAlloc | undefined;
 /** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `gpmSample`: out `nvmlGpmSample_t *`.
  * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
-  const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlGpmSampleAlloc$c ??= binder.nativeFixed('nvmlGpmSampleAlloc', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpmSample_t;
+  return (nvmlGpmSampleAlloc$ ??= bind$nvmlGpmSampleAlloc())();
+}
+/** nvmlGpmSampleAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpmSampleAlloc(): typeof nvmlGpmSampleAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlGpmSampleAlloc', [s.bytes]);
+  return function nvmlGpmSampleAlloc() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpmSample_t;
+  };
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 12.6 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -51,21 +51,28 @@ export function cudaDestroyTextureObject(texObject: T.Int64): void {
   const status = (cudaDestroyTextureObject$c ??= binder.native('cudaDestroyTextureObject'))(texObject);
   if (status !== 0) throw fail('cudaDestroyTextureObject', status);
 }
-let cudaDeviceCanAccessPeer$: Scratch | undefined;
-let cudaDeviceCanAccessPeer$c: NativeFunction | undefined;
+let cudaDeviceCanAccessPeer$: typeof cudaDeviceCanAccessPeer | undefined;
 /** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @param peerDevice in `int`.
  * @returns the value of `canAccessPeer`: out `int *`.
  * @remarks [NVIDIA group `CUDART_PEER`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html). */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
-  const s = (cudaDeviceCanAccessPeer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceCanAccessPeer', 'device', 'i32', device);
-  if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceCanAccessPeer', 'peerDevice', 'i32', peerDevice);
-  const status = (cudaDeviceCanAccessPeer$c ??= binder.native('cudaDeviceCanAccessPeer'))(s.bytes, device, peerDevice);
-  if (status !== 0) throw fail('cudaDeviceCanAccessPeer', status);
-  return s.i32[0];
+  return (cudaDeviceCanAccessPeer$ ??= bind$cudaDeviceCanAccessPeer())(device, peerDevice);
+}
+/** cudaDeviceCanAccessPeer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceCanAccessPeer(): typeof cudaDeviceCanAccessPeer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceCanAccessPeer(device, peerDevice) {
+    s$f64[0] = 0;
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceCanAccessPeer', 'device', 'i32', device);
+    if (typeof peerDevice !== 'number' || (peerDevice | 0) !== peerDevice) throw intError('cudaDeviceCanAccessPeer', 'peerDevice', 'i32', peerDevice);
+    const status = (native$ ??= binder.native('cudaDeviceCanAccessPeer'))(s$bytes, device, peerDevice);
+    if (status !== 0) throw fail('cudaDeviceCanAccessPeer', status);
+    return s$i32[0];
+  };
 }
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -98,61 +105,89 @@ export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectR
   const status = (cudaDeviceFlushGPUDirectRDMAWrites$c ??= binder.native('cudaDeviceFlushGPUDirectRDMAWrites'))(target, scope);
   if (status !== 0) throw fail('cudaDeviceFlushGPUDirectRDMAWrites', status);
 }
-let cudaDeviceGetAttribute$: Scratch | undefined;
-let cudaDeviceGetAttribute$c: NativeFunction | undefined;
+let cudaDeviceGetAttribute$: typeof cudaDeviceGetAttribute | undefined;
 /** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `enum cudaDeviceAttr`.
  * @param device in `int`.
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
-  const s = (cudaDeviceGetAttribute$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetAttribute', 'attr', 'i32', attr);
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetAttribute', 'device', 'i32', device);
-  const status = (cudaDeviceGetAttribute$c ??= binder.native('cudaDeviceGetAttribute'))(s.bytes, attr, device);
-  if (status !== 0) throw fail('cudaDeviceGetAttribute', status);
-  return s.i32[0];
+  return (cudaDeviceGetAttribute$ ??= bind$cudaDeviceGetAttribute())(attr, device);
 }
-let cudaDeviceGetByPCIBusId$: Scratch | undefined;
-let cudaDeviceGetByPCIBusId$c: NativeFunction | undefined;
+/** cudaDeviceGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetAttribute(): typeof cudaDeviceGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceGetAttribute(attr, device) {
+    s$f64[0] = 0;
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetAttribute', 'attr', 'i32', attr);
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetAttribute', 'device', 'i32', device);
+    const status = (native$ ??= binder.native('cudaDeviceGetAttribute'))(s$bytes, attr, device);
+    if (status !== 0) throw fail('cudaDeviceGetAttribute', status);
+    return s$i32[0];
+  };
+}
+let cudaDeviceGetByPCIBusId$: typeof cudaDeviceGetByPCIBusId | undefined;
 /** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciBusId in string (`const char *`).
  * @returns the value of `device`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
-  const s = (cudaDeviceGetByPCIBusId$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof pciBusId !== 'string') throw argError('cudaDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
-  const status = (cudaDeviceGetByPCIBusId$c ??= binder.native('cudaDeviceGetByPCIBusId'))(s.bytes, pciBusId);
-  if (status !== 0) throw fail('cudaDeviceGetByPCIBusId', status);
-  return s.i32[0];
+  return (cudaDeviceGetByPCIBusId$ ??= bind$cudaDeviceGetByPCIBusId())(pciBusId);
 }
-let cudaDeviceGetCacheConfig$: Scratch | undefined;
-let cudaDeviceGetCacheConfig$c: NativeFunction | undefined;
+/** cudaDeviceGetByPCIBusId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetByPCIBusId(): typeof cudaDeviceGetByPCIBusId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceGetByPCIBusId(pciBusId) {
+    s$f64[0] = 0;
+    if (typeof pciBusId !== 'string') throw argError('cudaDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
+    const status = (native$ ??= binder.native('cudaDeviceGetByPCIBusId'))(s$bytes, pciBusId);
+    if (status !== 0) throw fail('cudaDeviceGetByPCIBusId', status);
+    return s$i32[0];
+  };
+}
+let cudaDeviceGetCacheConfig$: typeof cudaDeviceGetCacheConfig | undefined;
 /** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pCacheConfig`: out `enum cudaFuncCache *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
-  const s = (cudaDeviceGetCacheConfig$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaDeviceGetCacheConfig$c ??= binder.nativeFixed('cudaDeviceGetCacheConfig', [s.bytes]))();
-  if (status !== 0) throw fail('cudaDeviceGetCacheConfig', status);
-  return s.i32[0] as T.cudaFuncCache;
+  return (cudaDeviceGetCacheConfig$ ??= bind$cudaDeviceGetCacheConfig())();
 }
-let cudaDeviceGetDefaultMemPool$: Scratch | undefined;
-let cudaDeviceGetDefaultMemPool$c: NativeFunction | undefined;
+/** cudaDeviceGetCacheConfig around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetCacheConfig(): typeof cudaDeviceGetCacheConfig {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaDeviceGetCacheConfig', [s.bytes]);
+  return function cudaDeviceGetCacheConfig() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaDeviceGetCacheConfig', status);
+    return s$i32[0] as T.cudaFuncCache;
+  };
+}
+let cudaDeviceGetDefaultMemPool$: typeof cudaDeviceGetDefaultMemPool | undefined;
 /** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
-  const s = (cudaDeviceGetDefaultMemPool$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetDefaultMemPool', 'device', 'i32', device);
-  const status = (cudaDeviceGetDefaultMemPool$c ??= binder.native('cudaDeviceGetDefaultMemPool'))(s.bytes, device);
-  if (status !== 0) throw fail('cudaDeviceGetDefaultMemPool', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
+  return (cudaDeviceGetDefaultMemPool$ ??= bind$cudaDeviceGetDefaultMemPool())(device);
+}
+/** cudaDeviceGetDefaultMemPool around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetDefaultMemPool(): typeof cudaDeviceGetDefaultMemPool {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceGetDefaultMemPool(device) {
+    s$f64[0] = 0;
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetDefaultMemPool', 'device', 'i32', device);
+    const status = (native$ ??= binder.native('cudaDeviceGetDefaultMemPool'))(s$bytes, device);
+    if (status !== 0) throw fail('cudaDeviceGetDefaultMemPool', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+  };
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -169,33 +204,47 @@ export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraph
   function attrDecode(a: number, cell: Uint8Array): bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getBigUint64(0, true); case 1: return v.getBigUint64(0, true); case 2: return v.getBigUint64(0, true); case 3: return v.getBigUint64(0, true); default: throw new RangeError(`cudaDeviceGetGraphMemAttribute: attr ${a} has no known value type`); } }
   return attrDecode(attr as number, value$);
 }
-let cudaDeviceGetLimit$: Scratch | undefined;
-let cudaDeviceGetLimit$c: NativeFunction | undefined;
+let cudaDeviceGetLimit$: typeof cudaDeviceGetLimit | undefined;
 /** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `enum cudaLimit`.
  * @returns the value of `pValue`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
-  const s = (cudaDeviceGetLimit$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceGetLimit', 'limit', 'i32', limit);
-  const status = (cudaDeviceGetLimit$c ??= binder.native('cudaDeviceGetLimit'))(s.bytes, limit);
-  if (status !== 0) throw fail('cudaDeviceGetLimit', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaDeviceGetLimit$ ??= bind$cudaDeviceGetLimit())(limit);
 }
-let cudaDeviceGetMemPool$: Scratch | undefined;
-let cudaDeviceGetMemPool$c: NativeFunction | undefined;
+/** cudaDeviceGetLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetLimit(): typeof cudaDeviceGetLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceGetLimit(limit) {
+    s$f64[0] = 0;
+    if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceGetLimit', 'limit', 'i32', limit);
+    const status = (native$ ??= binder.native('cudaDeviceGetLimit'))(s$bytes, limit);
+    if (status !== 0) throw fail('cudaDeviceGetLimit', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudaDeviceGetMemPool$: typeof cudaDeviceGetMemPool | undefined;
 /** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @returns the value of `memPool`: out `cudaMemPool_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
-  const s = (cudaDeviceGetMemPool$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetMemPool', 'device', 'i32', device);
-  const status = (cudaDeviceGetMemPool$c ??= binder.native('cudaDeviceGetMemPool'))(s.bytes, device);
-  if (status !== 0) throw fail('cudaDeviceGetMemPool', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMemPool_t;
+  return (cudaDeviceGetMemPool$ ??= bind$cudaDeviceGetMemPool())(device);
+}
+/** cudaDeviceGetMemPool around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetMemPool(): typeof cudaDeviceGetMemPool {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceGetMemPool(device) {
+    s$f64[0] = 0;
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetMemPool', 'device', 'i32', device);
+    const status = (native$ ??= binder.native('cudaDeviceGetMemPool'))(s$bytes, device);
+    if (status !== 0) throw fail('cudaDeviceGetMemPool', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+  };
 }
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -210,8 +259,7 @@ export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, d
   const status = (cudaDeviceGetNvSciSyncAttributes$c ??= binder.native('cudaDeviceGetNvSciSyncAttributes'))(nvSciSyncAttrList, device, flags);
   if (status !== 0) throw fail('cudaDeviceGetNvSciSyncAttributes', status);
 }
-let cudaDeviceGetP2PAttribute$: Scratch | undefined;
-let cudaDeviceGetP2PAttribute$c: NativeFunction | undefined;
+let cudaDeviceGetP2PAttribute$: typeof cudaDeviceGetP2PAttribute | undefined;
 /** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `enum cudaDeviceP2PAttr`.
  * @param srcDevice in `int`.
@@ -219,14 +267,22 @@ let cudaDeviceGetP2PAttribute$c: NativeFunction | undefined;
  * @returns the value of `value`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
-  const s = (cudaDeviceGetP2PAttribute$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetP2PAttribute', 'attr', 'i32', attr);
-  if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
-  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
-  const status = (cudaDeviceGetP2PAttribute$c ??= binder.native('cudaDeviceGetP2PAttribute'))(s.bytes, attr, srcDevice, dstDevice);
-  if (status !== 0) throw fail('cudaDeviceGetP2PAttribute', status);
-  return s.i32[0];
+  return (cudaDeviceGetP2PAttribute$ ??= bind$cudaDeviceGetP2PAttribute())(attr, srcDevice, dstDevice);
+}
+/** cudaDeviceGetP2PAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetP2PAttribute(): typeof cudaDeviceGetP2PAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceGetP2PAttribute(attr, srcDevice, dstDevice) {
+    s$f64[0] = 0;
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaDeviceGetP2PAttribute', 'attr', 'i32', attr);
+    if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
+    if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
+    const status = (native$ ??= binder.native('cudaDeviceGetP2PAttribute'))(s$bytes, attr, srcDevice, dstDevice);
+    if (status !== 0) throw fail('cudaDeviceGetP2PAttribute', status);
+    return s$i32[0];
+  };
 }
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -242,47 +298,68 @@ export function cudaDeviceGetPCIBusId(len: number, device: number): string {
   if (status !== 0) throw fail('cudaDeviceGetPCIBusId', status);
   return textFrom(pciBusId$);
 }
-let cudaDeviceGetSharedMemConfig$: Scratch | undefined;
-let cudaDeviceGetSharedMemConfig$c: NativeFunction | undefined;
+let cudaDeviceGetSharedMemConfig$: typeof cudaDeviceGetSharedMemConfig | undefined;
 /** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pConfig`: out `enum cudaSharedMemConfig *`.
  * @remarks [NVIDIA group `CUDART_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
-  const s = (cudaDeviceGetSharedMemConfig$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaDeviceGetSharedMemConfig$c ??= binder.nativeFixed('cudaDeviceGetSharedMemConfig', [s.bytes]))();
-  if (status !== 0) throw fail('cudaDeviceGetSharedMemConfig', status);
-  return s.i32[0] as T.cudaSharedMemConfig;
+  return (cudaDeviceGetSharedMemConfig$ ??= bind$cudaDeviceGetSharedMemConfig())();
 }
-let cudaDeviceGetStreamPriorityRange$: Scratch | undefined;
-let cudaDeviceGetStreamPriorityRange$c: NativeFunction | undefined;
+/** cudaDeviceGetSharedMemConfig around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetSharedMemConfig(): typeof cudaDeviceGetSharedMemConfig {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaDeviceGetSharedMemConfig', [s.bytes]);
+  return function cudaDeviceGetSharedMemConfig() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaDeviceGetSharedMemConfig', status);
+    return s$i32[0] as T.cudaSharedMemConfig;
+  };
+}
+let cudaDeviceGetStreamPriorityRange$: typeof cudaDeviceGetStreamPriorityRange | undefined;
 /** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
-  const s = (cudaDeviceGetStreamPriorityRange$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudaDeviceGetStreamPriorityRange$c ??= binder.nativeFixed('cudaDeviceGetStreamPriorityRange', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('cudaDeviceGetStreamPriorityRange', status);
-  return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
+  return (cudaDeviceGetStreamPriorityRange$ ??= bind$cudaDeviceGetStreamPriorityRange())();
 }
-let cudaDeviceGetTexture1DLinearMaxWidth$: Scratch | undefined;
-let cudaDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
+/** cudaDeviceGetStreamPriorityRange around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetStreamPriorityRange(): typeof cudaDeviceGetStreamPriorityRange {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaDeviceGetStreamPriorityRange', [s.slot(0), s.slot(1)]);
+  return function cudaDeviceGetStreamPriorityRange() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaDeviceGetStreamPriorityRange', status);
+    return { leastPriority: s$i32[0], greatestPriority: s$i32[2] };
+  };
+}
+let cudaDeviceGetTexture1DLinearMaxWidth$: typeof cudaDeviceGetTexture1DLinearMaxWidth | undefined;
 /** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param fmtDesc in `const struct cudaChannelFormatDesc *`: a `cudaChannelFormatDesc` object or its bytes.
  * @param device in `int`.
  * @returns the value of `maxWidthInElements`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
-  const s = (cudaDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const fmtDesc$ = recordArg('cudaDeviceGetTexture1DLinearMaxWidth', 'fmtDesc', records.cudaChannelFormatDesc(), fmtDesc, false);
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetTexture1DLinearMaxWidth', 'device', 'i32', device);
-  const status = (cudaDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(s.bytes, fmtDesc$, device);
-  if (status !== 0) throw fail('cudaDeviceGetTexture1DLinearMaxWidth', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaDeviceGetTexture1DLinearMaxWidth$ ??= bind$cudaDeviceGetTexture1DLinearMaxWidth())(fmtDesc, device);
+}
+/** cudaDeviceGetTexture1DLinearMaxWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceGetTexture1DLinearMaxWidth(): typeof cudaDeviceGetTexture1DLinearMaxWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, device) {
+    s$f64[0] = 0;
+    const fmtDesc$ = recordArg('cudaDeviceGetTexture1DLinearMaxWidth', 'fmtDesc', records.cudaChannelFormatDesc(), fmtDesc, false);
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetTexture1DLinearMaxWidth', 'device', 'i32', device);
+    const status = (native$ ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(s$bytes, fmtDesc$, device);
+    if (status !== 0) throw fail('cudaDeviceGetTexture1DLinearMaxWidth', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -293,8 +370,7 @@ export function cudaDeviceGraphMemTrim(device: number): void {
   const status = (cudaDeviceGraphMemTrim$c ??= binder.native('cudaDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cudaDeviceGraphMemTrim', status);
 }
-let cudaDeviceRegisterAsyncNotification$: Scratch | undefined;
-let cudaDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
+let cudaDeviceRegisterAsyncNotification$: typeof cudaDeviceRegisterAsyncNotification | undefined;
 /** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `int`.
  * @param callbackFunc in C callback `cudaAsyncCallback`; null allowed.
@@ -302,14 +378,22 @@ let cudaDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
  * @returns the value of `callback`: out `cudaAsyncCallbackHandle_t *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.cudaAsyncCallbackHandle_t {
-  const s = (cudaDeviceRegisterAsyncNotification$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
-  callbackArg('cudaDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
-  pointerArg('cudaDeviceRegisterAsyncNotification', 'userData', userData, true);
-  s.f64[0] = 0;
-  const status = (cudaDeviceRegisterAsyncNotification$c ??= binder.native('cudaDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.bytes);
-  if (status !== 0) throw fail('cudaDeviceRegisterAsyncNotification', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaAsyncCallbackHandle_t;
+  return (cudaDeviceRegisterAsyncNotification$ ??= bind$cudaDeviceRegisterAsyncNotification())(device, callbackFunc, userData);
+}
+/** cudaDeviceRegisterAsyncNotification around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDeviceRegisterAsyncNotification(): typeof cudaDeviceRegisterAsyncNotification {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
+    callbackArg('cudaDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
+    pointerArg('cudaDeviceRegisterAsyncNotification', 'userData', userData, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s$bytes);
+    if (status !== 0) throw fail('cudaDeviceRegisterAsyncNotification', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaAsyncCallbackHandle_t;
+  };
 }
 let cudaDeviceReset$c: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -82,19 +82,26 @@ export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.c
   const status = (cudaGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExecExternalSemaphoresWaitNodeSetParams', status);
 }
-let cudaGraphExecGetFlags$: Scratch | undefined;
-let cudaGraphExecGetFlags$c: NativeFunction | undefined;
+let cudaGraphExecGetFlags$: typeof cudaGraphExecGetFlags | undefined;
 /** `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graphExec in `cudaGraphExec_t`.
  * @returns the value of `flags`: out `unsigned long long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecGetFlags(graphExec: T.cudaGraphExec_t | null): bigint {
-  const s = (cudaGraphExecGetFlags$ ??= new Scratch(1));
-  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecGetFlags', 'graphExec', graphExec, true) as typeof graphExec;
-  s.f64[0] = 0;
-  const status = (cudaGraphExecGetFlags$c ??= binder.native('cudaGraphExecGetFlags'))(graphExec, s.bytes);
-  if (status !== 0) throw fail('cudaGraphExecGetFlags', status);
-  return s.u64[0];
+  return (cudaGraphExecGetFlags$ ??= bind$cudaGraphExecGetFlags())(graphExec);
+}
+/** cudaGraphExecGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphExecGetFlags(): typeof cudaGraphExecGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphExecGetFlags(graphExec) {
+    if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecGetFlags', 'graphExec', graphExec, true) as typeof graphExec;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaGraphExecGetFlags'))(graphExec, s$bytes);
+    if (status !== 0) throw fail('cudaGraphExecGetFlags', status);
+    return s$u64[0];
+  };
 }
 let cudaGraphExecHostNodeSetParams$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

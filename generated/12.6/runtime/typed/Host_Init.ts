@@ -8,51 +8,72 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaHostAlloc$: Scratch | undefined;
-let cudaHostAlloc$c: NativeFunction | undefined;
+let cudaHostAlloc$: typeof cudaHostAlloc | undefined;
 /** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param flags in `unsigned int`.
  * @returns the value of `pHost`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
-  const s = (cudaHostAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostAlloc', 'size', size, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
-  const status = (cudaHostAlloc$c ??= binder.native('cudaHostAlloc'))(s.bytes, size, flags);
-  if (status !== 0) throw fail('cudaHostAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaHostAlloc$ ??= bind$cudaHostAlloc())(size, flags);
 }
-let cudaHostGetDevicePointer$: Scratch | undefined;
-let cudaHostGetDevicePointer$c: NativeFunction | undefined;
+/** cudaHostAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaHostAlloc(): typeof cudaHostAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaHostAlloc(size, flags) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostAlloc', 'size', size, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaHostAlloc'))(s$bytes, size, flags);
+    if (status !== 0) throw fail('cudaHostAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudaHostGetDevicePointer$: typeof cudaHostGetDevicePointer | undefined;
 /** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pHost in `void *`: address or host buffer, or null.
  * @param flags in `unsigned int`.
  * @returns the value of `pDevice`: out `void **`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
-  const s = (cudaHostGetDevicePointer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaHostGetDevicePointer', 'pHost', pHost, true);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostGetDevicePointer', 'flags', 'u32', flags);
-  const status = (cudaHostGetDevicePointer$c ??= binder.native('cudaHostGetDevicePointer'))(s.bytes, pHost, flags);
-  if (status !== 0) throw fail('cudaHostGetDevicePointer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer;
+  return (cudaHostGetDevicePointer$ ??= bind$cudaHostGetDevicePointer())(pHost, flags);
 }
-let cudaHostGetFlags$: Scratch | undefined;
-let cudaHostGetFlags$c: NativeFunction | undefined;
+/** cudaHostGetDevicePointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaHostGetDevicePointer(): typeof cudaHostGetDevicePointer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaHostGetDevicePointer(pHost, flags) {
+    s$f64[0] = 0;
+    pointerArg('cudaHostGetDevicePointer', 'pHost', pHost, true);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostGetDevicePointer', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaHostGetDevicePointer'))(s$bytes, pHost, flags);
+    if (status !== 0) throw fail('cudaHostGetDevicePointer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+  };
+}
+let cudaHostGetFlags$: typeof cudaHostGetFlags | undefined;
 /** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pHost in `void *`: address or host buffer, or null.
  * @returns the value of `pFlags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostGetFlags(pHost: T.Pointer): number {
-  const s = (cudaHostGetFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaHostGetFlags', 'pHost', pHost, true);
-  const status = (cudaHostGetFlags$c ??= binder.native('cudaHostGetFlags'))(s.bytes, pHost);
-  if (status !== 0) throw fail('cudaHostGetFlags', status);
-  return s.u32[0];
+  return (cudaHostGetFlags$ ??= bind$cudaHostGetFlags())(pHost);
+}
+/** cudaHostGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaHostGetFlags(): typeof cudaHostGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaHostGetFlags(pHost) {
+    s$f64[0] = 0;
+    pointerArg('cudaHostGetFlags', 'pHost', pHost, true);
+    const status = (native$ ??= binder.native('cudaHostGetFlags'))(s$bytes, pHost);
+    if (status !== 0) throw fail('cudaHostGetFlags', status);
+    return s$u32[0];
+  };
 }
 let cudaHostRegister$c: NativeFunction | undefined;
 /** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -77,33 +98,47 @@ export function cudaHostUnregister(ptr: T.Pointer): void {
   const status = (cudaHostUnregister$c ??= binder.native('cudaHostUnregister'))(ptr);
   if (status !== 0) throw fail('cudaHostUnregister', status);
 }
-let cudaImportExternalMemory$: Scratch | undefined;
-let cudaImportExternalMemory$c: NativeFunction | undefined;
+let cudaImportExternalMemory$: typeof cudaImportExternalMemory | undefined;
 /** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param memHandleDesc in `const struct cudaExternalMemoryHandleDesc *`: a `cudaExternalMemoryHandleDesc` object or its bytes.
  * @returns the value of `extMem_out`: out `cudaExternalMemory_t *`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHandleDesc | Uint8Array): T.cudaExternalMemory_t {
-  const s = (cudaImportExternalMemory$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const memHandleDesc$ = recordArg('cudaImportExternalMemory', 'memHandleDesc', records.cudaExternalMemoryHandleDesc(), memHandleDesc, false);
-  const status = (cudaImportExternalMemory$c ??= binder.native('cudaImportExternalMemory'))(s.bytes, memHandleDesc$);
-  if (status !== 0) throw fail('cudaImportExternalMemory', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaExternalMemory_t;
+  return (cudaImportExternalMemory$ ??= bind$cudaImportExternalMemory())(memHandleDesc);
 }
-let cudaImportExternalSemaphore$: Scratch | undefined;
-let cudaImportExternalSemaphore$c: NativeFunction | undefined;
+/** cudaImportExternalMemory around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaImportExternalMemory(): typeof cudaImportExternalMemory {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaImportExternalMemory(memHandleDesc) {
+    s$f64[0] = 0;
+    const memHandleDesc$ = recordArg('cudaImportExternalMemory', 'memHandleDesc', records.cudaExternalMemoryHandleDesc(), memHandleDesc, false);
+    const status = (native$ ??= binder.native('cudaImportExternalMemory'))(s$bytes, memHandleDesc$);
+    if (status !== 0) throw fail('cudaImportExternalMemory', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaExternalMemory_t;
+  };
+}
+let cudaImportExternalSemaphore$: typeof cudaImportExternalSemaphore | undefined;
 /** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param semHandleDesc in `const struct cudaExternalSemaphoreHandleDesc *`: a `cudaExternalSemaphoreHandleDesc` object or its bytes.
  * @returns the value of `extSem_out`: out `cudaExternalSemaphore_t *`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemaphoreHandleDesc | Uint8Array): T.cudaExternalSemaphore_t {
-  const s = (cudaImportExternalSemaphore$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const semHandleDesc$ = recordArg('cudaImportExternalSemaphore', 'semHandleDesc', records.cudaExternalSemaphoreHandleDesc(), semHandleDesc, false);
-  const status = (cudaImportExternalSemaphore$c ??= binder.native('cudaImportExternalSemaphore'))(s.bytes, semHandleDesc$);
-  if (status !== 0) throw fail('cudaImportExternalSemaphore', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaExternalSemaphore_t;
+  return (cudaImportExternalSemaphore$ ??= bind$cudaImportExternalSemaphore())(semHandleDesc);
+}
+/** cudaImportExternalSemaphore around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaImportExternalSemaphore(): typeof cudaImportExternalSemaphore {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaImportExternalSemaphore(semHandleDesc) {
+    s$f64[0] = 0;
+    const semHandleDesc$ = recordArg('cudaImportExternalSemaphore', 'semHandleDesc', records.cudaExternalSemaphoreHandleDesc(), semHandleDesc, false);
+    const status = (native$ ??= binder.native('cudaImportExternalSemaphore'))(s$bytes, semHandleDesc$);
+    if (status !== 0) throw fail('cudaImportExternalSemaphore', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaExternalSemaphore_t;
+  };
 }
 let cudaInitDevice$c: NativeFunction | undefined;
 /** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,16 +8,23 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cublasLtCreate$: Scratch | undefined;
-let cublasLtCreate$c: NativeFunction | undefined;
+let cublasLtCreate$: typeof cublasLtCreate | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `lightHandle`: out `cublasLtHandle_t *`. */
 export function cublasLtCreate(): T.cublasLtHandle_t {
-  const s = (cublasLtCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasLtCreate$c ??= binder.nativeFixed('cublasLtCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cublasLtCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtHandle_t;
+  return (cublasLtCreate$ ??= bind$cublasLtCreate())();
+}
+/** cublasLtCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtCreate(): typeof cublasLtCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasLtCreate', [s.bytes]);
+  return function cublasLtCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasLtCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtHandle_t;
+  };
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -37,17 +44,24 @@ export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   const result = (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
   return result;
 }
-let cublasLtEmulationDescCreate$: Scratch | undefined;
-let cublasLtEmulationDescCreate$c: NativeFunction | undefined;
+let cublasLtEmulationDescCreate$: typeof cublasLtEmulationDescCreate | undefined;
 /** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `emulationDesc`: out `cublasLtEmulationDesc_t *`.
  * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescCreate(): T.cublasLtEmulationDesc_t {
-  const s = (cublasLtEmulationDescCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasLtEmulationDescCreate$c ??= binder.nativeFixed('cublasLtEmulationDescCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cublasLtEmulationDescCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtEmulationDesc_t;
+  return (cublasLtEmulationDescCreate$ ??= bind$cublasLtEmulationDescCreate())();
+}
+/** cublasLtEmulationDescCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtEmulationDescCreate(): typeof cublasLtEmulationDescCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasLtEmulationDescCreate', [s.bytes]);
+  return function cublasLtEmulationDescCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasLtEmulationDescCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtEmulationDesc_t;
+  };
 }
 let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -58,8 +72,7 @@ export function cublasLtEmulationDescDestroy(emulationDesc: T.Pointer): void {
   const status = (cublasLtEmulationDescDestroy$c ??= binder.native('cublasLtEmulationDescDestroy'))(emulationDesc);
   if (status !== 0) throw fail('cublasLtEmulationDescDestroy', status);
 }
-let cublasLtEmulationDescGetAttribute$: Scratch | undefined;
-let cublasLtEmulationDescGetAttribute$c: NativeFunction | undefined;
+let cublasLtEmulationDescGetAttribute$: typeof cublasLtEmulationDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param emulationDesc in `cublasLtEmulationDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtEmulationDescAttributes_t`.
@@ -68,17 +81,25 @@ let cublasLtEmulationDescGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `sizeWritten`: out `size_t *`.
  * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescGetAttribute(emulationDesc: T.Pointer, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtEmulationDescGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtEmulationDescGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtEmulationDescGetAttribute$c ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtEmulationDescGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtEmulationDescGetAttribute$ ??= bind$cublasLtEmulationDescGetAttribute())(emulationDesc, attr, buf, sizeInBytes);
+}
+/** cublasLtEmulationDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtEmulationDescGetAttribute(): typeof cublasLtEmulationDescGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtEmulationDescGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtEmulationDescGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtEmulationDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

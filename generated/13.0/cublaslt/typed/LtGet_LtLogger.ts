@@ -15,18 +15,25 @@ export function cublasLtGetCudartVersion(): number {
   const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
   return result;
 }
-let cublasLtGetProperty$: Scratch | undefined;
-let cublasLtGetProperty$c: NativeFunction | undefined;
+let cublasLtGetProperty$: typeof cublasLtGetProperty | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
-  const s = (cublasLtGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('cublasLtGetProperty', status);
-  return s.i32[0];
+  return (cublasLtGetProperty$ ??= bind$cublasLtGetProperty())(type);
+}
+/** cublasLtGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtGetProperty(): typeof cublasLtGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('cublasLtGetProperty', status);
+    return s$i32[0];
+  };
 }
 let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 13.0
@@ -53,16 +60,23 @@ export function cublasLtGetVersion(): number {
   const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
   return result;
 }
-let cublasLtHeuristicsCacheGetCapacity$: Scratch | undefined;
-let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
+let cublasLtHeuristicsCacheGetCapacity$: typeof cublasLtHeuristicsCacheGetCapacity | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `capacity`: out `size_t *`. */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
-  const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.nativeFixed('cublasLtHeuristicsCacheGetCapacity', [s.bytes]))();
-  if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtHeuristicsCacheGetCapacity$ ??= bind$cublasLtHeuristicsCacheGetCapacity())();
+}
+/** cublasLtHeuristicsCacheGetCapacity around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtHeuristicsCacheGetCapacity(): typeof cublasLtHeuristicsCacheGetCapacity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasLtHeuristicsCacheGetCapacity', [s.bytes]);
+  return function cublasLtHeuristicsCacheGetCapacity() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

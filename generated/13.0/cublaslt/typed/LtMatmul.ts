@@ -46,8 +46,7 @@ export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDe
   const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
   if (status !== 0) throw fail('cublasLtMatmul', status);
 }
-let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
-let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulAlgoCapGetAttribute$: typeof cublasLtMatmulAlgoCapGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulAlgoCapAttributes_t`.
@@ -55,17 +54,25 @@ let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulAlgoCapGetAttribute$ ??= bind$cublasLtMatmulAlgoCapGetAttribute())(algo, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulAlgoCapGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -90,8 +97,7 @@ export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, 
   if (status !== 0) throw fail('cublasLtMatmulAlgoCheck', status);
   return decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), result_$);
 }
-let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
-let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulAlgoConfigGetAttribute$: typeof cublasLtMatmulAlgoConfigGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param algo in `const cublasLtMatmulAlgo_t *`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulAlgoConfigAttributes_t`.
@@ -99,17 +105,25 @@ let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulAlgoConfigGetAttribute$ ??= bind$cublasLtMatmulAlgoConfigGetAttribute())(algo, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulAlgoConfigGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoConfigGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -127,8 +141,7 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cu
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigSetAttribute', status);
 }
-let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
-let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
+let cublasLtMatmulAlgoGetHeuristic$: typeof cublasLtMatmulAlgoGetHeuristic | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`.
  * @param operationDesc in `cublasLtMatmulDesc_t`: address or host buffer, or null.
@@ -141,24 +154,31 @@ let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
  * @param heuristicResultsArray in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned.
  * @returns `{ heuristicResultsArray, returnAlgoCount }`: `heuristicResultsArray`: in/out `cublasLtMatmulHeuristicResult_t`: fields given here in, the record the call fills returned; `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray?: Partial<T.cublasLtMatmulHeuristicResult_t> | Uint8Array): { heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
-  const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
-  if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
-  return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s.i32[0] };
+  return (cublasLtMatmulAlgoGetHeuristic$ ??= bind$cublasLtMatmulAlgoGetHeuristic())(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray);
 }
-let cublasLtMatmulAlgoGetIds$: Scratch | undefined;
-let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
+/** cublasLtMatmulAlgoGetHeuristic around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoGetHeuristic(): typeof cublasLtMatmulAlgoGetHeuristic {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray) {
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
+    pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
+    if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
+    return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s$i32[0] };
+  };
+}
+let cublasLtMatmulAlgoGetIds$: typeof cublasLtMatmulAlgoGetIds | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`.
  * @param computeType in `cublasComputeType_t`.
@@ -171,20 +191,28 @@ let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
  * @param algoIdsArray in `int *`: address or host buffer, or null.
  * @returns the value of `returnAlgoCount`: out `int *`. */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
-  const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(1));
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
-  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
-  if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
-  if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoGetIds', 'Btype', 'i32', Btype);
-  if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoGetIds', 'Ctype', 'i32', Ctype);
-  if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
-  return s.i32[0];
+  return (cublasLtMatmulAlgoGetIds$ ??= bind$cublasLtMatmulAlgoGetIds())(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray);
+}
+/** cublasLtMatmulAlgoGetIds around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulAlgoGetIds(): typeof cublasLtMatmulAlgoGetIds {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray) {
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
+    if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
+    if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
+    if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoGetIds', 'Btype', 'i32', Btype);
+    if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoGetIds', 'Ctype', 'i32', Ctype);
+    if (typeof Dtype !== 'number' || (Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
+    return s$i32[0];
+  };
 }
 let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -210,20 +238,27 @@ export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, c
   const status = (cublasLtMatmulAlgoInit$c ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
   if (status !== 0) throw fail('cublasLtMatmulAlgoInit', status);
 }
-let cublasLtMatmulDescCreate$: Scratch | undefined;
-let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
+let cublasLtMatmulDescCreate$: typeof cublasLtMatmulDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param computeType in `cublasComputeType_t`.
  * @param scaleType in `cudaDataType_t`.
  * @returns the value of `matmulDesc`: out `cublasLtMatmulDesc_t *`. */
 export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
-  const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
-  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.bytes, computeType, scaleType);
-  if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulDesc_t;
+  return (cublasLtMatmulDescCreate$ ??= bind$cublasLtMatmulDescCreate())(computeType, scaleType);
+}
+/** cublasLtMatmulDescCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulDescCreate(computeType, scaleType) {
+    s$f64[0] = 0;
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
+    if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
+    const status = (native$ ??= binder.native('cublasLtMatmulDescCreate'))(s$bytes, computeType, scaleType);
+    if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulDesc_t;
+  };
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -233,8 +268,7 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
   if (status !== 0) throw fail('cublasLtMatmulDescDestroy', status);
 }
-let cublasLtMatmulDescGetAttribute$: Scratch | undefined;
-let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulDescAttributes_t`.
@@ -242,17 +276,25 @@ let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulDescGetAttribute$ ??= bind$cublasLtMatmulDescGetAttribute())(matmulDesc, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -284,16 +326,23 @@ export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cu
   const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulDescSetAttribute', status);
 }
-let cublasLtMatmulPreferenceCreate$: Scratch | undefined;
-let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
+let cublasLtMatmulPreferenceCreate$: typeof cublasLtMatmulPreferenceCreate | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pref`: out `cublasLtMatmulPreference_t *`. */
 export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
-  const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatmulPreference_t;
+  return (cublasLtMatmulPreferenceCreate$ ??= bind$cublasLtMatmulPreferenceCreate())();
+}
+/** cublasLtMatmulPreferenceCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]);
+  return function cublasLtMatmulPreferenceCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulPreference_t;
+  };
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -303,8 +352,7 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceDestroy', status);
 }
-let cublasLtMatmulPreferenceGetAttribute$: Scratch | undefined;
-let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatmulPreferenceGetAttribute$: typeof cublasLtMatmulPreferenceGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
@@ -312,17 +360,25 @@ let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatmulPreferenceGetAttribute$ ??= bind$cublasLtMatmulPreferenceGetAttribute())(pref, attr, buf, sizeInBytes);
+}
+/** cublasLtMatmulPreferenceGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPreferenceGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

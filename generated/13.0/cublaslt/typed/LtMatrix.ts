@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cublasLtMatrixLayoutCreate$: Scratch | undefined;
-let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
+let cublasLtMatrixLayoutCreate$: typeof cublasLtMatrixLayoutCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `cudaDataType`.
  * @param rows in `uint64_t`.
@@ -17,15 +16,23 @@ let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
  * @param ld in `int64_t`.
  * @returns the value of `matLayout`: out `cublasLtMatrixLayout_t *`. */
 export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
-  const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
-  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
-  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
-  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
-  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(s.bytes, type, rows, cols, ld);
-  if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixLayout_t;
+  return (cublasLtMatrixLayoutCreate$ ??= bind$cublasLtMatrixLayoutCreate())(type, rows, cols, ld);
+}
+/** cublasLtMatrixLayoutCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixLayoutCreate(type, rows, cols, ld) {
+    s$f64[0] = 0;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
+    if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
+    if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
+    const status = (native$ ??= binder.native('cublasLtMatrixLayoutCreate'))(s$bytes, type, rows, cols, ld);
+    if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixLayout_t;
+  };
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -35,8 +42,7 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
   if (status !== 0) throw fail('cublasLtMatrixLayoutDestroy', status);
 }
-let cublasLtMatrixLayoutGetAttribute$: Scratch | undefined;
-let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatrixLayoutGetAttribute$: typeof cublasLtMatrixLayoutGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatrixLayoutAttribute_t`.
@@ -44,17 +50,25 @@ let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatrixLayoutGetAttribute$ ??= bind$cublasLtMatrixLayoutGetAttribute())(matLayout, attr, buf, sizeInBytes);
+}
+/** cublasLtMatrixLayoutGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -118,18 +132,25 @@ export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, 
   const status = (cublasLtMatrixTransform$c ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
   if (status !== 0) throw fail('cublasLtMatrixTransform', status);
 }
-let cublasLtMatrixTransformDescCreate$: Scratch | undefined;
-let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
+let cublasLtMatrixTransformDescCreate$: typeof cublasLtMatrixTransformDescCreate | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param scaleType in `cudaDataType`.
  * @returns the value of `transformDesc`: out `cublasLtMatrixTransformDesc_t *`. */
 export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
-  const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
-  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.bytes, scaleType);
-  if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cublasLtMatrixTransformDesc_t;
+  return (cublasLtMatrixTransformDescCreate$ ??= bind$cublasLtMatrixTransformDescCreate())(scaleType);
+}
+/** cublasLtMatrixTransformDescCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransformDescCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixTransformDescCreate(scaleType) {
+    s$f64[0] = 0;
+    if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
+    const status = (native$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(s$bytes, scaleType);
+    if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixTransformDesc_t;
+  };
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
@@ -139,8 +160,7 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): vo
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescDestroy', status);
 }
-let cublasLtMatrixTransformDescGetAttribute$: Scratch | undefined;
-let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
+let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDescGetAttribute | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`: address or host buffer covering `sizeInBytes` bytes, or null.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
@@ -148,17 +168,25 @@ let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
  * @param sizeInBytes in `size_t`.
  * @returns the value of `sizeWritten`: out `size_t *`. */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
-  const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
-  s.f64[0] = 0;
-  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.bytes);
-  if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cublasLtMatrixTransformDescGetAttribute$ ??= bind$cublasLtMatrixTransformDescGetAttribute())(transformDesc, attr, buf, sizeInBytes);
+}
+/** cublasLtMatrixTransformDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTransformDescGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes) {
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s$bytes);
+    if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,35 +8,48 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudnnGetCallback$: Scratch | undefined;
-let cudnnGetCallback$c: NativeFunction | undefined;
+let cudnnGetCallback$: typeof cudnnGetCallback | undefined;
 /** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param mask in `unsigned int *`: address or host buffer, or null.
  * @returns `{ udata, fptr }`: `udata`: out `void **`; `fptr`: out `cudnnCallback_t *`. */
 export function cudnnGetCallback(mask: T.Pointer): { udata: number; fptr: number } {
-  const s = (cudnnGetCallback$ ??= new Scratch(2));
-  pointerArg('cudnnGetCallback', 'mask', mask, true);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudnnGetCallback$c ??= binder.native('cudnnGetCallback'))(mask, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cudnnGetCallback', status);
-  return { udata: (s.u32[1] * 4294967296 + s.u32[0]), fptr: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudnnGetCallback$ ??= bind$cudnnGetCallback())(mask);
 }
-let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: Scratch | undefined;
-let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c: NativeFunction | undefined;
+/** cudnnGetCallback around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetCallback(): typeof cudnnGetCallback {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetCallback(mask) {
+    pointerArg('cudnnGetCallback', 'mask', mask, true);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudnnGetCallback'))(mask, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cudnnGetCallback', status);
+    return { udata: (s$u32[1] * 4294967296 + s$u32[0]), fptr: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: typeof cudnnGetConvolutionBackwardDataAlgorithmMaxCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `count`: out `int *`. */
 export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
-  const s = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithmMaxCount'))(handle, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', status);
-  return s.i32[0];
+  return (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$ ??= bind$cudnnGetConvolutionBackwardDataAlgorithmMaxCount())(handle);
 }
-let cudnnGetConvolutionBackwardDataAlgorithm_v7$: Scratch | undefined;
-let cudnnGetConvolutionBackwardDataAlgorithm_v7$c: NativeFunction | undefined;
+/** cudnnGetConvolutionBackwardDataAlgorithmMaxCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionBackwardDataAlgorithmMaxCount(): typeof cudnnGetConvolutionBackwardDataAlgorithmMaxCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithmMaxCount'))(handle, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetConvolutionBackwardDataAlgorithm_v7$: typeof cudnnGetConvolutionBackwardDataAlgorithm_v7 | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param filterDesc in `const cudnnFilterDescriptor_t`.
@@ -47,21 +60,28 @@ let cudnnGetConvolutionBackwardDataAlgorithm_v7$c: NativeFunction | undefined;
  * @param perfResults in `cudnnConvolutionBwdDataAlgoPerf_t *`: address or host buffer, or null.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
-  const s = (cudnnGetConvolutionBackwardDataAlgorithm_v7$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'handle', handle, true) as typeof handle;
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'perfResults', perfResults, true);
-  const status = (cudnnGetConvolutionBackwardDataAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithm_v7'))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.bytes, perfResults);
-  if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithm_v7', status);
-  return s.i32[0];
+  return (cudnnGetConvolutionBackwardDataAlgorithm_v7$ ??= bind$cudnnGetConvolutionBackwardDataAlgorithm_v7())(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, perfResults);
 }
-let cudnnGetConvolutionBackwardDataWorkspaceSize$: Scratch | undefined;
-let cudnnGetConvolutionBackwardDataWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetConvolutionBackwardDataAlgorithm_v7 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionBackwardDataAlgorithm_v7(): typeof cudnnGetConvolutionBackwardDataAlgorithm_v7 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, perfResults) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'handle', handle, true) as typeof handle;
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'perfResults', perfResults, true);
+    const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithm_v7'))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s$bytes, perfResults);
+    if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithm_v7', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetConvolutionBackwardDataWorkspaceSize$: typeof cudnnGetConvolutionBackwardDataWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param wDesc in `const cudnnFilterDescriptor_t`.
@@ -71,33 +91,47 @@ let cudnnGetConvolutionBackwardDataWorkspaceSize$c: NativeFunction | undefined;
  * @param algo in `cudnnConvolutionBwdDataAlgo_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t): number {
-  const s = (cudnnGetConvolutionBackwardDataWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardDataWorkspaceSize', 'algo', 'i32', algo);
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionBackwardDataWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetConvolutionBackwardDataWorkspaceSize$ ??= bind$cudnnGetConvolutionBackwardDataWorkspaceSize())(handle, wDesc, dyDesc, convDesc, dxDesc, algo);
 }
-let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: Scratch | undefined;
-let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c: NativeFunction | undefined;
+/** cudnnGetConvolutionBackwardDataWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionBackwardDataWorkspaceSize(): typeof cudnnGetConvolutionBackwardDataWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardDataWorkspaceSize', 'algo', 'i32', algo);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: typeof cudnnGetConvolutionBackwardFilterAlgorithmMaxCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `count`: out `int *`. */
 export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
-  const s = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount'))(handle, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', status);
-  return s.i32[0];
+  return (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$ ??= bind$cudnnGetConvolutionBackwardFilterAlgorithmMaxCount())(handle);
 }
-let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: Scratch | undefined;
-let cudnnGetConvolutionBackwardFilterAlgorithm_v7$c: NativeFunction | undefined;
+/** cudnnGetConvolutionBackwardFilterAlgorithmMaxCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(): typeof cudnnGetConvolutionBackwardFilterAlgorithmMaxCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount'))(handle, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: typeof cudnnGetConvolutionBackwardFilterAlgorithm_v7 | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param srcDesc in `const cudnnTensorDescriptor_t`.
@@ -108,21 +142,28 @@ let cudnnGetConvolutionBackwardFilterAlgorithm_v7$c: NativeFunction | undefined;
  * @param perfResults in `cudnnConvolutionBwdFilterAlgoPerf_t *`: address or host buffer, or null.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
-  const s = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'handle', handle, true) as typeof handle;
-  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
-  if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'perfResults', perfResults, true);
-  const status = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithm_v7'))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.bytes, perfResults);
-  if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithm_v7', status);
-  return s.i32[0];
+  return (cudnnGetConvolutionBackwardFilterAlgorithm_v7$ ??= bind$cudnnGetConvolutionBackwardFilterAlgorithm_v7())(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, perfResults);
 }
-let cudnnGetConvolutionBackwardFilterWorkspaceSize$: Scratch | undefined;
-let cudnnGetConvolutionBackwardFilterWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetConvolutionBackwardFilterAlgorithm_v7 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionBackwardFilterAlgorithm_v7(): typeof cudnnGetConvolutionBackwardFilterAlgorithm_v7 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, perfResults) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'handle', handle, true) as typeof handle;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'perfResults', perfResults, true);
+    const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithm_v7'))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s$bytes, perfResults);
+    if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithm_v7', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetConvolutionBackwardFilterWorkspaceSize$: typeof cudnnGetConvolutionBackwardFilterWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
@@ -132,33 +173,47 @@ let cudnnGetConvolutionBackwardFilterWorkspaceSize$c: NativeFunction | undefined
  * @param algo in `cudnnConvolutionBwdFilterAlgo_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t): number {
-  const s = (cudnnGetConvolutionBackwardFilterWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'gradDesc', gradDesc, true) as typeof gradDesc;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'algo', 'i32', algo);
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionBackwardFilterWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetConvolutionBackwardFilterWorkspaceSize$ ??= bind$cudnnGetConvolutionBackwardFilterWorkspaceSize())(handle, xDesc, dyDesc, convDesc, gradDesc, algo);
 }
-let cudnnGetConvolutionForwardAlgorithmMaxCount$: Scratch | undefined;
-let cudnnGetConvolutionForwardAlgorithmMaxCount$c: NativeFunction | undefined;
+/** cudnnGetConvolutionBackwardFilterWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionBackwardFilterWorkspaceSize(): typeof cudnnGetConvolutionBackwardFilterWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'gradDesc', gradDesc, true) as typeof gradDesc;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'algo', 'i32', algo);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetConvolutionForwardAlgorithmMaxCount$: typeof cudnnGetConvolutionForwardAlgorithmMaxCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @returns the value of `count`: out `int *`. */
 export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
-  const s = (cudnnGetConvolutionForwardAlgorithmMaxCount$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionForwardAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionForwardAlgorithmMaxCount'))(handle, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithmMaxCount', status);
-  return s.i32[0];
+  return (cudnnGetConvolutionForwardAlgorithmMaxCount$ ??= bind$cudnnGetConvolutionForwardAlgorithmMaxCount())(handle);
 }
-let cudnnGetConvolutionForwardAlgorithm_v7$: Scratch | undefined;
-let cudnnGetConvolutionForwardAlgorithm_v7$c: NativeFunction | undefined;
+/** cudnnGetConvolutionForwardAlgorithmMaxCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionForwardAlgorithmMaxCount(): typeof cudnnGetConvolutionForwardAlgorithmMaxCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionForwardAlgorithmMaxCount(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionForwardAlgorithmMaxCount'))(handle, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithmMaxCount', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetConvolutionForwardAlgorithm_v7$: typeof cudnnGetConvolutionForwardAlgorithm_v7 | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param srcDesc in `const cudnnTensorDescriptor_t`.
@@ -169,21 +224,28 @@ let cudnnGetConvolutionForwardAlgorithm_v7$c: NativeFunction | undefined;
  * @param perfResults in `cudnnConvolutionFwdAlgoPerf_t *`: address or host buffer, or null.
  * @returns the value of `returnedAlgoCount`: out `int *`. */
 export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
-  const s = (cudnnGetConvolutionForwardAlgorithm_v7$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'handle', handle, true) as typeof handle;
-  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'destDesc', destDesc, true) as typeof destDesc;
-  if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  s.f64[0] = 0;
-  pointerArg('cudnnGetConvolutionForwardAlgorithm_v7', 'perfResults', perfResults, true);
-  const status = (cudnnGetConvolutionForwardAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionForwardAlgorithm_v7'))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, s.bytes, perfResults);
-  if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithm_v7', status);
-  return s.i32[0];
+  return (cudnnGetConvolutionForwardAlgorithm_v7$ ??= bind$cudnnGetConvolutionForwardAlgorithm_v7())(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, perfResults);
 }
-let cudnnGetConvolutionForwardWorkspaceSize$: Scratch | undefined;
-let cudnnGetConvolutionForwardWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetConvolutionForwardAlgorithm_v7 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionForwardAlgorithm_v7(): typeof cudnnGetConvolutionForwardAlgorithm_v7 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, perfResults) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'handle', handle, true) as typeof handle;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'destDesc', destDesc, true) as typeof destDesc;
+    if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+    s$f64[0] = 0;
+    pointerArg('cudnnGetConvolutionForwardAlgorithm_v7', 'perfResults', perfResults, true);
+    const status = (native$ ??= binder.native('cudnnGetConvolutionForwardAlgorithm_v7'))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, s$bytes, perfResults);
+    if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithm_v7', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetConvolutionForwardWorkspaceSize$: typeof cudnnGetConvolutionForwardWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
@@ -193,46 +255,67 @@ let cudnnGetConvolutionForwardWorkspaceSize$c: NativeFunction | undefined;
  * @param algo in `cudnnConvolutionFwdAlgo_t`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t): number {
-  const s = (cudnnGetConvolutionForwardWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionForwardWorkspaceSize', 'algo', 'i32', algo);
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionForwardWorkspaceSize$c ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionForwardWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetConvolutionForwardWorkspaceSize$ ??= bind$cudnnGetConvolutionForwardWorkspaceSize())(handle, xDesc, wDesc, convDesc, yDesc, algo);
 }
-let cudnnGetConvolutionGroupCount$: Scratch | undefined;
-let cudnnGetConvolutionGroupCount$c: NativeFunction | undefined;
+/** cudnnGetConvolutionForwardWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionForwardWorkspaceSize(): typeof cudnnGetConvolutionForwardWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionForwardWorkspaceSize', 'algo', 'i32', algo);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionForwardWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetConvolutionGroupCount$: typeof cudnnGetConvolutionGroupCount | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @returns the value of `groupCount`: out `int *`. */
 export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null): number {
-  const s = (cudnnGetConvolutionGroupCount$ ??= new Scratch(1));
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionGroupCount$c ??= binder.native('cudnnGetConvolutionGroupCount'))(convDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionGroupCount', status);
-  return s.i32[0];
+  return (cudnnGetConvolutionGroupCount$ ??= bind$cudnnGetConvolutionGroupCount())(convDesc);
 }
-let cudnnGetConvolutionMathType$: Scratch | undefined;
-let cudnnGetConvolutionMathType$c: NativeFunction | undefined;
+/** cudnnGetConvolutionGroupCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionGroupCount(): typeof cudnnGetConvolutionGroupCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionGroupCount(convDesc) {
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionGroupCount'))(convDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionGroupCount', status);
+    return s$i32[0];
+  };
+}
+let cudnnGetConvolutionMathType$: typeof cudnnGetConvolutionMathType | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @returns the value of `mathType`: out `cudnnMathType_t *`. */
 export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnMathType_t {
-  const s = (cudnnGetConvolutionMathType$ ??= new Scratch(1));
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionMathType$c ??= binder.native('cudnnGetConvolutionMathType'))(convDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionMathType', status);
-  return s.i32[0] as T.cudnnMathType_t;
+  return (cudnnGetConvolutionMathType$ ??= bind$cudnnGetConvolutionMathType())(convDesc);
 }
-let cudnnGetConvolutionNdDescriptor$: Scratch | undefined;
-let cudnnGetConvolutionNdDescriptor$c: NativeFunction | undefined;
+/** cudnnGetConvolutionMathType around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionMathType(): typeof cudnnGetConvolutionMathType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionMathType(convDesc) {
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionMathType'))(convDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionMathType', status);
+    return s$i32[0] as T.cudnnMathType_t;
+  };
+}
+let cudnnGetConvolutionNdDescriptor$: typeof cudnnGetConvolutionNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `const cudnnConvolutionDescriptor_t`.
  * @param arrayLengthRequested in `int`.
@@ -242,18 +325,26 @@ let cudnnGetConvolutionNdDescriptor$c: NativeFunction | undefined;
  * @param dilationA in `int *`: address or host buffer, or null.
  * @returns `{ mode, computeType }`: `mode`: out `cudnnConvolutionMode_t *`; `computeType`: out `cudnnDataType_t *`. */
 export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
-  const s = (cudnnGetConvolutionNdDescriptor$ ??= new Scratch(2));
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetConvolutionNdDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
-  pointerArg('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, true);
-  pointerArg('cudnnGetConvolutionNdDescriptor', 'padA', padA, true);
-  pointerArg('cudnnGetConvolutionNdDescriptor', 'strideA', strideA, true);
-  pointerArg('cudnnGetConvolutionNdDescriptor', 'dilationA', dilationA, true);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cudnnGetConvolutionNdDescriptor$c ??= binder.native('cudnnGetConvolutionNdDescriptor'))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cudnnGetConvolutionNdDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
+  return (cudnnGetConvolutionNdDescriptor$ ??= bind$cudnnGetConvolutionNdDescriptor())(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA);
+}
+/** cudnnGetConvolutionNdDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionNdDescriptor(): typeof cudnnGetConvolutionNdDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA) {
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetConvolutionNdDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
+    pointerArg('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, true);
+    pointerArg('cudnnGetConvolutionNdDescriptor', 'padA', padA, true);
+    pointerArg('cudnnGetConvolutionNdDescriptor', 'strideA', strideA, true);
+    pointerArg('cudnnGetConvolutionNdDescriptor', 'dilationA', dilationA, true);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionNdDescriptor'))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cudnnGetConvolutionNdDescriptor', status);
+    return { mode: s$i32[0] as T.cudnnConvolutionMode_t, computeType: s$i32[2] as T.cudnnDataType_t };
+  };
 }
 let cudnnGetConvolutionNdForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -271,16 +362,23 @@ export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvoluti
   const status = (cudnnGetConvolutionNdForwardOutputDim$c ??= binder.native('cudnnGetConvolutionNdForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
   if (status !== 0) throw fail('cudnnGetConvolutionNdForwardOutputDim', status);
 }
-let cudnnGetConvolutionReorderType$: Scratch | undefined;
-let cudnnGetConvolutionReorderType$c: NativeFunction | undefined;
+let cudnnGetConvolutionReorderType$: typeof cudnnGetConvolutionReorderType | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @returns the value of `reorderType`: out `cudnnReorderType_t *`. */
 export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnReorderType_t {
-  const s = (cudnnGetConvolutionReorderType$ ??= new Scratch(1));
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetConvolutionReorderType$c ??= binder.native('cudnnGetConvolutionReorderType'))(convDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetConvolutionReorderType', status);
-  return s.i32[0] as T.cudnnReorderType_t;
+  return (cudnnGetConvolutionReorderType$ ??= bind$cudnnGetConvolutionReorderType())(convDesc);
+}
+/** cudnnGetConvolutionReorderType around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetConvolutionReorderType(): typeof cudnnGetConvolutionReorderType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetConvolutionReorderType(convDesc) {
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetConvolutionReorderType'))(convDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetConvolutionReorderType', status);
+    return s$i32[0] as T.cudnnReorderType_t;
+  };
 }

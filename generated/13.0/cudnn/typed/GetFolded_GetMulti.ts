@@ -102,25 +102,31 @@ export function cudnnGetMaxDeviceVersion(): number {
   const result = (cudnnGetMaxDeviceVersion$c ??= binder.native('cudnnGetMaxDeviceVersion'))();
   return result;
 }
-let cudnnGetMultiHeadAttnBuffers$: Scratch | undefined;
-let cudnnGetMultiHeadAttnBuffers$c: NativeFunction | undefined;
+let cudnnGetMultiHeadAttnBuffers$: typeof cudnnGetMultiHeadAttnBuffers | undefined;
 /** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param attnDesc in `const cudnnAttnDescriptor_t`.
  * @returns `{ weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes }`: `weightSizeInBytes`: out `size_t *`; `workSpaceSizeInBytes`: out `size_t *`; `reserveSpaceSizeInBytes`: out `size_t *`. */
 export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null): { weightSizeInBytes: number; workSpaceSizeInBytes: number; reserveSpaceSizeInBytes: number } {
-  const s = (cudnnGetMultiHeadAttnBuffers$ ??= new Scratch(3));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnBuffers', 'handle', handle, true) as typeof handle;
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnBuffers', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (cudnnGetMultiHeadAttnBuffers$c ??= binder.native('cudnnGetMultiHeadAttnBuffers'))(handle, attnDesc, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('cudnnGetMultiHeadAttnBuffers', status);
-  return { weightSizeInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workSpaceSizeInBytes: (s.u32[3] * 4294967296 + s.u32[2]), reserveSpaceSizeInBytes: (s.u32[5] * 4294967296 + s.u32[4]) };
+  return (cudnnGetMultiHeadAttnBuffers$ ??= bind$cudnnGetMultiHeadAttnBuffers())(handle, attnDesc);
 }
-let cudnnGetMultiHeadAttnWeights$: Scratch | undefined;
-let cudnnGetMultiHeadAttnWeights$c: NativeFunction | undefined;
+/** cudnnGetMultiHeadAttnBuffers around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetMultiHeadAttnBuffers(): typeof cudnnGetMultiHeadAttnBuffers {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetMultiHeadAttnBuffers(handle, attnDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnBuffers', 'handle', handle, true) as typeof handle;
+    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnBuffers', 'attnDesc', attnDesc, true) as typeof attnDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cudnnGetMultiHeadAttnBuffers'))(handle, attnDesc, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('cudnnGetMultiHeadAttnBuffers', status);
+    return { weightSizeInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workSpaceSizeInBytes: (s$u32[3] * 4294967296 + s$u32[2]), reserveSpaceSizeInBytes: (s$u32[5] * 4294967296 + s$u32[4]) };
+  };
+}
+let cudnnGetMultiHeadAttnWeights$: typeof cudnnGetMultiHeadAttnWeights | undefined;
 /** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param attnDesc in `const cudnnAttnDescriptor_t`.
@@ -130,15 +136,23 @@ let cudnnGetMultiHeadAttnWeights$c: NativeFunction | undefined;
  * @param wDesc in `cudnnTensorDescriptor_t`.
  * @returns the value of `wAddr`: out `void **`. */
 export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, wKind: T.cudnnMultiHeadAttnWeightKind_t, weightSizeInBytes: T.Int64, weights: T.Pointer, wDesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnGetMultiHeadAttnWeights$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
-  if (typeof wKind !== 'number' || (wKind | 0) !== wKind) throw intError('cudnnGetMultiHeadAttnWeights', 'wKind', 'i32', wKind);
-  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnGetMultiHeadAttnWeights', 'weightSizeInBytes', weightSizeInBytes, false);
-  pointerArg('cudnnGetMultiHeadAttnWeights', 'weights', weights, true);
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'wDesc', wDesc, true) as typeof wDesc;
-  s.f64[0] = 0;
-  const status = (cudnnGetMultiHeadAttnWeights$c ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnGetMultiHeadAttnWeights', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetMultiHeadAttnWeights$ ??= bind$cudnnGetMultiHeadAttnWeights())(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc);
+}
+/** cudnnGetMultiHeadAttnWeights around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetMultiHeadAttnWeights(): typeof cudnnGetMultiHeadAttnWeights {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;
+    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
+    if (typeof wKind !== 'number' || (wKind | 0) !== wKind) throw intError('cudnnGetMultiHeadAttnWeights', 'wKind', 'i32', wKind);
+    if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnGetMultiHeadAttnWeights', 'weightSizeInBytes', weightSizeInBytes, false);
+    pointerArg('cudnnGetMultiHeadAttnWeights', 'weights', weights, true);
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'wDesc', wDesc, true) as typeof wDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnGetMultiHeadAttnWeights', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudnnGetNormalizationBackwardWorkspaceSize$: Scratch | undefined;
-let cudnnGetNormalizationBackwardWorkspaceSize$c: NativeFunction | undefined;
+let cudnnGetNormalizationBackwardWorkspaceSize$: typeof cudnnGetNormalizationBackwardWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param mode in `cudnnNormMode_t`.
@@ -26,27 +25,34 @@ let cudnnGetNormalizationBackwardWorkspaceSize$c: NativeFunction | undefined;
  * @param groupCnt in `int`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
-  const s = (cudnnGetNormalizationBackwardWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'mode', 'i32', mode);
-  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'normOps', 'i32', normOps);
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'algo', 'i32', algo);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-  if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
-  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
-  if (typeof dNormScaleBiasDesc !== 'number' || !(dNormScaleBiasDesc >= 0 && dNormScaleBiasDesc <= 9007199254740991) || dNormScaleBiasDesc % 1 !== 0) dNormScaleBiasDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dNormScaleBiasDesc', dNormScaleBiasDesc, true) as typeof dNormScaleBiasDesc;
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
-  s.f64[0] = 0;
-  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
-  const status = (cudnnGetNormalizationBackwardWorkspaceSize$c ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s.bytes, groupCnt);
-  if (status !== 0) throw fail('cudnnGetNormalizationBackwardWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetNormalizationBackwardWorkspaceSize$ ??= bind$cudnnGetNormalizationBackwardWorkspaceSize())(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt);
 }
-let cudnnGetNormalizationForwardTrainingWorkspaceSize$: Scratch | undefined;
-let cudnnGetNormalizationForwardTrainingWorkspaceSize$c: NativeFunction | undefined;
+/** cudnnGetNormalizationBackwardWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetNormalizationBackwardWorkspaceSize(): typeof cudnnGetNormalizationBackwardWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'mode', 'i32', mode);
+    if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'normOps', 'i32', normOps);
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'algo', 'i32', algo);
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dNormScaleBiasDesc !== 'number' || !(dNormScaleBiasDesc >= 0 && dNormScaleBiasDesc <= 9007199254740991) || dNormScaleBiasDesc % 1 !== 0) dNormScaleBiasDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dNormScaleBiasDesc', dNormScaleBiasDesc, true) as typeof dNormScaleBiasDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+    s$f64[0] = 0;
+    if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
+    const status = (native$ ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s$bytes, groupCnt);
+    if (status !== 0) throw fail('cudnnGetNormalizationBackwardWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetNormalizationForwardTrainingWorkspaceSize$: typeof cudnnGetNormalizationForwardTrainingWorkspaceSize | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param mode in `cudnnNormMode_t`.
@@ -61,25 +67,32 @@ let cudnnGetNormalizationForwardTrainingWorkspaceSize$c: NativeFunction | undefi
  * @param groupCnt in `int`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
-  const s = (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'mode', 'i32', mode);
-  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normOps', 'i32', normOps);
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'algo', 'i32', algo);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-  if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || normScaleBiasDesc % 1 !== 0) normScaleBiasDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
-  s.f64[0] = 0;
-  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
-  const status = (cudnnGetNormalizationForwardTrainingWorkspaceSize$c ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s.bytes, groupCnt);
-  if (status !== 0) throw fail('cudnnGetNormalizationForwardTrainingWorkspaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= bind$cudnnGetNormalizationForwardTrainingWorkspaceSize())(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt);
 }
-let cudnnGetNormalizationTrainingReserveSpaceSize$: Scratch | undefined;
-let cudnnGetNormalizationTrainingReserveSpaceSize$c: NativeFunction | undefined;
+/** cudnnGetNormalizationForwardTrainingWorkspaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetNormalizationForwardTrainingWorkspaceSize(): typeof cudnnGetNormalizationForwardTrainingWorkspaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'mode', 'i32', mode);
+    if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normOps', 'i32', normOps);
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'algo', 'i32', algo);
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || normScaleBiasDesc % 1 !== 0) normScaleBiasDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+    s$f64[0] = 0;
+    if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
+    const status = (native$ ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s$bytes, groupCnt);
+    if (status !== 0) throw fail('cudnnGetNormalizationForwardTrainingWorkspaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetNormalizationTrainingReserveSpaceSize$: typeof cudnnGetNormalizationTrainingReserveSpaceSize | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param mode in `cudnnNormMode_t`.
@@ -90,36 +103,50 @@ let cudnnGetNormalizationTrainingReserveSpaceSize$c: NativeFunction | undefined;
  * @param groupCnt in `int`.
  * @returns the value of `sizeInBytes`: out `size_t *`. */
 export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
-  const s = (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
-  if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'mode', 'i32', mode);
-  if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'normOps', 'i32', normOps);
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'algo', 'i32', algo);
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-  s.f64[0] = 0;
-  if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
-  const status = (cudnnGetNormalizationTrainingReserveSpaceSize$c ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s.bytes, groupCnt);
-  if (status !== 0) throw fail('cudnnGetNormalizationTrainingReserveSpaceSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= bind$cudnnGetNormalizationTrainingReserveSpaceSize())(handle, mode, normOps, algo, activationDesc, xDesc, groupCnt);
 }
-let cudnnGetOpTensorDescriptor$: Scratch | undefined;
-let cudnnGetOpTensorDescriptor$c: NativeFunction | undefined;
+/** cudnnGetNormalizationTrainingReserveSpaceSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetNormalizationTrainingReserveSpaceSize(): typeof cudnnGetNormalizationTrainingReserveSpaceSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, groupCnt) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'mode', 'i32', mode);
+    if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'normOps', 'i32', normOps);
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'algo', 'i32', algo);
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    s$f64[0] = 0;
+    if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
+    const status = (native$ ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s$bytes, groupCnt);
+    if (status !== 0) throw fail('cudnnGetNormalizationTrainingReserveSpaceSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudnnGetOpTensorDescriptor$: typeof cudnnGetOpTensorDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param opTensorDesc in `const cudnnOpTensorDescriptor_t`.
  * @returns `{ opTensorOp, opTensorCompType, opTensorNanOpt }`: `opTensorOp`: out `cudnnOpTensorOp_t *`; `opTensorCompType`: out `cudnnDataType_t *`; `opTensorNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): { opTensorOp: T.cudnnOpTensorOp_t; opTensorCompType: T.cudnnDataType_t; opTensorNanOpt: T.cudnnNanPropagation_t } {
-  const s = (cudnnGetOpTensorDescriptor$ ??= new Scratch(3));
-  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnGetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (cudnnGetOpTensorDescriptor$c ??= binder.native('cudnnGetOpTensorDescriptor'))(opTensorDesc, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('cudnnGetOpTensorDescriptor', status);
-  return { opTensorOp: s.i32[0] as T.cudnnOpTensorOp_t, opTensorCompType: s.i32[2] as T.cudnnDataType_t, opTensorNanOpt: s.i32[4] as T.cudnnNanPropagation_t };
+  return (cudnnGetOpTensorDescriptor$ ??= bind$cudnnGetOpTensorDescriptor())(opTensorDesc);
 }
-let cudnnGetPooling2dDescriptor$: Scratch | undefined;
-let cudnnGetPooling2dDescriptor$c: NativeFunction | undefined;
+/** cudnnGetOpTensorDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetOpTensorDescriptor(): typeof cudnnGetOpTensorDescriptor {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetOpTensorDescriptor(opTensorDesc) {
+    if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnGetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cudnnGetOpTensorDescriptor'))(opTensorDesc, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('cudnnGetOpTensorDescriptor', status);
+    return { opTensorOp: s$i32[0] as T.cudnnOpTensorOp_t, opTensorCompType: s$i32[2] as T.cudnnDataType_t, opTensorNanOpt: s$i32[4] as T.cudnnNanPropagation_t };
+  };
+}
+let cudnnGetPooling2dDescriptor$: typeof cudnnGetPooling2dDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
  * @param windowHeight in `int *`: address or host buffer, or null.
@@ -130,19 +157,27 @@ let cudnnGetPooling2dDescriptor$c: NativeFunction | undefined;
  * @param horizontalStride in `int *`: address or host buffer, or null.
  * @returns `{ mode, maxpoolingNanOpt }`: `mode`: out `cudnnPoolingMode_t *`; `maxpoolingNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
-  const s = (cudnnGetPooling2dDescriptor$ ??= new Scratch(2));
-  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  pointerArg('cudnnGetPooling2dDescriptor', 'windowHeight', windowHeight, true);
-  pointerArg('cudnnGetPooling2dDescriptor', 'windowWidth', windowWidth, true);
-  pointerArg('cudnnGetPooling2dDescriptor', 'verticalPadding', verticalPadding, true);
-  pointerArg('cudnnGetPooling2dDescriptor', 'horizontalPadding', horizontalPadding, true);
-  pointerArg('cudnnGetPooling2dDescriptor', 'verticalStride', verticalStride, true);
-  pointerArg('cudnnGetPooling2dDescriptor', 'horizontalStride', horizontalStride, true);
-  const status = (cudnnGetPooling2dDescriptor$c ??= binder.native('cudnnGetPooling2dDescriptor'))(poolingDesc, s.slot(0), s.slot(1), windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-  if (status !== 0) throw fail('cudnnGetPooling2dDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
+  return (cudnnGetPooling2dDescriptor$ ??= bind$cudnnGetPooling2dDescriptor())(poolingDesc, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+}
+/** cudnnGetPooling2dDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetPooling2dDescriptor(): typeof cudnnGetPooling2dDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetPooling2dDescriptor(poolingDesc, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride) {
+    if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    pointerArg('cudnnGetPooling2dDescriptor', 'windowHeight', windowHeight, true);
+    pointerArg('cudnnGetPooling2dDescriptor', 'windowWidth', windowWidth, true);
+    pointerArg('cudnnGetPooling2dDescriptor', 'verticalPadding', verticalPadding, true);
+    pointerArg('cudnnGetPooling2dDescriptor', 'horizontalPadding', horizontalPadding, true);
+    pointerArg('cudnnGetPooling2dDescriptor', 'verticalStride', verticalStride, true);
+    pointerArg('cudnnGetPooling2dDescriptor', 'horizontalStride', horizontalStride, true);
+    const status = (native$ ??= binder.native('cudnnGetPooling2dDescriptor'))(poolingDesc, s$slot0, s$slot1, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    if (status !== 0) throw fail('cudnnGetPooling2dDescriptor', status);
+    return { mode: s$i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s$i32[2] as T.cudnnNanPropagation_t };
+  };
 }
 let cudnnGetPooling2dForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -162,8 +197,7 @@ export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDes
   const status = (cudnnGetPooling2dForwardOutputDim$c ??= binder.native('cudnnGetPooling2dForwardOutputDim'))(poolingDesc, inputTensorDesc, n_, c, h, w);
   if (status !== 0) throw fail('cudnnGetPooling2dForwardOutputDim', status);
 }
-let cudnnGetPoolingNdDescriptor$: Scratch | undefined;
-let cudnnGetPoolingNdDescriptor$c: NativeFunction | undefined;
+let cudnnGetPoolingNdDescriptor$: typeof cudnnGetPoolingNdDescriptor | undefined;
 /** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolingDesc in `const cudnnPoolingDescriptor_t`.
  * @param nbDimsRequested in `int`.
@@ -173,18 +207,26 @@ let cudnnGetPoolingNdDescriptor$c: NativeFunction | undefined;
  * @param strideA in `int *`: address or host buffer, or null.
  * @returns `{ mode, maxpoolingNanOpt }`: `mode`: out `cudnnPoolingMode_t *`; `maxpoolingNanOpt`: out `cudnnNanPropagation_t *`. */
 export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
-  const s = (cudnnGetPoolingNdDescriptor$ ??= new Scratch(2));
-  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetPoolingNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  pointerArg('cudnnGetPoolingNdDescriptor', 'nbDims', nbDims, true);
-  pointerArg('cudnnGetPoolingNdDescriptor', 'windowDimA', windowDimA, true);
-  pointerArg('cudnnGetPoolingNdDescriptor', 'paddingA', paddingA, true);
-  pointerArg('cudnnGetPoolingNdDescriptor', 'strideA', strideA, true);
-  const status = (cudnnGetPoolingNdDescriptor$c ??= binder.native('cudnnGetPoolingNdDescriptor'))(poolingDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, windowDimA, paddingA, strideA);
-  if (status !== 0) throw fail('cudnnGetPoolingNdDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
+  return (cudnnGetPoolingNdDescriptor$ ??= bind$cudnnGetPoolingNdDescriptor())(poolingDesc, nbDimsRequested, nbDims, windowDimA, paddingA, strideA);
+}
+/** cudnnGetPoolingNdDescriptor around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnGetPoolingNdDescriptor(): typeof cudnnGetPoolingNdDescriptor {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, nbDims, windowDimA, paddingA, strideA) {
+    if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+    if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetPoolingNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    pointerArg('cudnnGetPoolingNdDescriptor', 'nbDims', nbDims, true);
+    pointerArg('cudnnGetPoolingNdDescriptor', 'windowDimA', windowDimA, true);
+    pointerArg('cudnnGetPoolingNdDescriptor', 'paddingA', paddingA, true);
+    pointerArg('cudnnGetPoolingNdDescriptor', 'strideA', strideA, true);
+    const status = (native$ ??= binder.native('cudnnGetPoolingNdDescriptor'))(poolingDesc, nbDimsRequested, s$slot0, s$slot1, nbDims, windowDimA, paddingA, strideA);
+    if (status !== 0) throw fail('cudnnGetPoolingNdDescriptor', status);
+    return { mode: s$i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s$i32[2] as T.cudnnNanPropagation_t };
+  };
 }
 let cudnnGetPoolingNdForwardOutputDim$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.

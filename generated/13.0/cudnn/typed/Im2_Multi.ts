@@ -26,22 +26,29 @@ export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensor
   const status = (cudnnIm2Col$c ??= binder.native('cudnnIm2Col'))(handle, xDesc, x, wDesc, convDesc, colBuffer);
   if (status !== 0) throw fail('cudnnIm2Col', status);
 }
-let cudnnInitTransformDest$: Scratch | undefined;
-let cudnnInitTransformDest$c: NativeFunction | undefined;
+let cudnnInitTransformDest$: typeof cudnnInitTransformDest | undefined;
 /** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `const cudnnTensorTransformDescriptor_t`.
  * @param srcDesc in `const cudnnTensorDescriptor_t`.
  * @param destDesc in `cudnnTensorDescriptor_t`.
  * @returns the value of `destSizeInBytes`: out `size_t *`. */
 export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDescriptor_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null): number {
-  const s = (cudnnInitTransformDest$ ??= new Scratch(1));
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
-  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnInitTransformDest', 'srcDesc', srcDesc, true) as typeof srcDesc;
-  if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnInitTransformDest', 'destDesc', destDesc, true) as typeof destDesc;
-  s.f64[0] = 0;
-  const status = (cudnnInitTransformDest$c ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, s.bytes);
-  if (status !== 0) throw fail('cudnnInitTransformDest', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnInitTransformDest$ ??= bind$cudnnInitTransformDest())(transformDesc, srcDesc, destDesc);
+}
+/** cudnnInitTransformDest around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnInitTransformDest(): typeof cudnnInitTransformDest {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnInitTransformDest(transformDesc, srcDesc, destDesc) {
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnInitTransformDest', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnInitTransformDest', 'destDesc', destDesc, true) as typeof destDesc;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, s$bytes);
+    if (status !== 0) throw fail('cudnnInitTransformDest', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cudnnLRNCrossChannelBackward$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
@@ -99,22 +106,29 @@ export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t | null, norm
   const status = (cudnnLRNCrossChannelForward$c ??= binder.native('cudnnLRNCrossChannelForward'))(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnLRNCrossChannelForward', status);
 }
-let cudnnMakeFusedOpsPlan$: Scratch | undefined;
-let cudnnMakeFusedOpsPlan$c: NativeFunction | undefined;
+let cudnnMakeFusedOpsPlan$: typeof cudnnMakeFusedOpsPlan | undefined;
 /** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param plan in `cudnnFusedOpsPlan_t`.
  * @param constPack in `const cudnnFusedOpsConstParamPack_t`.
  * @returns the value of `workspaceSizeInBytes`: out `size_t *`. */
 export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, constPack: T.cudnnFusedOpsConstParamPack_t | null): number {
-  const s = (cudnnMakeFusedOpsPlan$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
-  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnMakeFusedOpsPlan', 'plan', plan, true) as typeof plan;
-  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnMakeFusedOpsPlan', 'constPack', constPack, true) as typeof constPack;
-  s.f64[0] = 0;
-  const status = (cudnnMakeFusedOpsPlan$c ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, s.bytes);
-  if (status !== 0) throw fail('cudnnMakeFusedOpsPlan', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudnnMakeFusedOpsPlan$ ??= bind$cudnnMakeFusedOpsPlan())(handle, plan, constPack);
+}
+/** cudnnMakeFusedOpsPlan around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudnnMakeFusedOpsPlan(): typeof cudnnMakeFusedOpsPlan {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudnnMakeFusedOpsPlan(handle, plan, constPack) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
+    if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnMakeFusedOpsPlan', 'plan', plan, true) as typeof plan;
+    if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnMakeFusedOpsPlan', 'constPack', constPack, true) as typeof constPack;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, s$bytes);
+    if (status !== 0) throw fail('cudnnMakeFusedOpsPlan', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.

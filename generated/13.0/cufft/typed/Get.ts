@@ -21,34 +21,47 @@ export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftPropert
   const status = (cufftGetPlanPropertyInt64$c ??= binder.native('cufftGetPlanPropertyInt64'))(plan, property, returnPtrValue);
   if (status !== 0) throw fail('cufftGetPlanPropertyInt64', status);
 }
-let cufftGetProperty$: Scratch | undefined;
-let cufftGetProperty$c: NativeFunction | undefined;
+let cufftGetProperty$: typeof cufftGetProperty | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function cufftGetProperty(type: T.libraryPropertyType): number {
-  const s = (cufftGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cufftGetProperty$c ??= binder.native('cufftGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('cufftGetProperty', status);
-  return s.i32[0];
+  return (cufftGetProperty$ ??= bind$cufftGetProperty())(type);
 }
-let cufftGetSize$: Scratch | undefined;
-let cufftGetSize$c: NativeFunction | undefined;
+/** cufftGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetProperty(): typeof cufftGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cufftGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('cufftGetProperty', status);
+    return s$i32[0];
+  };
+}
+let cufftGetSize$: typeof cufftGetSize | undefined;
 /** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cufftHandle`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize(handle: number): number {
-  const s = (cufftGetSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize', 'handle', 'i32', handle);
-  s.f64[0] = 0;
-  const status = (cufftGetSize$c ??= binder.native('cufftGetSize'))(handle, s.bytes);
-  if (status !== 0) throw fail('cufftGetSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftGetSize$ ??= bind$cufftGetSize())(handle);
 }
-let cufftGetSize1d$: Scratch | undefined;
-let cufftGetSize1d$c: NativeFunction | undefined;
+/** cufftGetSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetSize(): typeof cufftGetSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftGetSize(handle) {
+    if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize', 'handle', 'i32', handle);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetSize'))(handle, s$bytes);
+    if (status !== 0) throw fail('cufftGetSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftGetSize1d$: typeof cufftGetSize1d | undefined;
 /** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cufftHandle`.
  * @param nx in `int`.
@@ -56,18 +69,25 @@ let cufftGetSize1d$c: NativeFunction | undefined;
  * @param batch in `int`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize1d(handle: number, nx: number, type: T.cufftType, batch: number): number {
-  const s = (cufftGetSize1d$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize1d', 'handle', 'i32', handle);
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize1d', 'nx', 'i32', nx);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize1d', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSize1d', 'batch', 'i32', batch);
-  s.f64[0] = 0;
-  const status = (cufftGetSize1d$c ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftGetSize1d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftGetSize1d$ ??= bind$cufftGetSize1d())(handle, nx, type, batch);
 }
-let cufftGetSize2d$: Scratch | undefined;
-let cufftGetSize2d$c: NativeFunction | undefined;
+/** cufftGetSize1d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetSize1d(): typeof cufftGetSize1d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftGetSize1d(handle, nx, type, batch) {
+    if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize1d', 'handle', 'i32', handle);
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize1d', 'nx', 'i32', nx);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize1d', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSize1d', 'batch', 'i32', batch);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftGetSize1d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftGetSize2d$: typeof cufftGetSize2d | undefined;
 /** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cufftHandle`.
  * @param nx in `int`.
@@ -75,18 +95,25 @@ let cufftGetSize2d$c: NativeFunction | undefined;
  * @param type in `cufftType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize2d(handle: number, nx: number, ny: number, type: T.cufftType): number {
-  const s = (cufftGetSize2d$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize2d', 'handle', 'i32', handle);
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize2d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize2d', 'ny', 'i32', ny);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize2d', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cufftGetSize2d$c ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, s.bytes);
-  if (status !== 0) throw fail('cufftGetSize2d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftGetSize2d$ ??= bind$cufftGetSize2d())(handle, nx, ny, type);
 }
-let cufftGetSize3d$: Scratch | undefined;
-let cufftGetSize3d$c: NativeFunction | undefined;
+/** cufftGetSize2d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetSize2d(): typeof cufftGetSize2d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftGetSize2d(handle, nx, ny, type) {
+    if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize2d', 'handle', 'i32', handle);
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize2d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize2d', 'ny', 'i32', ny);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize2d', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, s$bytes);
+    if (status !== 0) throw fail('cufftGetSize2d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftGetSize3d$: typeof cufftGetSize3d | undefined;
 /** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cufftHandle`.
  * @param nx in `int`.
@@ -95,19 +122,26 @@ let cufftGetSize3d$c: NativeFunction | undefined;
  * @param type in `cufftType`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: number, type: T.cufftType): number {
-  const s = (cufftGetSize3d$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize3d', 'handle', 'i32', handle);
-  if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize3d', 'nx', 'i32', nx);
-  if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize3d', 'ny', 'i32', ny);
-  if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftGetSize3d', 'nz', 'i32', nz);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize3d', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cufftGetSize3d$c ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, s.bytes);
-  if (status !== 0) throw fail('cufftGetSize3d', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftGetSize3d$ ??= bind$cufftGetSize3d())(handle, nx, ny, nz, type);
 }
-let cufftGetSizeMany$: Scratch | undefined;
-let cufftGetSizeMany$c: NativeFunction | undefined;
+/** cufftGetSize3d around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetSize3d(): typeof cufftGetSize3d {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftGetSize3d(handle, nx, ny, nz, type) {
+    if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize3d', 'handle', 'i32', handle);
+    if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize3d', 'nx', 'i32', nx);
+    if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftGetSize3d', 'ny', 'i32', ny);
+    if (typeof nz !== 'number' || (nz | 0) !== nz) throw intError('cufftGetSize3d', 'nz', 'i32', nz);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSize3d', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, s$bytes);
+    if (status !== 0) throw fail('cufftGetSize3d', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftGetSizeMany$: typeof cufftGetSizeMany | undefined;
 /** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cufftHandle`.
  * @param rank in `int`.
@@ -122,25 +156,32 @@ let cufftGetSizeMany$c: NativeFunction | undefined;
  * @param batch in `int`.
  * @returns the value of `workArea`: out `size_t *`. */
 export function cufftGetSizeMany(handle: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
-  const s = (cufftGetSizeMany$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSizeMany', 'handle', 'i32', handle);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany', 'rank', 'i32', rank);
-  pointerArg('cufftGetSizeMany', 'n', n_, true);
-  pointerArg('cufftGetSizeMany', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftGetSizeMany', 'istride', 'i32', istride);
-  if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftGetSizeMany', 'idist', 'i32', idist);
-  pointerArg('cufftGetSizeMany', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftGetSizeMany', 'ostride', 'i32', ostride);
-  if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftGetSizeMany', 'odist', 'i32', odist);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany', 'type', 'i32', type);
-  if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSizeMany', 'batch', 'i32', batch);
-  s.f64[0] = 0;
-  const status = (cufftGetSizeMany$c ??= binder.native('cufftGetSizeMany'))(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftGetSizeMany', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftGetSizeMany$ ??= bind$cufftGetSizeMany())(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
-let cufftGetSizeMany64$: Scratch | undefined;
-let cufftGetSizeMany64$c: NativeFunction | undefined;
+/** cufftGetSizeMany around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetSizeMany(): typeof cufftGetSizeMany {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftGetSizeMany(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
+    if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSizeMany', 'handle', 'i32', handle);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany', 'rank', 'i32', rank);
+    pointerArg('cufftGetSizeMany', 'n', n_, true);
+    pointerArg('cufftGetSizeMany', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || (istride | 0) !== istride) throw intError('cufftGetSizeMany', 'istride', 'i32', istride);
+    if (typeof idist !== 'number' || (idist | 0) !== idist) throw intError('cufftGetSizeMany', 'idist', 'i32', idist);
+    pointerArg('cufftGetSizeMany', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || (ostride | 0) !== ostride) throw intError('cufftGetSizeMany', 'ostride', 'i32', ostride);
+    if (typeof odist !== 'number' || (odist | 0) !== odist) throw intError('cufftGetSizeMany', 'odist', 'i32', odist);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany', 'type', 'i32', type);
+    if (typeof batch !== 'number' || (batch | 0) !== batch) throw intError('cufftGetSizeMany', 'batch', 'i32', batch);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetSizeMany'))(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftGetSizeMany', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftGetSizeMany64$: typeof cufftGetSizeMany64 | undefined;
 /** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cufftHandle`.
  * @param rank in `int`.
@@ -155,31 +196,46 @@ let cufftGetSizeMany64$c: NativeFunction | undefined;
  * @param batch in `long long`.
  * @returns the value of `workSize`: out `size_t *`. */
 export function cufftGetSizeMany64(plan: number, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
-  const s = (cufftGetSizeMany64$ ??= new Scratch(1));
-  if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetSizeMany64', 'plan', 'i32', plan);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany64', 'rank', 'i32', rank);
-  pointerArg('cufftGetSizeMany64', 'n', n_, true);
-  pointerArg('cufftGetSizeMany64', 'inembed', inembed, true);
-  if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'istride', istride, true);
-  if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'idist', idist, true);
-  pointerArg('cufftGetSizeMany64', 'onembed', onembed, true);
-  if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'ostride', ostride, true);
-  if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'odist', odist, true);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany64', 'type', 'i32', type);
-  if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftGetSizeMany64', 'batch', batch, true);
-  s.f64[0] = 0;
-  const status = (cufftGetSizeMany64$c ??= binder.native('cufftGetSizeMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s.bytes);
-  if (status !== 0) throw fail('cufftGetSizeMany64', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cufftGetSizeMany64$ ??= bind$cufftGetSizeMany64())(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
-let cufftGetVersion$: Scratch | undefined;
-let cufftGetVersion$c: NativeFunction | undefined;
+/** cufftGetSizeMany64 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetSizeMany64(): typeof cufftGetSizeMany64 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cufftGetSizeMany64(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
+    if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetSizeMany64', 'plan', 'i32', plan);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany64', 'rank', 'i32', rank);
+    pointerArg('cufftGetSizeMany64', 'n', n_, true);
+    pointerArg('cufftGetSizeMany64', 'inembed', inembed, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'idist', idist, true);
+    pointerArg('cufftGetSizeMany64', 'onembed', onembed, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'odist', odist, true);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany64', 'type', 'i32', type);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftGetSizeMany64', 'batch', batch, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cufftGetSizeMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
+    if (status !== 0) throw fail('cufftGetSizeMany64', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cufftGetVersion$: typeof cufftGetVersion | undefined;
 /** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 13.0 Throws {@link CufftError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`. */
 export function cufftGetVersion(): number {
-  const s = (cufftGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cufftGetVersion$c ??= binder.nativeFixed('cufftGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('cufftGetVersion', status);
-  return s.i32[0];
+  return (cufftGetVersion$ ??= bind$cufftGetVersion())();
+}
+/** cufftGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cufftGetVersion(): typeof cufftGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cufftGetVersion', [s.bytes]);
+  return function cufftGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cufftGetVersion', status);
+    return s$i32[0];
+  };
 }

@@ -25,35 +25,49 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
   const result = (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
   return result;
 }
-let cuFileBatchIOGetStatus$: Scratch | undefined;
-let cuFileBatchIOGetStatus$c: NativeFunction | undefined;
+let cuFileBatchIOGetStatus$: typeof cuFileBatchIOGetStatus | undefined;
 /** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param batch_idp in `CUfileBatchHandle_t`: address or host buffer, or null.
  * @param min_nr in `unsigned int`.
  * @returns `{ nr, iocbp, timeout }`: `nr`: out `unsigned int *`; `iocbp`: out `CUfileIOEvents`; `timeout`: out `timespec`. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
-  const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
-  pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
-  if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
-  s.f64[0] = 0;
-  const iocbp$ = new Uint8Array(24);
-  const timeout$ = new Uint8Array(16);
-  const status = ((cuFileBatchIOGetStatus$c ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s.bytes, iocbp$, timeout$) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileBatchIOGetStatus', status);
-  return { nr: s.u32[0], iocbp: decodeRecord<T.CUfileIOEvents>(records.CUfileIOEvents(), iocbp$), timeout: decodeRecord<T.timespec>(records.timespec(), timeout$) };
+  return (cuFileBatchIOGetStatus$ ??= bind$cuFileBatchIOGetStatus())(batch_idp, min_nr);
 }
-let cuFileBatchIOSetUp$: Scratch | undefined;
-let cuFileBatchIOSetUp$c: NativeFunction | undefined;
+/** cuFileBatchIOGetStatus around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileBatchIOGetStatus(): typeof cuFileBatchIOGetStatus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileBatchIOGetStatus(batch_idp, min_nr) {
+    pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
+    if (typeof min_nr !== 'number' || (min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
+    s$f64[0] = 0;
+    const iocbp$ = new Uint8Array(24);
+    const timeout$ = new Uint8Array(16);
+    const status = ((native$ ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s$bytes, iocbp$, timeout$) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileBatchIOGetStatus', status);
+    return { nr: s$u32[0], iocbp: decodeRecord<T.CUfileIOEvents>(records.CUfileIOEvents(), iocbp$), timeout: decodeRecord<T.timespec>(records.timespec(), timeout$) };
+  };
+}
+let cuFileBatchIOSetUp$: typeof cuFileBatchIOSetUp | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param nr in `unsigned int`.
  * @returns the value of `batch_idp`: out `CUfileBatchHandle_t *`. */
 export function cuFileBatchIOSetUp(nr: number): number {
-  const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
-  const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.bytes, nr) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuFileBatchIOSetUp$ ??= bind$cuFileBatchIOSetUp())(nr);
+}
+/** cuFileBatchIOSetUp around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileBatchIOSetUp(): typeof cuFileBatchIOSetUp {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileBatchIOSetUp(nr) {
+    s$f64[0] = 0;
+    if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
+    const status = ((native$ ??= binder.native('cuFileBatchIOSetUp'))(s$bytes, nr) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -142,48 +156,69 @@ export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.In
   const status = ((cuFileDriverSetPollMode$c ??= binder.native('cuFileDriverSetPollMode'))(poll, poll_threshold_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetPollMode', status);
 }
-let cuFileGetBARSizeInKB$: Scratch | undefined;
-let cuFileGetBARSizeInKB$c: NativeFunction | undefined;
+let cuFileGetBARSizeInKB$: typeof cuFileGetBARSizeInKB | undefined;
 /** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param gpuIndex in `int`.
  * @returns the value of `barSize`: out `size_t *`.
  * @remarks Since CUDA 13.0. */
 export function cuFileGetBARSizeInKB(gpuIndex: number): number {
-  const s = (cuFileGetBARSizeInKB$ ??= new Scratch(1));
-  if (typeof gpuIndex !== 'number' || (gpuIndex | 0) !== gpuIndex) throw intError('cuFileGetBARSizeInKB', 'gpuIndex', 'i32', gpuIndex);
-  s.f64[0] = 0;
-  const status = ((cuFileGetBARSizeInKB$c ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, s.bytes) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileGetBARSizeInKB', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuFileGetBARSizeInKB$ ??= bind$cuFileGetBARSizeInKB())(gpuIndex);
 }
-let cuFileGetParameterBool$: Scratch | undefined;
-let cuFileGetParameterBool$c: NativeFunction | undefined;
+/** cuFileGetBARSizeInKB around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileGetBARSizeInKB(): typeof cuFileGetBARSizeInKB {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileGetBARSizeInKB(gpuIndex) {
+    if (typeof gpuIndex !== 'number' || (gpuIndex | 0) !== gpuIndex) throw intError('cuFileGetBARSizeInKB', 'gpuIndex', 'i32', gpuIndex);
+    s$f64[0] = 0;
+    const status = ((native$ ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, s$bytes) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileGetBARSizeInKB', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuFileGetParameterBool$: typeof cuFileGetParameterBool | undefined;
 /** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileBoolConfigParameter_t`.
  * @returns the value of `value`: out `_Bool *`.
  * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): boolean {
-  const s = (cuFileGetParameterBool$ ??= new Scratch(1));
-  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterBool', 'param', 'i32', param);
-  s.f64[0] = 0;
-  const status = ((cuFileGetParameterBool$c ??= binder.native('cuFileGetParameterBool'))(param, s.bytes) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileGetParameterBool', status);
-  return s.bytes[0] !== 0;
+  return (cuFileGetParameterBool$ ??= bind$cuFileGetParameterBool())(param);
 }
-let cuFileGetParameterMinMaxValue$: Scratch | undefined;
-let cuFileGetParameterMinMaxValue$c: NativeFunction | undefined;
+/** cuFileGetParameterBool around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileGetParameterBool(): typeof cuFileGetParameterBool {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuFileGetParameterBool(param) {
+    if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterBool', 'param', 'i32', param);
+    s$f64[0] = 0;
+    const status = ((native$ ??= binder.native('cuFileGetParameterBool'))(param, s$bytes) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileGetParameterBool', status);
+    return s$bytes[0] !== 0;
+  };
+}
+let cuFileGetParameterMinMaxValue$: typeof cuFileGetParameterMinMaxValue | undefined;
 /** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileSizeTConfigParameter_t`.
  * @returns `{ min_value, max_value }`: `min_value`: out `size_t *`; `max_value`: out `size_t *`.
  * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t): { min_value: number; max_value: number } {
-  const s = (cuFileGetParameterMinMaxValue$ ??= new Scratch(2));
-  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterMinMaxValue', 'param', 'i32', param);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = ((cuFileGetParameterMinMaxValue$c ??= binder.native('cuFileGetParameterMinMaxValue'))(param, s.slot(0), s.slot(1)) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileGetParameterMinMaxValue', status);
-  return { min_value: (s.u32[1] * 4294967296 + s.u32[0]), max_value: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuFileGetParameterMinMaxValue$ ??= bind$cuFileGetParameterMinMaxValue())(param);
+}
+/** cuFileGetParameterMinMaxValue around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileGetParameterMinMaxValue(): typeof cuFileGetParameterMinMaxValue {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileGetParameterMinMaxValue(param) {
+    if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterMinMaxValue', 'param', 'i32', param);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = ((native$ ??= binder.native('cuFileGetParameterMinMaxValue'))(param, s$slot0, s$slot1) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileGetParameterMinMaxValue', status);
+    return { min_value: (s$u32[1] * 4294967296 + s$u32[0]), max_value: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cuFileGetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -197,19 +232,26 @@ export function cuFileGetParameterPosixPoolSlabArray(size_values: readonly (T.In
   const status = ((cuFileGetParameterPosixPoolSlabArray$c ??= binder.native('cuFileGetParameterPosixPoolSlabArray'))(size_values$.data, count_values$.data, len$n) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterPosixPoolSlabArray', status);
 }
-let cuFileGetParameterSizeT$: Scratch | undefined;
-let cuFileGetParameterSizeT$c: NativeFunction | undefined;
+let cuFileGetParameterSizeT$: typeof cuFileGetParameterSizeT | undefined;
 /** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param param in `CUFileSizeTConfigParameter_t`.
  * @returns the value of `value`: out `size_t *`.
  * @remarks Since CUDA 13.0. */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): number {
-  const s = (cuFileGetParameterSizeT$ ??= new Scratch(1));
-  if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterSizeT', 'param', 'i32', param);
-  s.f64[0] = 0;
-  const status = ((cuFileGetParameterSizeT$c ??= binder.native('cuFileGetParameterSizeT'))(param, s.bytes) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileGetParameterSizeT', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuFileGetParameterSizeT$ ??= bind$cuFileGetParameterSizeT())(param);
+}
+/** cuFileGetParameterSizeT around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileGetParameterSizeT(): typeof cuFileGetParameterSizeT {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileGetParameterSizeT(param) {
+    if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileGetParameterSizeT', 'param', 'i32', param);
+    s$f64[0] = 0;
+    const status = ((native$ ??= binder.native('cuFileGetParameterSizeT'))(param, s$bytes) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileGetParameterSizeT', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuFileGetParameterString$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
@@ -255,29 +297,43 @@ export function cuFileGetStatsL3(): T.CUfileStatsLevel3 {
   if (status !== 0) throw fail('cuFileGetStatsL3', status);
   return decodeRecord<T.CUfileStatsLevel3>(records.CUfileStatsLevel3(), stats$);
 }
-let cuFileGetStatsLevel$: Scratch | undefined;
-let cuFileGetStatsLevel$c: NativeFunction | undefined;
+let cuFileGetStatsLevel$: typeof cuFileGetStatsLevel | undefined;
 /** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `level`: out `int *`.
  * @remarks Since CUDA 13.0. */
 export function cuFileGetStatsLevel(): number {
-  const s = (cuFileGetStatsLevel$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = ((cuFileGetStatsLevel$c ??= binder.nativeFixed('cuFileGetStatsLevel', [s.bytes]))() as { err: number }).err;
-  if (status !== 0) throw fail('cuFileGetStatsLevel', status);
-  return s.i32[0];
+  return (cuFileGetStatsLevel$ ??= bind$cuFileGetStatsLevel())();
 }
-let cuFileGetVersion$: Scratch | undefined;
-let cuFileGetVersion$c: NativeFunction | undefined;
+/** cuFileGetStatsLevel around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileGetStatsLevel(): typeof cuFileGetStatsLevel {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuFileGetStatsLevel', [s.bytes]);
+  return function cuFileGetStatsLevel() {
+    s$f64[0] = 0;
+    const status = (native() as { err: number }).err;
+    if (status !== 0) throw fail('cuFileGetStatsLevel', status);
+    return s$i32[0];
+  };
+}
+let cuFileGetVersion$: typeof cuFileGetVersion | undefined;
 /** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`.
  * @remarks Since CUDA 12.5. */
 export function cuFileGetVersion(): number {
-  const s = (cuFileGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = ((cuFileGetVersion$c ??= binder.nativeFixed('cuFileGetVersion', [s.bytes]))() as { err: number }).err;
-  if (status !== 0) throw fail('cuFileGetVersion', status);
-  return s.i32[0];
+  return (cuFileGetVersion$ ??= bind$cuFileGetVersion())();
+}
+/** cuFileGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileGetVersion(): typeof cuFileGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuFileGetVersion', [s.bytes]);
+  return function cuFileGetVersion() {
+    s$f64[0] = 0;
+    const status = (native() as { err: number }).err;
+    if (status !== 0) throw fail('cuFileGetVersion', status);
+    return s$i32[0];
+  };
 }
 let cuFileHandleDeregister$c: NativeFunction | undefined;
 /** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0
@@ -288,18 +344,25 @@ export function cuFileHandleDeregister(fh: T.Pointer): void {
   const result = (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
   return result;
 }
-let cuFileHandleRegister$: Scratch | undefined;
-let cuFileHandleRegister$c: NativeFunction | undefined;
+let cuFileHandleRegister$: typeof cuFileHandleRegister | undefined;
 /** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param descr in `CUfileDescr_t *`: a `CUfileDescr_t` object or its bytes.
  * @returns the value of `fh`: out `CUfileHandle_t *`. */
 export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
-  const s = (cuFileHandleRegister$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
-  const status = ((cuFileHandleRegister$c ??= binder.native('cuFileHandleRegister'))(s.bytes, descr$) as { err: number }).err;
-  if (status !== 0) throw fail('cuFileHandleRegister', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuFileHandleRegister$ ??= bind$cuFileHandleRegister())(descr);
+}
+/** cuFileHandleRegister around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuFileHandleRegister(): typeof cuFileHandleRegister {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuFileHandleRegister(descr) {
+    s$f64[0] = 0;
+    const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
+    const status = ((native$ ??= binder.native('cuFileHandleRegister'))(s$bytes, descr$) as { err: number }).err;
+    if (status !== 0) throw fail('cuFileHandleRegister', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuFileRead$c: NativeFunction | undefined;
 /** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0

@@ -196,8 +196,7 @@ export function cuptiActivityFlushPeriod(time: number): void {
   const status = (cuptiActivityFlushPeriod$c ??= binder.native('cuptiActivityFlushPeriod'))(time);
   if (status !== 0) throw fail('cuptiActivityFlushPeriod', status);
 }
-let cuptiActivityGetAttribute$: Scratch | undefined;
-let cuptiActivityGetAttribute$c: NativeFunction | undefined;
+let cuptiActivityGetAttribute$: typeof cuptiActivityGetAttribute | undefined;
 /** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `CUpti_ActivityAttribute`.
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
@@ -205,17 +204,24 @@ let cuptiActivityGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
-  const s = (cuptiActivityGetAttribute$ ??= new Scratch(1));
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
-  if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
-  s.u64[0] = BigInt(valueSize as number | bigint);
-  pointerArg('cuptiActivityGetAttribute', 'value', value, true);
-  const status = (cuptiActivityGetAttribute$c ??= binder.native('cuptiActivityGetAttribute'))(attr, s.bytes, value);
-  if (status !== 0) throw fail('cuptiActivityGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiActivityGetAttribute$ ??= bind$cuptiActivityGetAttribute())(attr, valueSize, value);
 }
-let cuptiActivityGetNextRecord$: Scratch | undefined;
-let cuptiActivityGetNextRecord$c: NativeFunction | undefined;
+/** cuptiActivityGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiActivityGetAttribute(): typeof cuptiActivityGetAttribute {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiActivityGetAttribute(attr, valueSize, value) {
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
+    if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
+    s$u64[0] = BigInt(valueSize as number | bigint);
+    pointerArg('cuptiActivityGetAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiActivityGetAttribute'))(attr, s$bytes, value);
+    if (status !== 0) throw fail('cuptiActivityGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiActivityGetNextRecord$: typeof cuptiActivityGetNextRecord | undefined;
 /** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param buffer in `uint8_t *`: address or host buffer, or null.
  * @param validBufferSizeBytes in `size_t`.
@@ -223,44 +229,66 @@ let cuptiActivityGetNextRecord$c: NativeFunction | undefined;
  * @returns the value of `record`: in/out `CUpti_Activity **`: this value in, the call's value returned.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeBytes: T.Int64, record: number | bigint): number {
-  const s = (cuptiActivityGetNextRecord$ ??= new Scratch(1));
-  pointerArg('cuptiActivityGetNextRecord', 'buffer', buffer, true);
-  if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || validBufferSizeBytes % 1 !== 0) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
-  if (typeof record !== 'number' || !(record >= 0 && record <= 9007199254740991) || record % 1 !== 0) record = addressArg('cuptiActivityGetNextRecord', 'record', record, false) as typeof record;
-  s.u64[0] = BigInt(record as number | bigint);
-  const status = (cuptiActivityGetNextRecord$c ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, s.bytes);
-  if (status !== 0) throw fail('cuptiActivityGetNextRecord', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiActivityGetNextRecord$ ??= bind$cuptiActivityGetNextRecord())(buffer, validBufferSizeBytes, record);
 }
-let cuptiActivityGetNumDroppedRecords$: Scratch | undefined;
-let cuptiActivityGetNumDroppedRecords$c: NativeFunction | undefined;
+/** cuptiActivityGetNextRecord around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiActivityGetNextRecord(): typeof cuptiActivityGetNextRecord {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiActivityGetNextRecord(buffer, validBufferSizeBytes, record) {
+    pointerArg('cuptiActivityGetNextRecord', 'buffer', buffer, true);
+    if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || validBufferSizeBytes % 1 !== 0) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
+    if (typeof record !== 'number' || !(record >= 0 && record <= 9007199254740991) || record % 1 !== 0) record = addressArg('cuptiActivityGetNextRecord', 'record', record, false) as typeof record;
+    s$u64[0] = BigInt(record as number | bigint);
+    const status = (native$ ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, s$bytes);
+    if (status !== 0) throw fail('cuptiActivityGetNextRecord', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiActivityGetNumDroppedRecords$: typeof cuptiActivityGetNumDroppedRecords | undefined;
 /** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param context in `CUcontext`.
  * @param streamId in `uint32_t`.
  * @returns the value of `dropped`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, streamId: number): number {
-  const s = (cuptiActivityGetNumDroppedRecords$ ??= new Scratch(1));
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
-  if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
-  s.f64[0] = 0;
-  const status = (cuptiActivityGetNumDroppedRecords$c ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s.bytes);
-  if (status !== 0) throw fail('cuptiActivityGetNumDroppedRecords', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiActivityGetNumDroppedRecords$ ??= bind$cuptiActivityGetNumDroppedRecords())(context, streamId);
 }
-let cuptiActivityPopExternalCorrelationId$: Scratch | undefined;
-let cuptiActivityPopExternalCorrelationId$c: NativeFunction | undefined;
+/** cuptiActivityGetNumDroppedRecords around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiActivityGetNumDroppedRecords(): typeof cuptiActivityGetNumDroppedRecords {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiActivityGetNumDroppedRecords(context, streamId) {
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
+    if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s$bytes);
+    if (status !== 0) throw fail('cuptiActivityGetNumDroppedRecords', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiActivityPopExternalCorrelationId$: typeof cuptiActivityPopExternalCorrelationId | undefined;
 /** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param kind in `CUpti_ExternalCorrelationKind`.
  * @returns the value of `lastId`: out `uint64_t *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
-  const s = (cuptiActivityPopExternalCorrelationId$ ??= new Scratch(1));
-  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPopExternalCorrelationId', 'kind', 'i32', kind);
-  s.f64[0] = 0;
-  const status = (cuptiActivityPopExternalCorrelationId$c ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, s.bytes);
-  if (status !== 0) throw fail('cuptiActivityPopExternalCorrelationId', status);
-  return s.u64[0];
+  return (cuptiActivityPopExternalCorrelationId$ ??= bind$cuptiActivityPopExternalCorrelationId())(kind);
+}
+/** cuptiActivityPopExternalCorrelationId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiActivityPopExternalCorrelationId(): typeof cuptiActivityPopExternalCorrelationId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuptiActivityPopExternalCorrelationId(kind) {
+    if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPopExternalCorrelationId', 'kind', 'i32', kind);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, s$bytes);
+    if (status !== 0) throw fail('cuptiActivityPopExternalCorrelationId', status);
+    return s$u64[0];
+  };
 }
 let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -293,8 +321,7 @@ export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer)
   const status = (cuptiActivityRegisterTimestampCallback$c ??= binder.native('cuptiActivityRegisterTimestampCallback'))(funcTimestamp);
   if (status !== 0) throw fail('cuptiActivityRegisterTimestampCallback', status);
 }
-let cuptiActivitySetAttribute$: Scratch | undefined;
-let cuptiActivitySetAttribute$c: NativeFunction | undefined;
+let cuptiActivitySetAttribute$: typeof cuptiActivitySetAttribute | undefined;
 /** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param attr in `CUpti_ActivityAttribute`.
  * @param valueSize in/out `size_t *`: this value in, the call's value returned.
@@ -302,12 +329,20 @@ let cuptiActivitySetAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
-  const s = (cuptiActivitySetAttribute$ ??= new Scratch(1));
-  if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
-  if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
-  s.u64[0] = BigInt(valueSize as number | bigint);
-  pointerArg('cuptiActivitySetAttribute', 'value', value, true);
-  const status = (cuptiActivitySetAttribute$c ??= binder.native('cuptiActivitySetAttribute'))(attr, s.bytes, value);
-  if (status !== 0) throw fail('cuptiActivitySetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiActivitySetAttribute$ ??= bind$cuptiActivitySetAttribute())(attr, valueSize, value);
+}
+/** cuptiActivitySetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiActivitySetAttribute(): typeof cuptiActivitySetAttribute {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiActivitySetAttribute(attr, valueSize, value) {
+    if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
+    if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
+    s$u64[0] = BigInt(valueSize as number | bigint);
+    pointerArg('cuptiActivitySetAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiActivitySetAttribute'))(attr, s$bytes, value);
+    if (status !== 0) throw fail('cuptiActivitySetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

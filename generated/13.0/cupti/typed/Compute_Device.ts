@@ -8,24 +8,30 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuptiComputeCapabilitySupported$: Scratch | undefined;
-let cuptiComputeCapabilitySupported$c: NativeFunction | undefined;
+let cuptiComputeCapabilitySupported$: typeof cuptiComputeCapabilitySupported | undefined;
 /** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param major in `int`.
  * @param minor in `int`.
  * @returns the value of `support`: out `int *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiComputeCapabilitySupported(major: number, minor: number): number {
-  const s = (cuptiComputeCapabilitySupported$ ??= new Scratch(1));
-  if (typeof major !== 'number' || (major | 0) !== major) throw intError('cuptiComputeCapabilitySupported', 'major', 'i32', major);
-  if (typeof minor !== 'number' || (minor | 0) !== minor) throw intError('cuptiComputeCapabilitySupported', 'minor', 'i32', minor);
-  s.f64[0] = 0;
-  const status = (cuptiComputeCapabilitySupported$c ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, s.bytes);
-  if (status !== 0) throw fail('cuptiComputeCapabilitySupported', status);
-  return s.i32[0];
+  return (cuptiComputeCapabilitySupported$ ??= bind$cuptiComputeCapabilitySupported())(major, minor);
 }
-let cuptiDeviceEnumEventDomains$: Scratch | undefined;
-let cuptiDeviceEnumEventDomains$c: NativeFunction | undefined;
+/** cuptiComputeCapabilitySupported around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiComputeCapabilitySupported(): typeof cuptiComputeCapabilitySupported {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuptiComputeCapabilitySupported(major, minor) {
+    if (typeof major !== 'number' || (major | 0) !== major) throw intError('cuptiComputeCapabilitySupported', 'major', 'i32', major);
+    if (typeof minor !== 'number' || (minor | 0) !== minor) throw intError('cuptiComputeCapabilitySupported', 'minor', 'i32', minor);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, s$bytes);
+    if (status !== 0) throw fail('cuptiComputeCapabilitySupported', status);
+    return s$i32[0];
+  };
+}
+let cuptiDeviceEnumEventDomains$: typeof cuptiDeviceEnumEventDomains | undefined;
 /** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param arraySizeBytes in/out `size_t *`: this value in, the call's value returned.
@@ -33,39 +39,53 @@ let cuptiDeviceEnumEventDomains$c: NativeFunction | undefined;
  * @returns the value of `arraySizeBytes`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
-  const s = (cuptiDeviceEnumEventDomains$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
-  if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
-  s.u64[0] = BigInt(arraySizeBytes as number | bigint);
-  pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
-  const status = (cuptiDeviceEnumEventDomains$c ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s.bytes, domainArray);
-  if (status !== 0) throw fail('cuptiDeviceEnumEventDomains', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiDeviceEnumEventDomains$ ??= bind$cuptiDeviceEnumEventDomains())(device, arraySizeBytes, domainArray);
 }
-let cuptiDeviceEnumMetrics$: Scratch | undefined;
-let cuptiDeviceEnumMetrics$c: NativeFunction | undefined;
+/** cuptiDeviceEnumEventDomains around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceEnumEventDomains(): typeof cuptiDeviceEnumEventDomains {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceEnumEventDomains(device, arraySizeBytes, domainArray) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
+    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
+    s$u64[0] = BigInt(arraySizeBytes as number | bigint);
+    pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
+    const status = (native$ ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s$bytes, domainArray);
+    if (status !== 0) throw fail('cuptiDeviceEnumEventDomains', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiDeviceEnumMetrics$: typeof cuptiDeviceEnumMetrics | undefined;
 /** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `metricArray`: out array of `u32`: its length asked first through `arraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
-  const s = (cuptiDeviceEnumMetrics$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumMetrics', 'device', 'i32', device);
-  s.u64[0] = BigInt(0);
-  const asked = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.bytes, null);
-  if (asked !== 0) throw fail('cuptiDeviceEnumMetrics', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const metricArray$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.bytes, metricArray$);
-    if (status !== 0) throw fail('cuptiDeviceEnumMetrics', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return metricArray$.slice(0, n);
+  return (cuptiDeviceEnumMetrics$ ??= bind$cuptiDeviceEnumMetrics())(device);
 }
-let cuptiDeviceGetAttribute$: Scratch | undefined;
-let cuptiDeviceGetAttribute$c: NativeFunction | undefined;
+/** cuptiDeviceEnumMetrics around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceEnumMetrics(): typeof cuptiDeviceEnumMetrics {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceEnumMetrics(device) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumMetrics', 'device', 'i32', device);
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuptiDeviceEnumMetrics'))(device, s$bytes, null);
+    if (asked !== 0) throw fail('cuptiDeviceEnumMetrics', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const metricArray$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuptiDeviceEnumMetrics'))(device, s$bytes, metricArray$);
+      if (status !== 0) throw fail('cuptiDeviceEnumMetrics', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return metricArray$.slice(0, n);
+  };
+}
+let cuptiDeviceGetAttribute$: typeof cuptiDeviceGetAttribute | undefined;
 /** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param attrib in `CUpti_DeviceAttribute`.
@@ -73,17 +93,24 @@ let cuptiDeviceGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, value: T.Pointer): number {
-  const s = (cuptiDeviceGetAttribute$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetAttribute', 'attrib', 'i32', attrib);
-  s.f64[0] = 0;
-  pointerArg('cuptiDeviceGetAttribute', 'value', value, true);
-  const status = (cuptiDeviceGetAttribute$c ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, s.bytes, value);
-  if (status !== 0) throw fail('cuptiDeviceGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiDeviceGetAttribute$ ??= bind$cuptiDeviceGetAttribute())(device, attrib, value);
 }
-let cuptiDeviceGetEventDomainAttribute$: Scratch | undefined;
-let cuptiDeviceGetEventDomainAttribute$c: NativeFunction | undefined;
+/** cuptiDeviceGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceGetAttribute(): typeof cuptiDeviceGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceGetAttribute(device, attrib, value) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetAttribute', 'attrib', 'i32', attrib);
+    s$f64[0] = 0;
+    pointerArg('cuptiDeviceGetAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, s$bytes, value);
+    if (status !== 0) throw fail('cuptiDeviceGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiDeviceGetEventDomainAttribute$: typeof cuptiDeviceGetEventDomainAttribute | undefined;
 /** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param eventDomain in `CUpti_EventDomainID`.
@@ -92,69 +119,105 @@ let cuptiDeviceGetEventDomainAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
-  const s = (cuptiDeviceGetEventDomainAttribute$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
-  if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiDeviceGetEventDomainAttribute', 'eventDomain', 'u32', eventDomain);
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetEventDomainAttribute', 'attrib', 'i32', attrib);
-  s.f64[0] = 0;
-  pointerArg('cuptiDeviceGetEventDomainAttribute', 'value', value, true);
-  const status = (cuptiDeviceGetEventDomainAttribute$c ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, s.bytes, value);
-  if (status !== 0) throw fail('cuptiDeviceGetEventDomainAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiDeviceGetEventDomainAttribute$ ??= bind$cuptiDeviceGetEventDomainAttribute())(device, eventDomain, attrib, value);
 }
-let cuptiDeviceGetNumEventDomains$: Scratch | undefined;
-let cuptiDeviceGetNumEventDomains$c: NativeFunction | undefined;
+/** cuptiDeviceGetEventDomainAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceGetEventDomainAttribute(): typeof cuptiDeviceGetEventDomainAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceGetEventDomainAttribute(device, eventDomain, attrib, value) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
+    if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiDeviceGetEventDomainAttribute', 'eventDomain', 'u32', eventDomain);
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetEventDomainAttribute', 'attrib', 'i32', attrib);
+    s$f64[0] = 0;
+    pointerArg('cuptiDeviceGetEventDomainAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, s$bytes, value);
+    if (status !== 0) throw fail('cuptiDeviceGetEventDomainAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiDeviceGetNumEventDomains$: typeof cuptiDeviceGetNumEventDomains | undefined;
 /** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `numDomains`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDeviceGetNumEventDomains(device: number): number {
-  const s = (cuptiDeviceGetNumEventDomains$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumEventDomains', 'device', 'i32', device);
-  s.f64[0] = 0;
-  const status = (cuptiDeviceGetNumEventDomains$c ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, s.bytes);
-  if (status !== 0) throw fail('cuptiDeviceGetNumEventDomains', status);
-  return s.u32[0];
+  return (cuptiDeviceGetNumEventDomains$ ??= bind$cuptiDeviceGetNumEventDomains())(device);
 }
-let cuptiDeviceGetNumMetrics$: Scratch | undefined;
-let cuptiDeviceGetNumMetrics$c: NativeFunction | undefined;
+/** cuptiDeviceGetNumEventDomains around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceGetNumEventDomains(): typeof cuptiDeviceGetNumEventDomains {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceGetNumEventDomains(device) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumEventDomains', 'device', 'i32', device);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, s$bytes);
+    if (status !== 0) throw fail('cuptiDeviceGetNumEventDomains', status);
+    return s$u32[0];
+  };
+}
+let cuptiDeviceGetNumMetrics$: typeof cuptiDeviceGetNumMetrics | undefined;
 /** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @returns the value of `numMetrics`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiDeviceGetNumMetrics(device: number): number {
-  const s = (cuptiDeviceGetNumMetrics$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumMetrics', 'device', 'i32', device);
-  s.f64[0] = 0;
-  const status = (cuptiDeviceGetNumMetrics$c ??= binder.native('cuptiDeviceGetNumMetrics'))(device, s.bytes);
-  if (status !== 0) throw fail('cuptiDeviceGetNumMetrics', status);
-  return s.u32[0];
+  return (cuptiDeviceGetNumMetrics$ ??= bind$cuptiDeviceGetNumMetrics())(device);
 }
-let cuptiDeviceSupported$: Scratch | undefined;
-let cuptiDeviceSupported$c: NativeFunction | undefined;
+/** cuptiDeviceGetNumMetrics around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceGetNumMetrics(): typeof cuptiDeviceGetNumMetrics {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceGetNumMetrics(device) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetNumMetrics', 'device', 'i32', device);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiDeviceGetNumMetrics'))(device, s$bytes);
+    if (status !== 0) throw fail('cuptiDeviceGetNumMetrics', status);
+    return s$u32[0];
+  };
+}
+let cuptiDeviceSupported$: typeof cuptiDeviceSupported | undefined;
 /** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `support`: out `int *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceSupported(dev: number): number {
-  const s = (cuptiDeviceSupported$ ??= new Scratch(1));
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceSupported', 'dev', 'i32', dev);
-  s.f64[0] = 0;
-  const status = (cuptiDeviceSupported$c ??= binder.native('cuptiDeviceSupported'))(dev, s.bytes);
-  if (status !== 0) throw fail('cuptiDeviceSupported', status);
-  return s.i32[0];
+  return (cuptiDeviceSupported$ ??= bind$cuptiDeviceSupported())(dev);
 }
-let cuptiDeviceVirtualizationMode$: Scratch | undefined;
-let cuptiDeviceVirtualizationMode$c: NativeFunction | undefined;
+/** cuptiDeviceSupported around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceSupported(): typeof cuptiDeviceSupported {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceSupported(dev) {
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceSupported', 'dev', 'i32', dev);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiDeviceSupported'))(dev, s$bytes);
+    if (status !== 0) throw fail('cuptiDeviceSupported', status);
+    return s$i32[0];
+  };
+}
+let cuptiDeviceVirtualizationMode$: typeof cuptiDeviceVirtualizationMode | undefined;
 /** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `mode`: out `CUpti_DeviceVirtualizationMode *`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiDeviceVirtualizationMode(dev: number): T.CUpti_DeviceVirtualizationMode {
-  const s = (cuptiDeviceVirtualizationMode$ ??= new Scratch(1));
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceVirtualizationMode', 'dev', 'i32', dev);
-  s.f64[0] = 0;
-  const status = (cuptiDeviceVirtualizationMode$c ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, s.bytes);
-  if (status !== 0) throw fail('cuptiDeviceVirtualizationMode', status);
-  return s.i32[0] as T.CUpti_DeviceVirtualizationMode;
+  return (cuptiDeviceVirtualizationMode$ ??= bind$cuptiDeviceVirtualizationMode())(dev);
+}
+/** cuptiDeviceVirtualizationMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiDeviceVirtualizationMode(): typeof cuptiDeviceVirtualizationMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuptiDeviceVirtualizationMode(dev) {
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuptiDeviceVirtualizationMode', 'dev', 'i32', dev);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, s$bytes);
+    if (status !== 0) throw fail('cuptiDeviceVirtualizationMode', status);
+    return s$i32[0] as T.CUpti_DeviceVirtualizationMode;
+  };
 }

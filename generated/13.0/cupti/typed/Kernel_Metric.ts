@@ -34,52 +34,65 @@ export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, met
   const status = (cuptiMetricCreateEventGroupSets$c ??= binder.native('cuptiMetricCreateEventGroupSets'))(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
   if (status !== 0) throw fail('cuptiMetricCreateEventGroupSets', status);
 }
-let cuptiMetricEnumEvents$: Scratch | undefined;
-let cuptiMetricEnumEvents$c: NativeFunction | undefined;
+let cuptiMetricEnumEvents$: typeof cuptiMetricEnumEvents | undefined;
 /** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `eventIdArray`: out array of `u32`: its length asked first through `eventIdArraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricEnumEvents(metric: number): Uint32Array {
-  const s = (cuptiMetricEnumEvents$ ??= new Scratch(1));
-  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumEvents', 'metric', 'u32', metric);
-  s.u64[0] = BigInt(0);
-  const asked = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.bytes, null);
-  if (asked !== 0) throw fail('cuptiMetricEnumEvents', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const eventIdArray$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.bytes, eventIdArray$);
-    if (status !== 0) throw fail('cuptiMetricEnumEvents', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return eventIdArray$.slice(0, n);
+  return (cuptiMetricEnumEvents$ ??= bind$cuptiMetricEnumEvents())(metric);
 }
-let cuptiMetricEnumProperties$: Scratch | undefined;
-let cuptiMetricEnumProperties$c: NativeFunction | undefined;
+/** cuptiMetricEnumEvents around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricEnumEvents(): typeof cuptiMetricEnumEvents {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricEnumEvents(metric) {
+    if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumEvents', 'metric', 'u32', metric);
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuptiMetricEnumEvents'))(metric, s$bytes, null);
+    if (asked !== 0) throw fail('cuptiMetricEnumEvents', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const eventIdArray$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuptiMetricEnumEvents'))(metric, s$bytes, eventIdArray$);
+      if (status !== 0) throw fail('cuptiMetricEnumEvents', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return eventIdArray$.slice(0, n);
+  };
+}
+let cuptiMetricEnumProperties$: typeof cuptiMetricEnumProperties | undefined;
 /** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `propIdArray`: out array of `CUpti_MetricPropertyID`: its length asked first through `propIdArraySizeBytes` (capacity/count pair).
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropertyID[] {
-  const s = (cuptiMetricEnumProperties$ ??= new Scratch(1));
-  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumProperties', 'metric', 'u32', metric);
-  s.u64[0] = BigInt(0);
-  const asked = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.bytes, null);
-  if (asked !== 0) throw fail('cuptiMetricEnumProperties', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const propIdArray$ = new Int32Array(Math.max(1, n));
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.bytes, propIdArray$);
-    if (status !== 0) throw fail('cuptiMetricEnumProperties', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return Array.from(propIdArray$.subarray(0, n), (x) => x as T.CUpti_MetricPropertyID);
+  return (cuptiMetricEnumProperties$ ??= bind$cuptiMetricEnumProperties())(metric);
 }
-let cuptiMetricGetAttribute$: Scratch | undefined;
-let cuptiMetricGetAttribute$c: NativeFunction | undefined;
+/** cuptiMetricEnumProperties around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricEnumProperties(): typeof cuptiMetricEnumProperties {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricEnumProperties(metric) {
+    if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricEnumProperties', 'metric', 'u32', metric);
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuptiMetricEnumProperties'))(metric, s$bytes, null);
+    if (asked !== 0) throw fail('cuptiMetricEnumProperties', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const propIdArray$ = new Int32Array(Math.max(1, n));
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuptiMetricEnumProperties'))(metric, s$bytes, propIdArray$);
+      if (status !== 0) throw fail('cuptiMetricEnumProperties', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return Array.from(propIdArray$.subarray(0, n), (x) => x as T.CUpti_MetricPropertyID);
+  };
+}
+let cuptiMetricGetAttribute$: typeof cuptiMetricGetAttribute | undefined;
 /** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @param attrib in `CUpti_MetricAttribute`.
@@ -87,58 +100,87 @@ let cuptiMetricGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `valueSize`: out `size_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, value: T.Pointer): number {
-  const s = (cuptiMetricGetAttribute$ ??= new Scratch(1));
-  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiMetricGetAttribute', 'attrib', 'i32', attrib);
-  s.f64[0] = 0;
-  pointerArg('cuptiMetricGetAttribute', 'value', value, true);
-  const status = (cuptiMetricGetAttribute$c ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, s.bytes, value);
-  if (status !== 0) throw fail('cuptiMetricGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuptiMetricGetAttribute$ ??= bind$cuptiMetricGetAttribute())(metric, attrib, value);
 }
-let cuptiMetricGetIdFromName$: Scratch | undefined;
-let cuptiMetricGetIdFromName$c: NativeFunction | undefined;
+/** cuptiMetricGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricGetAttribute(): typeof cuptiMetricGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricGetAttribute(metric, attrib, value) {
+    if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiMetricGetAttribute', 'attrib', 'i32', attrib);
+    s$f64[0] = 0;
+    pointerArg('cuptiMetricGetAttribute', 'value', value, true);
+    const status = (native$ ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, s$bytes, value);
+    if (status !== 0) throw fail('cuptiMetricGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuptiMetricGetIdFromName$: typeof cuptiMetricGetIdFromName | undefined;
 /** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param metricName in string (`const char *`).
  * @returns the value of `metric`: out `CUpti_MetricID *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetIdFromName(device: number, metricName: string): number {
-  const s = (cuptiMetricGetIdFromName$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetIdFromName', 'device', 'i32', device);
-  if (typeof metricName !== 'string') throw argError('cuptiMetricGetIdFromName', 'metricName', 'a string', metricName);
-  s.f64[0] = 0;
-  const status = (cuptiMetricGetIdFromName$c ??= binder.native('cuptiMetricGetIdFromName'))(device, metricName, s.bytes);
-  if (status !== 0) throw fail('cuptiMetricGetIdFromName', status);
-  return s.u32[0];
+  return (cuptiMetricGetIdFromName$ ??= bind$cuptiMetricGetIdFromName())(device, metricName);
 }
-let cuptiMetricGetNumEvents$: Scratch | undefined;
-let cuptiMetricGetNumEvents$c: NativeFunction | undefined;
+/** cuptiMetricGetIdFromName around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricGetIdFromName(): typeof cuptiMetricGetIdFromName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricGetIdFromName(device, metricName) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetIdFromName', 'device', 'i32', device);
+    if (typeof metricName !== 'string') throw argError('cuptiMetricGetIdFromName', 'metricName', 'a string', metricName);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiMetricGetIdFromName'))(device, metricName, s$bytes);
+    if (status !== 0) throw fail('cuptiMetricGetIdFromName', status);
+    return s$u32[0];
+  };
+}
+let cuptiMetricGetNumEvents$: typeof cuptiMetricGetNumEvents | undefined;
 /** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `numEvents`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetNumEvents(metric: number): number {
-  const s = (cuptiMetricGetNumEvents$ ??= new Scratch(1));
-  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumEvents', 'metric', 'u32', metric);
-  s.f64[0] = 0;
-  const status = (cuptiMetricGetNumEvents$c ??= binder.native('cuptiMetricGetNumEvents'))(metric, s.bytes);
-  if (status !== 0) throw fail('cuptiMetricGetNumEvents', status);
-  return s.u32[0];
+  return (cuptiMetricGetNumEvents$ ??= bind$cuptiMetricGetNumEvents())(metric);
 }
-let cuptiMetricGetNumProperties$: Scratch | undefined;
-let cuptiMetricGetNumProperties$c: NativeFunction | undefined;
+/** cuptiMetricGetNumEvents around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricGetNumEvents(): typeof cuptiMetricGetNumEvents {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricGetNumEvents(metric) {
+    if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumEvents', 'metric', 'u32', metric);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiMetricGetNumEvents'))(metric, s$bytes);
+    if (status !== 0) throw fail('cuptiMetricGetNumEvents', status);
+    return s$u32[0];
+  };
+}
+let cuptiMetricGetNumProperties$: typeof cuptiMetricGetNumProperties | undefined;
 /** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @returns the value of `numProp`: out `uint32_t *`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetNumProperties(metric: number): number {
-  const s = (cuptiMetricGetNumProperties$ ??= new Scratch(1));
-  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumProperties', 'metric', 'u32', metric);
-  s.f64[0] = 0;
-  const status = (cuptiMetricGetNumProperties$c ??= binder.native('cuptiMetricGetNumProperties'))(metric, s.bytes);
-  if (status !== 0) throw fail('cuptiMetricGetNumProperties', status);
-  return s.u32[0];
+  return (cuptiMetricGetNumProperties$ ??= bind$cuptiMetricGetNumProperties())(metric);
+}
+/** cuptiMetricGetNumProperties around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricGetNumProperties(): typeof cuptiMetricGetNumProperties {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricGetNumProperties(metric) {
+    if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetNumProperties', 'metric', 'u32', metric);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuptiMetricGetNumProperties'))(metric, s$bytes);
+    if (status !== 0) throw fail('cuptiMetricGetNumProperties', status);
+    return s$u32[0];
+  };
 }
 let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
@@ -153,8 +195,7 @@ export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null
   const status = (cuptiMetricGetRequiredEventGroupSets$c ??= binder.native('cuptiMetricGetRequiredEventGroupSets'))(context, metric, eventGroupSets);
   if (status !== 0) throw fail('cuptiMetricGetRequiredEventGroupSets', status);
 }
-let cuptiMetricGetValue$: Scratch | undefined;
-let cuptiMetricGetValue$c: NativeFunction | undefined;
+let cuptiMetricGetValue$: typeof cuptiMetricGetValue | undefined;
 /** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param metric in `CUpti_MetricID`.
@@ -164,21 +205,28 @@ let cuptiMetricGetValue$c: NativeFunction | undefined;
  * @returns `{ eventIdArray, eventValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, timeDuration: T.Int64): { eventIdArray: number; eventValueArray: bigint; metricValue: T.CUpti_MetricValue } {
-  const s = (cuptiMetricGetValue$ ??= new Scratch(2));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
-  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue', 'metric', 'u32', metric);
-  if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
-  s.f64[0] = 0;
-  if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
-  s.f64[1] = 0;
-  if (typeof timeDuration !== 'number' || !(timeDuration >= 0 && timeDuration <= 9007199254740991) || timeDuration % 1 !== 0) int64Arg('cuptiMetricGetValue', 'timeDuration', timeDuration, false);
-  const metricValue$ = new Uint8Array(8);
-  const status = (cuptiMetricGetValue$c ??= binder.native('cuptiMetricGetValue'))(device, metric, eventIdArraySizeBytes, s.slot(0), eventValueArraySizeBytes, s.slot(1), timeDuration, metricValue$);
-  if (status !== 0) throw fail('cuptiMetricGetValue', status);
-  return { eventIdArray: s.u32[0], eventValueArray: s.u64[1], metricValue: decodeRecord<T.CUpti_MetricValue>(records.CUpti_MetricValue(), metricValue$) };
+  return (cuptiMetricGetValue$ ??= bind$cuptiMetricGetValue())(device, metric, eventIdArraySizeBytes, eventValueArraySizeBytes, timeDuration);
 }
-let cuptiMetricGetValue2$: Scratch | undefined;
-let cuptiMetricGetValue2$c: NativeFunction | undefined;
+/** cuptiMetricGetValue around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricGetValue(): typeof cuptiMetricGetValue {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricGetValue(device, metric, eventIdArraySizeBytes, eventValueArraySizeBytes, timeDuration) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
+    if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue', 'metric', 'u32', metric);
+    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+    s$f64[0] = 0;
+    if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
+    s$f64[1] = 0;
+    if (typeof timeDuration !== 'number' || !(timeDuration >= 0 && timeDuration <= 9007199254740991) || timeDuration % 1 !== 0) int64Arg('cuptiMetricGetValue', 'timeDuration', timeDuration, false);
+    const metricValue$ = new Uint8Array(8);
+    const status = (native$ ??= binder.native('cuptiMetricGetValue'))(device, metric, eventIdArraySizeBytes, s$slot0, eventValueArraySizeBytes, s$slot1, timeDuration, metricValue$);
+    if (status !== 0) throw fail('cuptiMetricGetValue', status);
+    return { eventIdArray: s$u32[0], eventValueArray: s$u64[1], metricValue: decodeRecord<T.CUpti_MetricValue>(records.CUpti_MetricValue(), metricValue$) };
+  };
+}
+let cuptiMetricGetValue2$: typeof cuptiMetricGetValue2 | undefined;
 /** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call.
  * @param metric in `CUpti_MetricID`.
  * @param eventIdArraySizeBytes in `size_t`.
@@ -188,18 +236,26 @@ let cuptiMetricGetValue2$c: NativeFunction | undefined;
  * @returns `{ eventIdArray, eventValueArray, propIdArray, propValueArray, metricValue }`: `eventIdArray`: out `CUpti_EventID *`; `eventValueArray`: out `uint64_t *`; `propIdArray`: out `CUpti_MetricPropertyID *`; `propValueArray`: out `uint64_t *`; `metricValue`: out `CUpti_MetricValue`.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, propIdArraySizeBytes: T.Int64, propValueArraySizeBytes: T.Int64): { eventIdArray: number; eventValueArray: bigint; propIdArray: T.CUpti_MetricPropertyID; propValueArray: bigint; metricValue: T.CUpti_MetricValue } {
-  const s = (cuptiMetricGetValue2$ ??= new Scratch(4));
-  if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);
-  if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
-  s.f64[0] = 0;
-  if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
-  s.f64[1] = 0;
-  if (typeof propIdArraySizeBytes !== 'number' || !(propIdArraySizeBytes >= 0 && propIdArraySizeBytes <= 9007199254740991) || propIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propIdArraySizeBytes', propIdArraySizeBytes, false);
-  s.f64[2] = 0;
-  if (typeof propValueArraySizeBytes !== 'number' || !(propValueArraySizeBytes >= 0 && propValueArraySizeBytes <= 9007199254740991) || propValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propValueArraySizeBytes', propValueArraySizeBytes, false);
-  s.f64[3] = 0;
-  const metricValue$ = new Uint8Array(8);
-  const status = (cuptiMetricGetValue2$c ??= binder.native('cuptiMetricGetValue2'))(metric, eventIdArraySizeBytes, s.slot(0), eventValueArraySizeBytes, s.slot(1), propIdArraySizeBytes, s.slot(2), propValueArraySizeBytes, s.slot(3), metricValue$);
-  if (status !== 0) throw fail('cuptiMetricGetValue2', status);
-  return { eventIdArray: s.u32[0], eventValueArray: s.u64[1], propIdArray: s.i32[4] as T.CUpti_MetricPropertyID, propValueArray: s.u64[3], metricValue: decodeRecord<T.CUpti_MetricValue>(records.CUpti_MetricValue(), metricValue$) };
+  return (cuptiMetricGetValue2$ ??= bind$cuptiMetricGetValue2())(metric, eventIdArraySizeBytes, eventValueArraySizeBytes, propIdArraySizeBytes, propValueArraySizeBytes);
+}
+/** cuptiMetricGetValue2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuptiMetricGetValue2(): typeof cuptiMetricGetValue2 {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$u64 = s.u64, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuptiMetricGetValue2(metric, eventIdArraySizeBytes, eventValueArraySizeBytes, propIdArraySizeBytes, propValueArraySizeBytes) {
+    if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);
+    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+    s$f64[0] = 0;
+    if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
+    s$f64[1] = 0;
+    if (typeof propIdArraySizeBytes !== 'number' || !(propIdArraySizeBytes >= 0 && propIdArraySizeBytes <= 9007199254740991) || propIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propIdArraySizeBytes', propIdArraySizeBytes, false);
+    s$f64[2] = 0;
+    if (typeof propValueArraySizeBytes !== 'number' || !(propValueArraySizeBytes >= 0 && propValueArraySizeBytes <= 9007199254740991) || propValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propValueArraySizeBytes', propValueArraySizeBytes, false);
+    s$f64[3] = 0;
+    const metricValue$ = new Uint8Array(8);
+    const status = (native$ ??= binder.native('cuptiMetricGetValue2'))(metric, eventIdArraySizeBytes, s$slot0, eventValueArraySizeBytes, s$slot1, propIdArraySizeBytes, s$slot2, propValueArraySizeBytes, s$slot3, metricValue$);
+    if (status !== 0) throw fail('cuptiMetricGetValue2', status);
+    return { eventIdArray: s$u32[0], eventValueArray: s$u64[1], propIdArray: s$i32[4] as T.CUpti_MetricPropertyID, propValueArray: s$u64[3], metricValue: decodeRecord<T.CUpti_MetricValue>(records.CUpti_MetricValue(), metricValue$) };
+  };
 }

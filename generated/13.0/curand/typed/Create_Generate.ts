@@ -8,44 +8,65 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let curandCreateGenerator$: Scratch | undefined;
-let curandCreateGenerator$c: NativeFunction | undefined;
+let curandCreateGenerator$: typeof curandCreateGenerator | undefined;
 /** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param rng_type in `curandRngType_t`.
  * @returns the value of `generator`: out `curandGenerator_t *`. */
 export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGenerator_t {
-  const s = (curandCreateGenerator$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGenerator', 'rng_type', 'i32', rng_type);
-  const status = (curandCreateGenerator$c ??= binder.native('curandCreateGenerator'))(s.bytes, rng_type);
-  if (status !== 0) throw fail('curandCreateGenerator', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.curandGenerator_t;
+  return (curandCreateGenerator$ ??= bind$curandCreateGenerator())(rng_type);
 }
-let curandCreateGeneratorHost$: Scratch | undefined;
-let curandCreateGeneratorHost$c: NativeFunction | undefined;
+/** curandCreateGenerator around its own Scratch, its views and its C function (built on the first call). */
+function bind$curandCreateGenerator(): typeof curandCreateGenerator {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function curandCreateGenerator(rng_type) {
+    s$f64[0] = 0;
+    if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGenerator', 'rng_type', 'i32', rng_type);
+    const status = (native$ ??= binder.native('curandCreateGenerator'))(s$bytes, rng_type);
+    if (status !== 0) throw fail('curandCreateGenerator', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.curandGenerator_t;
+  };
+}
+let curandCreateGeneratorHost$: typeof curandCreateGeneratorHost | undefined;
 /** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param rng_type in `curandRngType_t`.
  * @returns the value of `generator`: out `curandGenerator_t *`. */
 export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curandGenerator_t {
-  const s = (curandCreateGeneratorHost$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGeneratorHost', 'rng_type', 'i32', rng_type);
-  const status = (curandCreateGeneratorHost$c ??= binder.native('curandCreateGeneratorHost'))(s.bytes, rng_type);
-  if (status !== 0) throw fail('curandCreateGeneratorHost', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.curandGenerator_t;
+  return (curandCreateGeneratorHost$ ??= bind$curandCreateGeneratorHost())(rng_type);
 }
-let curandCreatePoissonDistribution$: Scratch | undefined;
-let curandCreatePoissonDistribution$c: NativeFunction | undefined;
+/** curandCreateGeneratorHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$curandCreateGeneratorHost(): typeof curandCreateGeneratorHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function curandCreateGeneratorHost(rng_type) {
+    s$f64[0] = 0;
+    if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGeneratorHost', 'rng_type', 'i32', rng_type);
+    const status = (native$ ??= binder.native('curandCreateGeneratorHost'))(s$bytes, rng_type);
+    if (status !== 0) throw fail('curandCreateGeneratorHost', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.curandGenerator_t;
+  };
+}
+let curandCreatePoissonDistribution$: typeof curandCreatePoissonDistribution | undefined;
 /** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param lambda in `double`.
  * @returns the value of `discrete_distribution`: out `curandDiscreteDistribution_t *`. */
 export function curandCreatePoissonDistribution(lambda: number): T.curandDiscreteDistribution_t {
-  const s = (curandCreatePoissonDistribution$ ??= new Scratch(1));
-  if (typeof lambda !== 'number') throw argError('curandCreatePoissonDistribution', 'lambda', 'a number', lambda);
-  s.f64[0] = 0;
-  const status = (curandCreatePoissonDistribution$c ??= binder.native('curandCreatePoissonDistribution'))(lambda, s.bytes);
-  if (status !== 0) throw fail('curandCreatePoissonDistribution', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.curandDiscreteDistribution_t;
+  return (curandCreatePoissonDistribution$ ??= bind$curandCreatePoissonDistribution())(lambda);
+}
+/** curandCreatePoissonDistribution around its own Scratch, its views and its C function (built on the first call). */
+function bind$curandCreatePoissonDistribution(): typeof curandCreatePoissonDistribution {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function curandCreatePoissonDistribution(lambda) {
+    if (typeof lambda !== 'number') throw argError('curandCreatePoissonDistribution', 'lambda', 'a number', lambda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('curandCreatePoissonDistribution'))(lambda, s$bytes);
+    if (status !== 0) throw fail('curandCreatePoissonDistribution', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.curandDiscreteDistribution_t;
+  };
 }
 let curandDestroyDistribution$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.

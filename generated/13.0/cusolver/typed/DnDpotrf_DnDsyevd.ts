@@ -50,8 +50,7 @@ export function cusolverDnDpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   const status = (cusolverDnDpotrfBatched$c ??= binder.native('cusolverDnDpotrfBatched'))(handle, uplo, n_, Aarray, lda, infoArray, batchSize);
   if (status !== 0) throw fail('cusolverDnDpotrfBatched', status);
 }
-let cusolverDnDpotrf_bufferSize$: Scratch | undefined;
-let cusolverDnDpotrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDpotrf_bufferSize$: typeof cusolverDnDpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -60,16 +59,24 @@ let cusolverDnDpotrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnDpotrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrf_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDpotrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnDpotrf_bufferSize$c ??= binder.native('cusolverDnDpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDpotrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDpotrf_bufferSize$ ??= bind$cusolverDnDpotrf_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnDpotrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDpotrf_bufferSize(): typeof cusolverDnDpotrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDpotrf_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotrf_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDpotrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDpotrf_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDpotrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDpotri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -93,8 +100,7 @@ export function cusolverDnDpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnDpotri$c ??= binder.native('cusolverDnDpotri'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDpotri', status);
 }
-let cusolverDnDpotri_bufferSize$: Scratch | undefined;
-let cusolverDnDpotri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDpotri_bufferSize$: typeof cusolverDnDpotri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -103,16 +109,24 @@ let cusolverDnDpotri_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnDpotri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDpotri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotri_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnDpotri_bufferSize$c ??= binder.native('cusolverDnDpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDpotri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDpotri_bufferSize$ ??= bind$cusolverDnDpotri_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnDpotri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDpotri_bufferSize(): typeof cusolverDnDpotri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDpotri_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDpotri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDpotri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDpotri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDpotri_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDpotri_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDpotri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnDpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -190,8 +204,7 @@ export function cusolverDnDsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   const status = (cusolverDnDsyevd$c ??= binder.native('cusolverDnDsyevd'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsyevd', status);
 }
-let cusolverDnDsyevd_bufferSize$: Scratch | undefined;
-let cusolverDnDsyevd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnDsyevd_bufferSize$: typeof cusolverDnDsyevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -202,16 +215,24 @@ let cusolverDnDsyevd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnDsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
-  const s = (cusolverDnDsyevd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnDsyevd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnDsyevd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnDsyevd_bufferSize$c ??= binder.native('cusolverDnDsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnDsyevd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnDsyevd_bufferSize$ ??= bind$cusolverDnDsyevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
+}
+/** cusolverDnDsyevd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnDsyevd_bufferSize(): typeof cusolverDnDsyevd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnDsyevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDsyevd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsyevd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsyevd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnDsyevd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDsyevd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnDsyevd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnDsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnDsyevd_bufferSize', status);
+    return s$i32[0];
+  };
 }

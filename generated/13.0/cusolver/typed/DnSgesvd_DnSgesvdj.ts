@@ -46,22 +46,29 @@ export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t | null, jobu: numb
   const status = (cusolverDnSgesvd$c ??= binder.native('cusolverDnSgesvd'))(handle, jobu, jobvt, m, n_, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnSgesvd', status);
 }
-let cusolverDnSgesvd_bufferSize$: Scratch | undefined;
-let cusolverDnSgesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSgesvd_bufferSize$: typeof cusolverDnSgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
-  const s = (cusolverDnSgesvd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvd_bufferSize', 'n', 'i32', n_);
-  s.f64[0] = 0;
-  const status = (cusolverDnSgesvd_bufferSize$c ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSgesvd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSgesvd_bufferSize$ ??= bind$cusolverDnSgesvd_bufferSize())(handle, m, n_);
+}
+/** cusolverDnSgesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSgesvd_bufferSize(): typeof cusolverDnSgesvd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSgesvd_bufferSize(handle, m, n_) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvd_bufferSize', 'n', 'i32', n_);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n_, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSgesvd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -111,8 +118,7 @@ export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
   const status = (cusolverDnSgesvdaStridedBatched$c ??= binder.native('cusolverDnSgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnSgesvdaStridedBatched', status);
 }
-let cusolverDnSgesvdaStridedBatched_bufferSize$: Scratch | undefined;
-let cusolverDnSgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSgesvdaStridedBatched_bufferSize$: typeof cusolverDnSgesvdaStridedBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -133,28 +139,36 @@ let cusolverDnSgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
-  const s = (cusolverDnSgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
-  pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
-  pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
-  pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
-  s.f64[0] = 0;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnSgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnSgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.bytes, batchSize);
-  if (status !== 0) throw fail('cusolverDnSgesvdaStridedBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnSgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
+}
+/** cusolverDnSgesvdaStridedBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSgesvdaStridedBatched_bufferSize(): typeof cusolverDnSgesvdaStridedBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    pointerArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    s$f64[0] = 0;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnSgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s$bytes, batchSize);
+    if (status !== 0) throw fail('cusolverDnSgesvdaStridedBatched_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSgesvdj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -232,8 +246,7 @@ export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const status = (cusolverDnSgesvdjBatched$c ??= binder.native('cusolverDnSgesvdjBatched'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnSgesvdjBatched', status);
 }
-let cusolverDnSgesvdjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnSgesvdjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSgesvdjBatched_bufferSize$: typeof cusolverDnSgesvdjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -250,27 +263,34 @@ let cusolverDnSgesvdjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnSgesvdjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnSgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnSgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnSgesvdjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSgesvdjBatched_bufferSize$ ??= bind$cusolverDnSgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
-let cusolverDnSgesvdj_bufferSize$: Scratch | undefined;
-let cusolverDnSgesvdj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSgesvdjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSgesvdjBatched_bufferSize(): typeof cusolverDnSgesvdjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnSgesvdjBatched_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnSgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnSgesvdjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSgesvdj_bufferSize$: typeof cusolverDnSgesvdj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -287,22 +307,30 @@ let cusolverDnSgesvdj_bufferSize$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnSgesvdj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnSgesvdj_bufferSize', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdj_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSgesvdj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSgesvdj_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnSgesvdj_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdj_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnSgesvdj_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSgesvdj_bufferSize$c ??= binder.native('cusolverDnSgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnSgesvdj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSgesvdj_bufferSize$ ??= bind$cusolverDnSgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
+}
+/** cusolverDnSgesvdj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSgesvdj_bufferSize(): typeof cusolverDnSgesvdj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnSgesvdj_bufferSize', 'econ', 'i32', econ);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdj_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSgesvdj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSgesvdj_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnSgesvdj_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdj_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnSgesvdj_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdj_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnSgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnSgesvdj_bufferSize', status);
+    return s$i32[0];
+  };
 }

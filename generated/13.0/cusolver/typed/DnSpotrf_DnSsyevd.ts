@@ -50,8 +50,7 @@ export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t | null, upl
   const status = (cusolverDnSpotrfBatched$c ??= binder.native('cusolverDnSpotrfBatched'))(handle, uplo, n_, Aarray, lda, infoArray, batchSize);
   if (status !== 0) throw fail('cusolverDnSpotrfBatched', status);
 }
-let cusolverDnSpotrf_bufferSize$: Scratch | undefined;
-let cusolverDnSpotrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSpotrf_bufferSize$: typeof cusolverDnSpotrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -60,16 +59,24 @@ let cusolverDnSpotrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSpotrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSpotrf_bufferSize$c ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSpotrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSpotrf_bufferSize$ ??= bind$cusolverDnSpotrf_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnSpotrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSpotrf_bufferSize(): typeof cusolverDnSpotrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSpotrf_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrf_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSpotrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSpotrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSpotri$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -93,8 +100,7 @@ export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSpotri$c ??= binder.native('cusolverDnSpotri'))(handle, uplo, n_, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSpotri', status);
 }
-let cusolverDnSpotri_bufferSize$: Scratch | undefined;
-let cusolverDnSpotri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSpotri_bufferSize$: typeof cusolverDnSpotri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -103,16 +109,24 @@ let cusolverDnSpotri_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSpotri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSpotri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSpotri_bufferSize$c ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSpotri_bufferSize$ ??= bind$cusolverDnSpotri_bufferSize())(handle, uplo, n_, A, lda);
+}
+/** cusolverDnSpotri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSpotri_bufferSize(): typeof cusolverDnSpotri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSpotri_bufferSize(handle, uplo, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSpotri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSpotri_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -190,8 +204,7 @@ export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   const status = (cusolverDnSsyevd$c ??= binder.native('cusolverDnSsyevd'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsyevd', status);
 }
-let cusolverDnSsyevd_bufferSize$: Scratch | undefined;
-let cusolverDnSsyevd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsyevd_bufferSize$: typeof cusolverDnSsyevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -202,16 +215,24 @@ let cusolverDnSsyevd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
-  const s = (cusolverDnSsyevd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsyevd_bufferSize$c ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsyevd_bufferSize$ ??= bind$cusolverDnSsyevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
+}
+/** cusolverDnSsyevd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsyevd_bufferSize(): typeof cusolverDnSsyevd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsyevd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsyevd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsyevd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverDnSsygvdx$: Scratch | undefined;
-let cusolverDnSsygvdx$c: NativeFunction | undefined;
+let cusolverDnSsygvdx$: typeof cusolverDnSsygvdx | undefined;
 /** `cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -31,32 +30,39 @@ let cusolverDnSsygvdx$c: NativeFunction | undefined;
  * @param info in `int *`: address or host buffer, or null.
  * @returns the value of `meig`: out `int *`. */
 export function cusolverDnSsygvdx(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): number {
-  const s = (cusolverDnSsygvdx$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsygvdx', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsygvdx', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSsygvdx', 'W', W, true);
-  pointerArg('cusolverDnSsygvdx', 'work', work, true);
-  if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvdx', 'lwork', 'i32', lwork);
-  pointerArg('cusolverDnSsygvdx', 'info', info, true);
-  const status = (cusolverDnSsygvdx$c ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.bytes, W, work, lwork, info);
-  if (status !== 0) throw fail('cusolverDnSsygvdx', status);
-  return s.i32[0];
+  return (cusolverDnSsygvdx$ ??= bind$cusolverDnSsygvdx())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info);
 }
-let cusolverDnSsygvdx_bufferSize$: Scratch | undefined;
-let cusolverDnSsygvdx_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnSsygvdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsygvdx(): typeof cusolverDnSsygvdx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsygvdx', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsygvdx', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSsygvdx', 'W', W, true);
+    pointerArg('cusolverDnSsygvdx', 'work', work, true);
+    if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvdx', 'lwork', 'i32', lwork);
+    pointerArg('cusolverDnSsygvdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$bytes, W, work, lwork, info);
+    if (status !== 0) throw fail('cusolverDnSsygvdx', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnSsygvdx_bufferSize$: typeof cusolverDnSsygvdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -75,27 +81,35 @@ let cusolverDnSsygvdx_bufferSize$c: NativeFunction | undefined;
  * @param W in `const float *`: address or host buffer, or null.
  * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
 export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnSsygvdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsygvdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsygvdx_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx_bufferSize', 'ldb', 'i32', ldb);
-  if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vl', 'a number', vl);
-  if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vu', 'a number', vu);
-  if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx_bufferSize', 'il', 'i32', il);
-  if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx_bufferSize', 'iu', 'i32', iu);
-  s.f64[0] = 0;
-  pointerArg('cusolverDnSsygvdx_bufferSize', 'W', W, true);
-  s.f64[1] = 0;
-  const status = (cusolverDnSsygvdx_bufferSize$c ??= binder.native('cusolverDnSsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnSsygvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return (cusolverDnSsygvdx_bufferSize$ ??= bind$cusolverDnSsygvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
+}
+/** cusolverDnSsygvdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsygvdx_bufferSize(): typeof cusolverDnSsygvdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvdx_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsygvdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvdx_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsygvdx_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvdx_bufferSize', 'ldb', 'i32', ldb);
+    if (typeof vl !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vl', 'a number', vl);
+    if (typeof vu !== 'number') throw argError('cusolverDnSsygvdx_bufferSize', 'vu', 'a number', vu);
+    if (typeof il !== 'number' || (il | 0) !== il) throw intError('cusolverDnSsygvdx_bufferSize', 'il', 'i32', il);
+    if (typeof iu !== 'number' || (iu | 0) !== iu) throw intError('cusolverDnSsygvdx_bufferSize', 'iu', 'i32', iu);
+    s$f64[0] = 0;
+    pointerArg('cusolverDnSsygvdx_bufferSize', 'W', W, true);
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s$slot0, W, s$slot1);
+    if (status !== 0) throw fail('cusolverDnSsygvdx_bufferSize', status);
+    return { meig: s$i32[0], lwork: s$i32[2] };
+  };
 }
 let cusolverDnSsygvj$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -131,8 +145,7 @@ export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const status = (cusolverDnSsygvj$c ??= binder.native('cusolverDnSsygvj'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnSsygvj', status);
 }
-let cusolverDnSsygvj_bufferSize$: Scratch | undefined;
-let cusolverDnSsygvj_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsygvj_bufferSize$: typeof cusolverDnSsygvj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param itype in `cusolverEigType_t`.
@@ -147,22 +160,30 @@ let cusolverDnSsygvj_bufferSize$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
-  const s = (cusolverDnSsygvj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvj_bufferSize', 'itype', 'i32', itype);
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsygvj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
-  pointerArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnSsygvj_bufferSize$c ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsygvj_bufferSize$ ??= bind$cusolverDnSsygvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
+}
+/** cusolverDnSsygvj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsygvj_bufferSize(): typeof cusolverDnSsygvj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvj_bufferSize', 'itype', 'i32', itype);
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsygvj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsygvj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsygvj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsygvj_bufferSize', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
+    pointerArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSsytrd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -192,8 +213,7 @@ export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSsytrd$c ??= binder.native('cusolverDnSsytrd'))(handle, uplo, n_, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytrd', status);
 }
-let cusolverDnSsytrd_bufferSize$: Scratch | undefined;
-let cusolverDnSsytrd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsytrd_bufferSize$: typeof cusolverDnSsytrd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -205,19 +225,27 @@ let cusolverDnSsytrd_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const float *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
-  const s = (cusolverDnSsytrd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
-  pointerArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsytrd_bufferSize$c ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsytrd_bufferSize$ ??= bind$cusolverDnSsytrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
+}
+/** cusolverDnSsytrd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsytrd_bufferSize(): typeof cusolverDnSsytrd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsytrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'd', d, true);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'e', e, true);
+    pointerArg('cusolverDnSsytrd_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnSsytrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -243,8 +271,7 @@ export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSsytrf$c ??= binder.native('cusolverDnSsytrf'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytrf', status);
 }
-let cusolverDnSsytrf_bufferSize$: Scratch | undefined;
-let cusolverDnSsytrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsytrf_bufferSize$: typeof cusolverDnSsytrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param n_ in `int`.
@@ -252,13 +279,21 @@ let cusolverDnSsytrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnSsytrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsytrf_bufferSize$c ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsytrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsytrf_bufferSize$ ??= bind$cusolverDnSsytrf_bufferSize())(handle, n_, A, lda);
+}
+/** cusolverDnSsytrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsytrf_bufferSize(): typeof cusolverDnSsytrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsytrf_bufferSize(handle, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsytrf_bufferSize', status);
+    return s$i32[0];
+  };
 }

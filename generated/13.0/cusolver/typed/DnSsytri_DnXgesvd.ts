@@ -32,8 +32,7 @@ export function cusolverDnSsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnSsytri$c ??= binder.native('cusolverDnSsytri'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytri', status);
 }
-let cusolverDnSsytri_bufferSize$: Scratch | undefined;
-let cusolverDnSsytri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnSsytri_bufferSize$: typeof cusolverDnSsytri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -43,17 +42,25 @@ let cusolverDnSsytri_bufferSize$c: NativeFunction | undefined;
  * @param ipiv in `const int *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
-  const s = (cusolverDnSsytri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnSsytri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnSsytri_bufferSize$c ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
-  if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnSsytri_bufferSize$ ??= bind$cusolverDnSsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
+}
+/** cusolverDnSsytri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSsytri_bufferSize(): typeof cusolverDnSsytri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSsytri_bufferSize(handle, uplo, n_, A, lda, ipiv) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnSsytri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytri_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnSsytri_bufferSize', 'ipiv', ipiv, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s$bytes);
+    if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnXgeev$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -106,8 +113,7 @@ export function cusolverDnXgeev(handle: T.cusolverDnHandle_t | null, params: T.c
   const status = (cusolverDnXgeev$c ??= binder.native('cusolverDnXgeev'))(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgeev', status);
 }
-let cusolverDnXgeev_bufferSize$: Scratch | undefined;
-let cusolverDnXgeev_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgeev_bufferSize$: typeof cusolverDnXgeev_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -129,29 +135,37 @@ let cusolverDnXgeev_bufferSize$c: NativeFunction | undefined;
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`.
  * @remarks Since CUDA 12.6. */
 export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgeev_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeev_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobvl !== 'number' || (jobvl | 0) !== jobvl) throw intError('cusolverDnXgeev_bufferSize', 'jobvl', 'i32', jobvl);
-  if (typeof jobvr !== 'number' || (jobvr | 0) !== jobvr) throw intError('cusolverDnXgeev_bufferSize', 'jobvr', 'i32', jobvr);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgeev_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-  pointerArg('cusolverDnXgeev_bufferSize', 'W', W, true);
-  if (typeof dataTypeVL !== 'number' || (dataTypeVL | 0) !== dataTypeVL) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeVL', 'i32', dataTypeVL);
-  pointerArg('cusolverDnXgeev_bufferSize', 'VL', VL, true);
-  if (typeof ldvl !== 'number' || !(ldvl >= -9007199254740991 && ldvl <= 9007199254740991) || ldvl % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'ldvl', ldvl, true);
-  if (typeof dataTypeVR !== 'number' || (dataTypeVR | 0) !== dataTypeVR) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeVR', 'i32', dataTypeVR);
-  pointerArg('cusolverDnXgeev_bufferSize', 'VR', VR, true);
-  if (typeof ldvr !== 'number' || !(ldvr >= -9007199254740991 && ldvr <= 9007199254740991) || ldvr % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'ldvr', ldvr, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeev_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgeev_bufferSize$c ??= binder.native('cusolverDnXgeev_bufferSize'))(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgeev_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgeev_bufferSize$ ??= bind$cusolverDnXgeev_bufferSize())(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType);
+}
+/** cusolverDnXgeev_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgeev_bufferSize(): typeof cusolverDnXgeev_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgeev_bufferSize(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeev_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobvl !== 'number' || (jobvl | 0) !== jobvl) throw intError('cusolverDnXgeev_bufferSize', 'jobvl', 'i32', jobvl);
+    if (typeof jobvr !== 'number' || (jobvr | 0) !== jobvr) throw intError('cusolverDnXgeev_bufferSize', 'jobvr', 'i32', jobvr);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgeev_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeW', 'i32', dataTypeW);
+    pointerArg('cusolverDnXgeev_bufferSize', 'W', W, true);
+    if (typeof dataTypeVL !== 'number' || (dataTypeVL | 0) !== dataTypeVL) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeVL', 'i32', dataTypeVL);
+    pointerArg('cusolverDnXgeev_bufferSize', 'VL', VL, true);
+    if (typeof ldvl !== 'number' || !(ldvl >= -9007199254740991 && ldvl <= 9007199254740991) || ldvl % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'ldvl', ldvl, true);
+    if (typeof dataTypeVR !== 'number' || (dataTypeVR | 0) !== dataTypeVR) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeVR', 'i32', dataTypeVR);
+    pointerArg('cusolverDnXgeev_bufferSize', 'VR', VR, true);
+    if (typeof ldvr !== 'number' || !(ldvr >= -9007199254740991 && ldvr <= 9007199254740991) || ldvr % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'ldvr', ldvr, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeev_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgeev_bufferSize'))(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgeev_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXgeqrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -189,8 +203,7 @@ export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.
   const status = (cusolverDnXgeqrf$c ??= binder.native('cusolverDnXgeqrf'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgeqrf', status);
 }
-let cusolverDnXgeqrf_bufferSize$: Scratch | undefined;
-let cusolverDnXgeqrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgeqrf_bufferSize$: typeof cusolverDnXgeqrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -204,22 +217,30 @@ let cusolverDnXgeqrf_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgeqrf_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeqrf_bufferSize', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgeqrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
-  pointerArg('cusolverDnXgeqrf_bufferSize', 'tau', tau, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgeqrf_bufferSize$c ??= binder.native('cusolverDnXgeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgeqrf_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgeqrf_bufferSize$ ??= bind$cusolverDnXgeqrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType);
+}
+/** cusolverDnXgeqrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgeqrf_bufferSize(): typeof cusolverDnXgeqrf_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgeqrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeqrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgeqrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
+    pointerArg('cusolverDnXgeqrf_bufferSize', 'tau', tau, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgeqrf_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXgesvd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -273,8 +294,7 @@ export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.
   const status = (cusolverDnXgesvd$c ??= binder.native('cusolverDnXgesvd'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgesvd', status);
 }
-let cusolverDnXgesvd_bufferSize$: Scratch | undefined;
-let cusolverDnXgesvd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXgesvd_bufferSize$: typeof cusolverDnXgesvd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -296,28 +316,36 @@ let cusolverDnXgesvd_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXgesvd_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvd_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvd_bufferSize', 'jobu', 'i8', jobu);
-  if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnXgesvd_bufferSize', 'jobvt', 'i8', jobvt);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'S', S, true);
-  if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldu', ldu, true);
-  if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
-  pointerArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
-  if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXgesvd_bufferSize$c ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXgesvd_bufferSize$ ??= bind$cusolverDnXgesvd_bufferSize())(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType);
+}
+/** cusolverDnXgesvd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXgesvd_bufferSize(): typeof cusolverDnXgesvd_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvd_bufferSize', 'jobu', 'i8', jobu);
+    if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnXgesvd_bufferSize', 'jobvt', 'i8', jobvt);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'S', S, true);
+    if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldu', ldu, true);
+    if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
+    pointerArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
+    if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }

@@ -49,8 +49,7 @@ export function cusolverDnXsyevBatched(handle: T.cusolverDnHandle_t | null, para
   const status = (cusolverDnXsyevBatched$c ??= binder.native('cusolverDnXsyevBatched'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
   if (status !== 0) throw fail('cusolverDnXsyevBatched', status);
 }
-let cusolverDnXsyevBatched_bufferSize$: Scratch | undefined;
-let cusolverDnXsyevBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXsyevBatched_bufferSize$: typeof cusolverDnXsyevBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -67,24 +66,32 @@ let cusolverDnXsyevBatched_bufferSize$c: NativeFunction | undefined;
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`.
  * @remarks Since CUDA 12.6. */
 export function cusolverDnXsyevBatched_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, batchSize: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsyevBatched_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevBatched_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevBatched_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevBatched_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXsyevBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevBatched_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevBatched_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-  pointerArg('cusolverDnXsyevBatched_bufferSize', 'W', W, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevBatched_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof batchSize !== 'number' || !(batchSize >= -9007199254740991 && batchSize <= 9007199254740991) || batchSize % 1 !== 0) int64Arg('cusolverDnXsyevBatched_bufferSize', 'batchSize', batchSize, true);
-  const status = (cusolverDnXsyevBatched_bufferSize$c ??= binder.native('cusolverDnXsyevBatched_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.slot(0), s.slot(1), batchSize);
-  if (status !== 0) throw fail('cusolverDnXsyevBatched_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXsyevBatched_bufferSize$ ??= bind$cusolverDnXsyevBatched_bufferSize())(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, batchSize);
+}
+/** cusolverDnXsyevBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevBatched_bufferSize(): typeof cusolverDnXsyevBatched_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevBatched_bufferSize(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevBatched_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevBatched_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevBatched_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXsyevBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevBatched_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevBatched_bufferSize', 'dataTypeW', 'i32', dataTypeW);
+    pointerArg('cusolverDnXsyevBatched_bufferSize', 'W', W, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevBatched_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof batchSize !== 'number' || !(batchSize >= -9007199254740991 && batchSize <= 9007199254740991) || batchSize % 1 !== 0) int64Arg('cusolverDnXsyevBatched_bufferSize', 'batchSize', batchSize, true);
+    const status = (native$ ??= binder.native('cusolverDnXsyevBatched_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s$slot0, s$slot1, batchSize);
+    if (status !== 0) throw fail('cusolverDnXsyevBatched_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXsyevd$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -124,8 +131,7 @@ export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.
   const status = (cusolverDnXsyevd$c ??= binder.native('cusolverDnXsyevd'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsyevd', status);
 }
-let cusolverDnXsyevd_bufferSize$: Scratch | undefined;
-let cusolverDnXsyevd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXsyevd_bufferSize$: typeof cusolverDnXsyevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -140,23 +146,31 @@ let cusolverDnXsyevd_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsyevd_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevd_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'lda', lda, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-  pointerArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXsyevd_bufferSize$c ??= binder.native('cusolverDnXsyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXsyevd_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXsyevd_bufferSize$ ??= bind$cusolverDnXsyevd_bufferSize())(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType);
+}
+/** cusolverDnXsyevd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevd_bufferSize(): typeof cusolverDnXsyevd_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'lda', lda, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
+    pointerArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXsyevd_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverDnXsyevdx$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -208,8 +222,7 @@ export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T
   const status = (cusolverDnXsyevdx$c ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsyevdx', status);
 }
-let cusolverDnXsyevdx_bufferSize$: Scratch | undefined;
-let cusolverDnXsyevdx_bufferSize$c: NativeFunction | undefined;
+let cusolverDnXsyevdx_bufferSize$: typeof cusolverDnXsyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -230,59 +243,81 @@ let cusolverDnXsyevdx_bufferSize$c: NativeFunction | undefined;
  * @param computeType in `cudaDataType`.
  * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
 export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsyevdx_bufferSize$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx_bufferSize', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx_bufferSize', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'vl', vl, true);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'vu', vu, true);
-  if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'il', il, true);
-  if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
-  pointerArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverDnXsyevdx_bufferSize$c ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
-  return { workspaceInBytesOnDevice: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytesOnHost: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverDnXsyevdx_bufferSize$ ??= bind$cusolverDnXsyevdx_bufferSize())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType);
 }
-let cusolverDnXsyevjGetResidual$: Scratch | undefined;
-let cusolverDnXsyevjGetResidual$c: NativeFunction | undefined;
+/** cusolverDnXsyevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSize {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx_bufferSize', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx_bufferSize', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'vl', vl, true);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'vu', vu, true);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
+    pointerArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
+    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cusolverDnXsyevjGetResidual$: typeof cusolverDnXsyevjGetResidual | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `syevjInfo_t`.
  * @returns the value of `residual`: out `double *`. */
 export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
-  const s = (cusolverDnXsyevjGetResidual$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXsyevjGetResidual$c ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
-  return s.f64[0];
+  return (cusolverDnXsyevjGetResidual$ ??= bind$cusolverDnXsyevjGetResidual())(handle, info);
 }
-let cusolverDnXsyevjGetSweeps$: Scratch | undefined;
-let cusolverDnXsyevjGetSweeps$c: NativeFunction | undefined;
+/** cusolverDnXsyevjGetResidual around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevjGetResidual(): typeof cusolverDnXsyevjGetResidual {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevjGetResidual(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
+    return s$f64[0];
+  };
+}
+let cusolverDnXsyevjGetSweeps$: typeof cusolverDnXsyevjGetSweeps | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param info in `syevjInfo_t`.
  * @returns the value of `executed_sweeps`: out `int *`. */
 export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number {
-  const s = (cusolverDnXsyevjGetSweeps$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusolverDnXsyevjGetSweeps$c ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s.bytes);
-  if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
-  return s.i32[0];
+  return (cusolverDnXsyevjGetSweeps$ ??= bind$cusolverDnXsyevjGetSweeps())(handle, info);
+}
+/** cusolverDnXsyevjGetSweeps around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevjGetSweeps(): typeof cusolverDnXsyevjGetSweeps {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevjGetSweeps(handle, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s$bytes);
+    if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnXsyevjSetMaxSweeps$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

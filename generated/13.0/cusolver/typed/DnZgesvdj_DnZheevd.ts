@@ -84,8 +84,7 @@ export function cusolverDnZgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const status = (cusolverDnZgesvdjBatched$c ??= binder.native('cusolverDnZgesvdjBatched'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdjBatched', status);
 }
-let cusolverDnZgesvdjBatched_bufferSize$: Scratch | undefined;
-let cusolverDnZgesvdjBatched_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZgesvdjBatched_bufferSize$: typeof cusolverDnZgesvdjBatched_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -102,27 +101,34 @@ let cusolverDnZgesvdjBatched_bufferSize$c: NativeFunction | undefined;
  * @param batchSize in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
-  const s = (cusolverDnZgesvdjBatched_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params, batchSize);
-  if (status !== 0) throw fail('cusolverDnZgesvdjBatched_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZgesvdjBatched_bufferSize$ ??= bind$cusolverDnZgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
-let cusolverDnZgesvdj_bufferSize$: Scratch | undefined;
-let cusolverDnZgesvdj_bufferSize$c: NativeFunction | undefined;
+/** cusolverDnZgesvdjBatched_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZgesvdjBatched_bufferSize(): typeof cusolverDnZgesvdjBatched_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
+    const status = (native$ ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params, batchSize);
+    if (status !== 0) throw fail('cusolverDnZgesvdjBatched_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverDnZgesvdj_bufferSize$: typeof cusolverDnZgesvdj_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -139,24 +145,32 @@ let cusolverDnZgesvdj_bufferSize$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
-  const s = (cusolverDnZgesvdj_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdj_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnZgesvdj_bufferSize', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdj_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdj_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZgesvdj_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdj_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZgesvdj_bufferSize', 'S', S, true);
-  pointerArg('cusolverDnZgesvdj_bufferSize', 'U', U, true);
-  if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdj_bufferSize', 'ldu', 'i32', ldu);
-  pointerArg('cusolverDnZgesvdj_bufferSize', 'V', V, true);
-  if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdj_bufferSize', 'ldv', 'i32', ldv);
-  s.f64[0] = 0;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZgesvdj_bufferSize$c ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.bytes, params);
-  if (status !== 0) throw fail('cusolverDnZgesvdj_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZgesvdj_bufferSize$ ??= bind$cusolverDnZgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
+}
+/** cusolverDnZgesvdj_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZgesvdj_bufferSize(): typeof cusolverDnZgesvdj_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdj_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnZgesvdj_bufferSize', 'econ', 'i32', econ);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdj_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdj_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZgesvdj_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdj_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZgesvdj_bufferSize', 'S', S, true);
+    pointerArg('cusolverDnZgesvdj_bufferSize', 'U', U, true);
+    if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdj_bufferSize', 'ldu', 'i32', ldu);
+    pointerArg('cusolverDnZgesvdj_bufferSize', 'V', V, true);
+    if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdj_bufferSize', 'ldv', 'i32', ldv);
+    s$f64[0] = 0;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdj_bufferSize', 'params', params, true) as typeof params;
+    const status = (native$ ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s$bytes, params);
+    if (status !== 0) throw fail('cusolverDnZgesvdj_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZgetrf$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -180,8 +194,7 @@ export function cusolverDnZgetrf(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnZgetrf$c ??= binder.native('cusolverDnZgetrf'))(handle, m, n_, A, lda, Workspace, devIpiv, devInfo);
   if (status !== 0) throw fail('cusolverDnZgetrf', status);
 }
-let cusolverDnZgetrf_bufferSize$: Scratch | undefined;
-let cusolverDnZgetrf_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZgetrf_bufferSize$: typeof cusolverDnZgetrf_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -190,16 +203,24 @@ let cusolverDnZgetrf_bufferSize$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @returns the value of `Lwork`: out `int *`. */
 export function cusolverDnZgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number): number {
-  const s = (cusolverDnZgetrf_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgetrf_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgetrf_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgetrf_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZgetrf_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgetrf_bufferSize', 'lda', 'i32', lda);
-  s.f64[0] = 0;
-  const status = (cusolverDnZgetrf_bufferSize$c ??= binder.native('cusolverDnZgetrf_bufferSize'))(handle, m, n_, A, lda, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZgetrf_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZgetrf_bufferSize$ ??= bind$cusolverDnZgetrf_bufferSize())(handle, m, n_, A, lda);
+}
+/** cusolverDnZgetrf_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZgetrf_bufferSize(): typeof cusolverDnZgetrf_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZgetrf_bufferSize(handle, m, n_, A, lda) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgetrf_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgetrf_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZgetrf_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgetrf_bufferSize', 'lda', 'i32', lda);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZgetrf_bufferSize'))(handle, m, n_, A, lda, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZgetrf_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -253,8 +274,7 @@ export function cusolverDnZheevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   const status = (cusolverDnZheevd$c ??= binder.native('cusolverDnZheevd'))(handle, jobz, uplo, n_, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZheevd', status);
 }
-let cusolverDnZheevd_bufferSize$: Scratch | undefined;
-let cusolverDnZheevd_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZheevd_bufferSize$: typeof cusolverDnZheevd_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param jobz in `cusolverEigMode_t`.
@@ -265,16 +285,24 @@ let cusolverDnZheevd_bufferSize$c: NativeFunction | undefined;
  * @param W in `const double *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
-  const s = (cusolverDnZheevd_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevd_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevd_bufferSize', 'jobz', 'i32', jobz);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevd_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevd_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZheevd_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevd_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZheevd_bufferSize', 'W', W, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZheevd_bufferSize$c ??= binder.native('cusolverDnZheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZheevd_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZheevd_bufferSize$ ??= bind$cusolverDnZheevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
+}
+/** cusolverDnZheevd_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZheevd_bufferSize(): typeof cusolverDnZheevd_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZheevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevd_bufferSize', 'jobz', 'i32', jobz);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevd_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevd_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZheevd_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevd_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZheevd_bufferSize', 'W', W, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZheevd_bufferSize', status);
+    return s$i32[0];
+  };
 }

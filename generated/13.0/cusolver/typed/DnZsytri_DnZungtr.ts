@@ -32,8 +32,7 @@ export function cusolverDnZsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnZsytri$c ??= binder.native('cusolverDnZsytri'))(handle, uplo, n_, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZsytri', status);
 }
-let cusolverDnZsytri_bufferSize$: Scratch | undefined;
-let cusolverDnZsytri_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZsytri_bufferSize$: typeof cusolverDnZsytri_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -43,17 +42,25 @@ let cusolverDnZsytri_bufferSize$c: NativeFunction | undefined;
  * @param ipiv in `const int *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
-  const s = (cusolverDnZsytri_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytri_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZsytri_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytri_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZsytri_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytri_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZsytri_bufferSize', 'ipiv', ipiv, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZsytri_bufferSize$c ??= binder.native('cusolverDnZsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZsytri_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZsytri_bufferSize$ ??= bind$cusolverDnZsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
+}
+/** cusolverDnZsytri_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZsytri_bufferSize(): typeof cusolverDnZsytri_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZsytri_bufferSize(handle, uplo, n_, A, lda, ipiv) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZsytri_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytri_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZsytri_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytri_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZsytri_bufferSize', 'ipiv', ipiv, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZsytri_bufferSize'))(handle, uplo, n_, A, lda, ipiv, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZsytri_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZungbr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -83,8 +90,7 @@ export function cusolverDnZungbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnZungbr$c ??= binder.native('cusolverDnZungbr'))(handle, side, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungbr', status);
 }
-let cusolverDnZungbr_bufferSize$: Scratch | undefined;
-let cusolverDnZungbr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZungbr_bufferSize$: typeof cusolverDnZungbr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -96,19 +102,27 @@ let cusolverDnZungbr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnZungbr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungbr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZungbr_bufferSize', 'side', 'i32', side);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungbr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungbr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungbr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnZungbr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungbr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZungbr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZungbr_bufferSize$c ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZungbr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZungbr_bufferSize$ ??= bind$cusolverDnZungbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
+}
+/** cusolverDnZungbr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZungbr_bufferSize(): typeof cusolverDnZungbr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZungbr_bufferSize(handle, side, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungbr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZungbr_bufferSize', 'side', 'i32', side);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungbr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungbr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungbr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnZungbr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungbr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZungbr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZungbr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZungqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -136,8 +150,7 @@ export function cusolverDnZungqr(handle: T.cusolverDnHandle_t | null, m: number,
   const status = (cusolverDnZungqr$c ??= binder.native('cusolverDnZungqr'))(handle, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungqr', status);
 }
-let cusolverDnZungqr_bufferSize$: Scratch | undefined;
-let cusolverDnZungqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZungqr_bufferSize$: typeof cusolverDnZungqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
@@ -148,18 +161,26 @@ let cusolverDnZungqr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnZungqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnZungqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZungqr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZungqr_bufferSize$c ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZungqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZungqr_bufferSize$ ??= bind$cusolverDnZungqr_bufferSize())(handle, m, n_, k, A, lda, tau);
+}
+/** cusolverDnZungqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZungqr_bufferSize(): typeof cusolverDnZungqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZungqr_bufferSize(handle, m, n_, k, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZungqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZungqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnZungqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZungqr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZungqr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZungtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -185,8 +206,7 @@ export function cusolverDnZungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cu
   const status = (cusolverDnZungtr$c ??= binder.native('cusolverDnZungtr'))(handle, uplo, n_, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungtr', status);
 }
-let cusolverDnZungtr_bufferSize$: Scratch | undefined;
-let cusolverDnZungtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZungtr_bufferSize$: typeof cusolverDnZungtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param uplo in `cublasFillMode_t`.
@@ -196,15 +216,23 @@ let cusolverDnZungtr_bufferSize$c: NativeFunction | undefined;
  * @param tau in `const cuDoubleComplex *`: address or host buffer, or null.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
-  const s = (cusolverDnZungtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZungtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZungtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZungtr_bufferSize', 'tau', tau, true);
-  s.f64[0] = 0;
-  const status = (cusolverDnZungtr_bufferSize$c ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZungtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZungtr_bufferSize$ ??= bind$cusolverDnZungtr_bufferSize())(handle, uplo, n_, A, lda, tau);
+}
+/** cusolverDnZungtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZungtr_bufferSize(): typeof cusolverDnZungtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZungtr_bufferSize(handle, uplo, n_, A, lda, tau) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZungtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZungtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZungtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZungtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZungtr_bufferSize', 'tau', tau, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZungtr_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -42,8 +42,7 @@ export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnZunmqr$c ??= binder.native('cusolverDnZunmqr'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZunmqr', status);
 }
-let cusolverDnZunmqr_bufferSize$: Scratch | undefined;
-let cusolverDnZunmqr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZunmqr_bufferSize$: typeof cusolverDnZunmqr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -58,22 +57,30 @@ let cusolverDnZunmqr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnZunmqr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmqr_bufferSize', 'side', 'i32', side);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmqr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmqr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmqr_bufferSize', 'n', 'i32', n_);
-  if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZunmqr_bufferSize', 'k', 'i32', k);
-  pointerArg('cusolverDnZunmqr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmqr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZunmqr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnZunmqr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmqr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnZunmqr_bufferSize$c ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZunmqr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZunmqr_bufferSize$ ??= bind$cusolverDnZunmqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
+}
+/** cusolverDnZunmqr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZunmqr_bufferSize(): typeof cusolverDnZunmqr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZunmqr_bufferSize(handle, side, trans, m, n_, k, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmqr_bufferSize', 'side', 'i32', side);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmqr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmqr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmqr_bufferSize', 'n', 'i32', n_);
+    if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnZunmqr_bufferSize', 'k', 'i32', k);
+    pointerArg('cusolverDnZunmqr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmqr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZunmqr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnZunmqr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmqr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZunmqr_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusolverDnZunmtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -109,8 +116,7 @@ export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
   const status = (cusolverDnZunmtr$c ??= binder.native('cusolverDnZunmtr'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZunmtr', status);
 }
-let cusolverDnZunmtr_bufferSize$: Scratch | undefined;
-let cusolverDnZunmtr_bufferSize$c: NativeFunction | undefined;
+let cusolverDnZunmtr_bufferSize$: typeof cusolverDnZunmtr_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param side in `cublasSideMode_t`.
@@ -125,63 +131,92 @@ let cusolverDnZunmtr_bufferSize$c: NativeFunction | undefined;
  * @param ldc in `int`.
  * @returns the value of `lwork`: out `int *`. */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
-  const s = (cusolverDnZunmtr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmtr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmtr_bufferSize', 'side', 'i32', side);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZunmtr_bufferSize', 'uplo', 'i32', uplo);
-  if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmtr_bufferSize', 'trans', 'i32', trans);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmtr_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmtr_bufferSize', 'n', 'i32', n_);
-  pointerArg('cusolverDnZunmtr_bufferSize', 'A', A, true);
-  if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmtr_bufferSize', 'lda', 'i32', lda);
-  pointerArg('cusolverDnZunmtr_bufferSize', 'tau', tau, true);
-  pointerArg('cusolverDnZunmtr_bufferSize', 'C', C, true);
-  if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmtr_bufferSize', 'ldc', 'i32', ldc);
-  s.f64[0] = 0;
-  const status = (cusolverDnZunmtr_bufferSize$c ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.bytes);
-  if (status !== 0) throw fail('cusolverDnZunmtr_bufferSize', status);
-  return s.i32[0];
+  return (cusolverDnZunmtr_bufferSize$ ??= bind$cusolverDnZunmtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
-let cusolverGetProperty$: Scratch | undefined;
-let cusolverGetProperty$c: NativeFunction | undefined;
+/** cusolverDnZunmtr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnZunmtr_bufferSize(): typeof cusolverDnZunmtr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverDnZunmtr_bufferSize(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmtr_bufferSize', 'side', 'i32', side);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZunmtr_bufferSize', 'uplo', 'i32', uplo);
+    if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmtr_bufferSize', 'trans', 'i32', trans);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmtr_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZunmtr_bufferSize', 'n', 'i32', n_);
+    pointerArg('cusolverDnZunmtr_bufferSize', 'A', A, true);
+    if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZunmtr_bufferSize', 'lda', 'i32', lda);
+    pointerArg('cusolverDnZunmtr_bufferSize', 'tau', tau, true);
+    pointerArg('cusolverDnZunmtr_bufferSize', 'C', C, true);
+    if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cusolverDnZunmtr_bufferSize', 'ldc', 'i32', ldc);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s$bytes);
+    if (status !== 0) throw fail('cusolverDnZunmtr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusolverGetProperty$: typeof cusolverGetProperty | undefined;
 /** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `libraryPropertyType`.
  * @returns the value of `value`: out `int *`. */
 export function cusolverGetProperty(type: T.libraryPropertyType): number {
-  const s = (cusolverGetProperty$ ??= new Scratch(1));
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusolverGetProperty', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (cusolverGetProperty$c ??= binder.native('cusolverGetProperty'))(type, s.bytes);
-  if (status !== 0) throw fail('cusolverGetProperty', status);
-  return s.i32[0];
+  return (cusolverGetProperty$ ??= bind$cusolverGetProperty())(type);
 }
-let cusolverGetVersion$: Scratch | undefined;
-let cusolverGetVersion$c: NativeFunction | undefined;
+/** cusolverGetProperty around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverGetProperty(): typeof cusolverGetProperty {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverGetProperty(type) {
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusolverGetProperty', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverGetProperty'))(type, s$bytes);
+    if (status !== 0) throw fail('cusolverGetProperty', status);
+    return s$i32[0];
+  };
+}
+let cusolverGetVersion$: typeof cusolverGetVersion | undefined;
 /** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`. */
 export function cusolverGetVersion(): number {
-  const s = (cusolverGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverGetVersion$c ??= binder.nativeFixed('cusolverGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverGetVersion', status);
-  return s.i32[0];
+  return (cusolverGetVersion$ ??= bind$cusolverGetVersion())();
 }
-let cusolverRfAccessBundledFactorsDevice$: Scratch | undefined;
-let cusolverRfAccessBundledFactorsDevice$c: NativeFunction | undefined;
+/** cusolverGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverGetVersion(): typeof cusolverGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cusolverGetVersion', [s.bytes]);
+  return function cusolverGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverGetVersion', status);
+    return s$i32[0];
+  };
+}
+let cusolverRfAccessBundledFactorsDevice$: typeof cusolverRfAccessBundledFactorsDevice | undefined;
 /** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ nnzM, Mp, Mi, Mx }`: `nnzM`: out `int *`; `Mp`: out `int **`; `Mi`: out `int **`; `Mx`: out `double **`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t | null): { nnzM: number; Mp: number; Mi: number; Mx: number } {
-  const s = (cusolverRfAccessBundledFactorsDevice$ ??= new Scratch(4));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfAccessBundledFactorsDevice', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  const status = (cusolverRfAccessBundledFactorsDevice$c ??= binder.native('cusolverRfAccessBundledFactorsDevice'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
-  if (status !== 0) throw fail('cusolverRfAccessBundledFactorsDevice', status);
-  return { nnzM: s.i32[0], Mp: (s.u32[3] * 4294967296 + s.u32[2]), Mi: (s.u32[5] * 4294967296 + s.u32[4]), Mx: (s.u32[7] * 4294967296 + s.u32[6]) };
+  return (cusolverRfAccessBundledFactorsDevice$ ??= bind$cusolverRfAccessBundledFactorsDevice())(handle);
+}
+/** cusolverRfAccessBundledFactorsDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfAccessBundledFactorsDevice(): typeof cusolverRfAccessBundledFactorsDevice {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverRfAccessBundledFactorsDevice(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfAccessBundledFactorsDevice', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    const status = (native$ ??= binder.native('cusolverRfAccessBundledFactorsDevice'))(handle, s$slot0, s$slot1, s$slot2, s$slot3);
+    if (status !== 0) throw fail('cusolverRfAccessBundledFactorsDevice', status);
+    return { nnzM: s$i32[0], Mp: (s$u32[3] * 4294967296 + s$u32[2]), Mi: (s$u32[5] * 4294967296 + s$u32[4]), Mx: (s$u32[7] * 4294967296 + s$u32[6]) };
+  };
 }
 let cusolverRfAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -310,17 +345,24 @@ export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, po
   const status = (cusolverRfBatchZeroPivot$c ??= binder.native('cusolverRfBatchZeroPivot'))(handle, position);
   if (status !== 0) throw fail('cusolverRfBatchZeroPivot', status);
 }
-let cusolverRfCreate$: Scratch | undefined;
-let cusolverRfCreate$c: NativeFunction | undefined;
+let cusolverRfCreate$: typeof cusolverRfCreate | undefined;
 /** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cusolverRfHandle_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfCreate(): T.cusolverRfHandle_t {
-  const s = (cusolverRfCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverRfCreate$c ??= binder.nativeFixed('cusolverRfCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverRfCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverRfHandle_t;
+  return (cusolverRfCreate$ ??= bind$cusolverRfCreate())();
+}
+/** cusolverRfCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfCreate(): typeof cusolverRfCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverRfCreate', [s.bytes]);
+  return function cusolverRfCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverRfCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverRfHandle_t;
+  };
 }
 let cusolverRfDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -331,116 +373,165 @@ export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
   const status = (cusolverRfDestroy$c ??= binder.native('cusolverRfDestroy'))(handle);
   if (status !== 0) throw fail('cusolverRfDestroy', status);
 }
-let cusolverRfExtractBundledFactorsHost$: Scratch | undefined;
-let cusolverRfExtractBundledFactorsHost$c: NativeFunction | undefined;
+let cusolverRfExtractBundledFactorsHost$: typeof cusolverRfExtractBundledFactorsHost | undefined;
 /** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ h_nnzM, h_Mp, h_Mi, h_Mx }`: `h_nnzM`: out `int *`; `h_Mp`: out `int **`; `h_Mi`: out `int **`; `h_Mx`: out `double **`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzM: number; h_Mp: number; h_Mi: number; h_Mx: number } {
-  const s = (cusolverRfExtractBundledFactorsHost$ ??= new Scratch(4));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractBundledFactorsHost', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  const status = (cusolverRfExtractBundledFactorsHost$c ??= binder.native('cusolverRfExtractBundledFactorsHost'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
-  if (status !== 0) throw fail('cusolverRfExtractBundledFactorsHost', status);
-  return { h_nnzM: s.i32[0], h_Mp: (s.u32[3] * 4294967296 + s.u32[2]), h_Mi: (s.u32[5] * 4294967296 + s.u32[4]), h_Mx: (s.u32[7] * 4294967296 + s.u32[6]) };
+  return (cusolverRfExtractBundledFactorsHost$ ??= bind$cusolverRfExtractBundledFactorsHost())(handle);
 }
-let cusolverRfExtractSplitFactorsHost$: Scratch | undefined;
-let cusolverRfExtractSplitFactorsHost$c: NativeFunction | undefined;
+/** cusolverRfExtractBundledFactorsHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfExtractBundledFactorsHost(): typeof cusolverRfExtractBundledFactorsHost {
+  const s = new Scratch(4);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverRfExtractBundledFactorsHost(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractBundledFactorsHost', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    const status = (native$ ??= binder.native('cusolverRfExtractBundledFactorsHost'))(handle, s$slot0, s$slot1, s$slot2, s$slot3);
+    if (status !== 0) throw fail('cusolverRfExtractBundledFactorsHost', status);
+    return { h_nnzM: s$i32[0], h_Mp: (s$u32[3] * 4294967296 + s$u32[2]), h_Mi: (s$u32[5] * 4294967296 + s$u32[4]), h_Mx: (s$u32[7] * 4294967296 + s$u32[6]) };
+  };
+}
+let cusolverRfExtractSplitFactorsHost$: typeof cusolverRfExtractSplitFactorsHost | undefined;
 /** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU }`: `h_nnzL`: out `int *`; `h_csrRowPtrL`: out `int **`; `h_csrColIndL`: out `int **`; `h_csrValL`: out `double **`; `h_nnzU`: out `int *`; `h_csrRowPtrU`: out `int **`; `h_csrColIndU`: out `int **`; `h_csrValU`: out `double **`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t | null): { h_nnzL: number; h_csrRowPtrL: number; h_csrColIndL: number; h_csrValL: number; h_nnzU: number; h_csrRowPtrU: number; h_csrColIndU: number; h_csrValU: number } {
-  const s = (cusolverRfExtractSplitFactorsHost$ ??= new Scratch(8));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractSplitFactorsHost', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  s.f64[6] = 0;
-  s.f64[7] = 0;
-  const status = (cusolverRfExtractSplitFactorsHost$c ??= binder.native('cusolverRfExtractSplitFactorsHost'))(handle, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7));
-  if (status !== 0) throw fail('cusolverRfExtractSplitFactorsHost', status);
-  return { h_nnzL: s.i32[0], h_csrRowPtrL: (s.u32[3] * 4294967296 + s.u32[2]), h_csrColIndL: (s.u32[5] * 4294967296 + s.u32[4]), h_csrValL: (s.u32[7] * 4294967296 + s.u32[6]), h_nnzU: s.i32[8], h_csrRowPtrU: (s.u32[11] * 4294967296 + s.u32[10]), h_csrColIndU: (s.u32[13] * 4294967296 + s.u32[12]), h_csrValU: (s.u32[15] * 4294967296 + s.u32[14]) };
+  return (cusolverRfExtractSplitFactorsHost$ ??= bind$cusolverRfExtractSplitFactorsHost())(handle);
 }
-let cusolverRfGetAlgs$: Scratch | undefined;
-let cusolverRfGetAlgs$c: NativeFunction | undefined;
+/** cusolverRfExtractSplitFactorsHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfExtractSplitFactorsHost(): typeof cusolverRfExtractSplitFactorsHost {
+  const s = new Scratch(8);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$i32 = s.i32, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverRfExtractSplitFactorsHost(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractSplitFactorsHost', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    s$f64[6] = 0;
+    s$f64[7] = 0;
+    const status = (native$ ??= binder.native('cusolverRfExtractSplitFactorsHost'))(handle, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5, s$slot6, s$slot7);
+    if (status !== 0) throw fail('cusolverRfExtractSplitFactorsHost', status);
+    return { h_nnzL: s$i32[0], h_csrRowPtrL: (s$u32[3] * 4294967296 + s$u32[2]), h_csrColIndL: (s$u32[5] * 4294967296 + s$u32[4]), h_csrValL: (s$u32[7] * 4294967296 + s$u32[6]), h_nnzU: s$i32[8], h_csrRowPtrU: (s$u32[11] * 4294967296 + s$u32[10]), h_csrColIndU: (s$u32[13] * 4294967296 + s$u32[12]), h_csrValU: (s$u32[15] * 4294967296 + s$u32[14]) };
+  };
+}
+let cusolverRfGetAlgs$: typeof cusolverRfGetAlgs | undefined;
 /** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ factAlg, solveAlg }`: `factAlg`: out `cusolverRfFactorization_t *`; `solveAlg`: out `cusolverRfTriangularSolve_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t | null): { factAlg: T.cusolverRfFactorization_t; solveAlg: T.cusolverRfTriangularSolve_t } {
-  const s = (cusolverRfGetAlgs$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetAlgs', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverRfGetAlgs$c ??= binder.native('cusolverRfGetAlgs'))(handle, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverRfGetAlgs', status);
-  return { factAlg: s.i32[0] as T.cusolverRfFactorization_t, solveAlg: s.i32[2] as T.cusolverRfTriangularSolve_t };
+  return (cusolverRfGetAlgs$ ??= bind$cusolverRfGetAlgs())(handle);
 }
-let cusolverRfGetMatrixFormat$: Scratch | undefined;
-let cusolverRfGetMatrixFormat$c: NativeFunction | undefined;
+/** cusolverRfGetAlgs around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfGetAlgs(): typeof cusolverRfGetAlgs {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverRfGetAlgs(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetAlgs', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverRfGetAlgs'))(handle, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverRfGetAlgs', status);
+    return { factAlg: s$i32[0] as T.cusolverRfFactorization_t, solveAlg: s$i32[2] as T.cusolverRfTriangularSolve_t };
+  };
+}
+let cusolverRfGetMatrixFormat$: typeof cusolverRfGetMatrixFormat | undefined;
 /** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ format, diag }`: `format`: out `cusolverRfMatrixFormat_t *`; `diag`: out `cusolverRfUnitDiagonal_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t | null): { format: T.cusolverRfMatrixFormat_t; diag: T.cusolverRfUnitDiagonal_t } {
-  const s = (cusolverRfGetMatrixFormat$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetMatrixFormat', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverRfGetMatrixFormat$c ??= binder.native('cusolverRfGetMatrixFormat'))(handle, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverRfGetMatrixFormat', status);
-  return { format: s.i32[0] as T.cusolverRfMatrixFormat_t, diag: s.i32[2] as T.cusolverRfUnitDiagonal_t };
+  return (cusolverRfGetMatrixFormat$ ??= bind$cusolverRfGetMatrixFormat())(handle);
 }
-let cusolverRfGetNumericBoostReport$: Scratch | undefined;
-let cusolverRfGetNumericBoostReport$c: NativeFunction | undefined;
+/** cusolverRfGetMatrixFormat around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfGetMatrixFormat(): typeof cusolverRfGetMatrixFormat {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverRfGetMatrixFormat(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetMatrixFormat', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverRfGetMatrixFormat'))(handle, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverRfGetMatrixFormat', status);
+    return { format: s$i32[0] as T.cusolverRfMatrixFormat_t, diag: s$i32[2] as T.cusolverRfUnitDiagonal_t };
+  };
+}
+let cusolverRfGetNumericBoostReport$: typeof cusolverRfGetNumericBoostReport | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns the value of `report`: out `cusolverRfNumericBoostReport_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t | null): T.cusolverRfNumericBoostReport_t {
-  const s = (cusolverRfGetNumericBoostReport$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericBoostReport', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusolverRfGetNumericBoostReport$c ??= binder.native('cusolverRfGetNumericBoostReport'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusolverRfGetNumericBoostReport', status);
-  return s.i32[0] as T.cusolverRfNumericBoostReport_t;
+  return (cusolverRfGetNumericBoostReport$ ??= bind$cusolverRfGetNumericBoostReport())(handle);
 }
-let cusolverRfGetNumericProperties$: Scratch | undefined;
-let cusolverRfGetNumericProperties$c: NativeFunction | undefined;
+/** cusolverRfGetNumericBoostReport around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfGetNumericBoostReport(): typeof cusolverRfGetNumericBoostReport {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverRfGetNumericBoostReport(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericBoostReport', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverRfGetNumericBoostReport'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusolverRfGetNumericBoostReport', status);
+    return s$i32[0] as T.cusolverRfNumericBoostReport_t;
+  };
+}
+let cusolverRfGetNumericProperties$: typeof cusolverRfGetNumericProperties | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns `{ zero, boost }`: `zero`: out `double *`; `boost`: out `double *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t | null): { zero: number; boost: number } {
-  const s = (cusolverRfGetNumericProperties$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericProperties', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverRfGetNumericProperties$c ??= binder.native('cusolverRfGetNumericProperties'))(handle, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverRfGetNumericProperties', status);
-  return { zero: s.f64[0], boost: s.f64[1] };
+  return (cusolverRfGetNumericProperties$ ??= bind$cusolverRfGetNumericProperties())(handle);
 }
-let cusolverRfGetResetValuesFastMode$: Scratch | undefined;
-let cusolverRfGetResetValuesFastMode$c: NativeFunction | undefined;
+/** cusolverRfGetNumericProperties around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfGetNumericProperties(): typeof cusolverRfGetNumericProperties {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
+  let native$: NativeFunction | undefined;
+  return function cusolverRfGetNumericProperties(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericProperties', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverRfGetNumericProperties'))(handle, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverRfGetNumericProperties', status);
+    return { zero: s$f64[0], boost: s$f64[1] };
+  };
+}
+let cusolverRfGetResetValuesFastMode$: typeof cusolverRfGetResetValuesFastMode | undefined;
 /** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`.
  * @returns the value of `fastMode`: out `cusolverRfResetValuesFastMode_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t | null): T.cusolverRfResetValuesFastMode_t {
-  const s = (cusolverRfGetResetValuesFastMode$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetResetValuesFastMode', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (cusolverRfGetResetValuesFastMode$c ??= binder.native('cusolverRfGetResetValuesFastMode'))(handle, s.bytes);
-  if (status !== 0) throw fail('cusolverRfGetResetValuesFastMode', status);
-  return s.i32[0] as T.cusolverRfResetValuesFastMode_t;
+  return (cusolverRfGetResetValuesFastMode$ ??= bind$cusolverRfGetResetValuesFastMode())(handle);
+}
+/** cusolverRfGetResetValuesFastMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverRfGetResetValuesFastMode(): typeof cusolverRfGetResetValuesFastMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverRfGetResetValuesFastMode(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetResetValuesFastMode', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverRfGetResetValuesFastMode'))(handle, s$bytes);
+    if (status !== 0) throw fail('cusolverRfGetResetValuesFastMode', status);
+    return s$i32[0] as T.cusolverRfResetValuesFastMode_t;
+  };
 }
 let cusolverRfRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

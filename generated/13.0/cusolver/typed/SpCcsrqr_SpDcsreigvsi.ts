@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverSpCcsrqrBufferInfoBatched$: Scratch | undefined;
-let cusolverSpCcsrqrBufferInfoBatched$c: NativeFunction | undefined;
+let cusolverSpCcsrqrBufferInfoBatched$: typeof cusolverSpCcsrqrBufferInfoBatched | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -24,22 +23,30 @@ let cusolverSpCcsrqrBufferInfoBatched$c: NativeFunction | undefined;
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
-  const s = (cusolverSpCcsrqrBufferInfoBatched$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverSpCcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverSpCcsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverSpCcsrqrBufferInfoBatched$ ??= bind$cusolverSpCcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
+}
+/** cusolverSpCcsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrqrBufferInfoBatched(): typeof cusolverSpCcsrqrBufferInfoBatched {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrqrBufferInfoBatched(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverSpCcsrqrBufferInfoBatched', status);
+    return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -74,8 +81,7 @@ export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m
   const status = (cusolverSpCcsrqrsvBatched$c ??= binder.native('cusolverSpCcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpCcsrqrsvBatched', status);
 }
-let cusolverSpCcsrzfdHost$: Scratch | undefined;
-let cusolverSpCcsrzfdHost$c: NativeFunction | undefined;
+let cusolverSpCcsrzfdHost$: typeof cusolverSpCcsrzfdHost | undefined;
 /** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -88,43 +94,65 @@ let cusolverSpCcsrzfdHost$c: NativeFunction | undefined;
  * @returns the value of `numnz`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
-  const s = (cusolverSpCcsrzfdHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrzfdHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrzfdHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrzfdHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrzfdHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsrzfdHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpCcsrzfdHost', 'P', P, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpCcsrzfdHost$c ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
-  if (status !== 0) throw fail('cusolverSpCcsrzfdHost', status);
-  return s.i32[0];
+  return (cusolverSpCcsrzfdHost$ ??= bind$cusolverSpCcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }
-let cusolverSpCreate$: Scratch | undefined;
-let cusolverSpCreate$c: NativeFunction | undefined;
+/** cusolverSpCcsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCcsrzfdHost(): typeof cusolverSpCcsrzfdHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpCcsrzfdHost(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrzfdHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrzfdHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrzfdHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpCcsrzfdHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpCcsrzfdHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpCcsrzfdHost', 'P', P, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);
+    if (status !== 0) throw fail('cusolverSpCcsrzfdHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpCreate$: typeof cusolverSpCreate | undefined;
 /** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `handle`: out `cusolverSpHandle_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpCreate(): T.cusolverSpHandle_t {
-  const s = (cusolverSpCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverSpCreate$c ??= binder.nativeFixed('cusolverSpCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverSpCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cusolverSpHandle_t;
+  return (cusolverSpCreate$ ??= bind$cusolverSpCreate())();
 }
-let cusolverSpCreateCsrqrInfo$: Scratch | undefined;
-let cusolverSpCreateCsrqrInfo$c: NativeFunction | undefined;
+/** cusolverSpCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCreate(): typeof cusolverSpCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverSpCreate', [s.bytes]);
+  return function cusolverSpCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverSpCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverSpHandle_t;
+  };
+}
+let cusolverSpCreateCsrqrInfo$: typeof cusolverSpCreateCsrqrInfo | undefined;
 /** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `info`: out `csrqrInfo_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpCreateCsrqrInfo(): T.csrqrInfo_t {
-  const s = (cusolverSpCreateCsrqrInfo$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cusolverSpCreateCsrqrInfo$c ??= binder.nativeFixed('cusolverSpCreateCsrqrInfo', [s.bytes]))();
-  if (status !== 0) throw fail('cusolverSpCreateCsrqrInfo', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.csrqrInfo_t;
+  return (cusolverSpCreateCsrqrInfo$ ??= bind$cusolverSpCreateCsrqrInfo())();
+}
+/** cusolverSpCreateCsrqrInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpCreateCsrqrInfo(): typeof cusolverSpCreateCsrqrInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cusolverSpCreateCsrqrInfo', [s.bytes]);
+  return function cusolverSpCreateCsrqrInfo() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cusolverSpCreateCsrqrInfo', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrqrInfo_t;
+  };
 }
 let cusolverSpDcsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

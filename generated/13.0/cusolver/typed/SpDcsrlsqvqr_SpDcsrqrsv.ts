@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverSpDcsrlsqvqrHost$: Scratch | undefined;
-let cusolverSpDcsrlsqvqrHost$c: NativeFunction | undefined;
+let cusolverSpDcsrlsqvqrHost$: typeof cusolverSpDcsrlsqvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -27,27 +26,34 @@ let cusolverSpDcsrlsqvqrHost$c: NativeFunction | undefined;
  * @returns the value of `rankA`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
-  const s = (cusolverSpDcsrlsqvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsqvqrHost', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsqvqrHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsqvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrlsqvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpDcsrlsqvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsqvqrHost', 'tol', 'a number', tol);
-  s.f64[0] = 0;
-  pointerArg('cusolverSpDcsrlsqvqrHost', 'x', x, true);
-  pointerArg('cusolverSpDcsrlsqvqrHost', 'p', p, true);
-  pointerArg('cusolverSpDcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpDcsrlsqvqrHost$c ??= binder.native('cusolverSpDcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.bytes, x, p, min_norm);
-  if (status !== 0) throw fail('cusolverSpDcsrlsqvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpDcsrlsqvqrHost$ ??= bind$cusolverSpDcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
-let cusolverSpDcsrlsvchol$: Scratch | undefined;
-let cusolverSpDcsrlsvchol$c: NativeFunction | undefined;
+/** cusolverSpDcsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrlsqvqrHost(): typeof cusolverSpDcsrlsqvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsqvqrHost', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsqvqrHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsqvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrlsqvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpDcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpDcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpDcsrlsqvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsqvqrHost', 'tol', 'a number', tol);
+    s$f64[0] = 0;
+    pointerArg('cusolverSpDcsrlsqvqrHost', 'x', x, true);
+    pointerArg('cusolverSpDcsrlsqvqrHost', 'p', p, true);
+    pointerArg('cusolverSpDcsrlsqvqrHost', 'min_norm', min_norm, true);
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);
+    if (status !== 0) throw fail('cusolverSpDcsrlsqvqrHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpDcsrlsvchol$: typeof cusolverSpDcsrlsvchol | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -63,25 +69,32 @@ let cusolverSpDcsrlsvchol$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpDcsrlsvchol$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvchol', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvchol', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvchol', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrlsvchol', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpDcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpDcsrlsvchol', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpDcsrlsvchol', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvchol', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvchol', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpDcsrlsvchol', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpDcsrlsvchol$c ??= binder.native('cusolverSpDcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpDcsrlsvchol', status);
-  return s.i32[0];
+  return (cusolverSpDcsrlsvchol$ ??= bind$cusolverSpDcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpDcsrlsvcholHost$: Scratch | undefined;
-let cusolverSpDcsrlsvcholHost$c: NativeFunction | undefined;
+/** cusolverSpDcsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrlsvchol(): typeof cusolverSpDcsrlsvchol {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvchol', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvchol', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvchol', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrlsvchol', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpDcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpDcsrlsvchol', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpDcsrlsvchol', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvchol', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvchol', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpDcsrlsvchol', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpDcsrlsvchol', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpDcsrlsvcholHost$: typeof cusolverSpDcsrlsvcholHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -97,25 +110,32 @@ let cusolverSpDcsrlsvcholHost$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpDcsrlsvcholHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvcholHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvcholHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvcholHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrlsvcholHost', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpDcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpDcsrlsvcholHost', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpDcsrlsvcholHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvcholHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvcholHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpDcsrlsvcholHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpDcsrlsvcholHost$c ??= binder.native('cusolverSpDcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpDcsrlsvcholHost', status);
-  return s.i32[0];
+  return (cusolverSpDcsrlsvcholHost$ ??= bind$cusolverSpDcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpDcsrlsvluHost$: Scratch | undefined;
-let cusolverSpDcsrlsvluHost$c: NativeFunction | undefined;
+/** cusolverSpDcsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrlsvcholHost(): typeof cusolverSpDcsrlsvcholHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvcholHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvcholHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvcholHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrlsvcholHost', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpDcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpDcsrlsvcholHost', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpDcsrlsvcholHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvcholHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvcholHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpDcsrlsvcholHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpDcsrlsvcholHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpDcsrlsvluHost$: typeof cusolverSpDcsrlsvluHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -131,25 +151,32 @@ let cusolverSpDcsrlsvluHost$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpDcsrlsvluHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvluHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsvluHost', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpDcsrlsvluHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrlsvluHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpDcsrlsvluHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvluHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvluHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpDcsrlsvluHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpDcsrlsvluHost$c ??= binder.native('cusolverSpDcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpDcsrlsvluHost', status);
-  return s.i32[0];
+  return (cusolverSpDcsrlsvluHost$ ??= bind$cusolverSpDcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
-let cusolverSpDcsrlsvqr$: Scratch | undefined;
-let cusolverSpDcsrlsvqr$c: NativeFunction | undefined;
+/** cusolverSpDcsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrlsvluHost(): typeof cusolverSpDcsrlsvluHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrlsvluHost(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvluHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsvluHost', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpDcsrlsvluHost', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrlsvluHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpDcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpDcsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpDcsrlsvluHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvluHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvluHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpDcsrlsvluHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpDcsrlsvluHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpDcsrlsvqr$: typeof cusolverSpDcsrlsvqr | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -165,25 +192,32 @@ let cusolverSpDcsrlsvqr$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpDcsrlsvqr$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvqr', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqr', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrlsvqr', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpDcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpDcsrlsvqr', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpDcsrlsvqr', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqr', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqr', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpDcsrlsvqr', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpDcsrlsvqr$c ??= binder.native('cusolverSpDcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpDcsrlsvqr', status);
-  return s.i32[0];
+  return (cusolverSpDcsrlsvqr$ ??= bind$cusolverSpDcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpDcsrlsvqrHost$: Scratch | undefined;
-let cusolverSpDcsrlsvqrHost$c: NativeFunction | undefined;
+/** cusolverSpDcsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrlsvqr(): typeof cusolverSpDcsrlsvqr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvqr', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqr', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqr', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrlsvqr', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpDcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpDcsrlsvqr', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpDcsrlsvqr', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqr', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqr', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpDcsrlsvqr', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpDcsrlsvqr', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpDcsrlsvqrHost$: typeof cusolverSpDcsrlsvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -199,25 +233,32 @@ let cusolverSpDcsrlsvqrHost$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpDcsrlsvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqrHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrlsvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpDcsrlsvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqrHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqrHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpDcsrlsvqrHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpDcsrlsvqrHost$c ??= binder.native('cusolverSpDcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpDcsrlsvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpDcsrlsvqrHost$ ??= bind$cusolverSpDcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
-let cusolverSpDcsrqrBufferInfoBatched$: Scratch | undefined;
-let cusolverSpDcsrqrBufferInfoBatched$c: NativeFunction | undefined;
+/** cusolverSpDcsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrlsvqrHost(): typeof cusolverSpDcsrlsvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqrHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrlsvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpDcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpDcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpDcsrlsvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqrHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqrHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpDcsrlsvqrHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpDcsrlsvqrHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpDcsrqrBufferInfoBatched$: typeof cusolverSpDcsrqrBufferInfoBatched | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -232,22 +273,30 @@ let cusolverSpDcsrqrBufferInfoBatched$c: NativeFunction | undefined;
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
-  const s = (cusolverSpDcsrqrBufferInfoBatched$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverSpDcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpDcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverSpDcsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverSpDcsrqrBufferInfoBatched$ ??= bind$cusolverSpDcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
+}
+/** cusolverSpDcsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpDcsrqrBufferInfoBatched(): typeof cusolverSpDcsrqrBufferInfoBatched {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpDcsrqrBufferInfoBatched(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverSpDcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverSpDcsrqrBufferInfoBatched', status);
+    return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverSpDcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cusolverSpScsrlsvchol$: Scratch | undefined;
-let cusolverSpScsrlsvchol$c: NativeFunction | undefined;
+let cusolverSpScsrlsvchol$: typeof cusolverSpScsrlsvchol | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -25,25 +24,32 @@ let cusolverSpScsrlsvchol$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpScsrlsvchol$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvchol', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvchol', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvchol', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrlsvchol', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpScsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpScsrlsvchol', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpScsrlsvchol', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvchol', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvchol', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpScsrlsvchol', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpScsrlsvchol$c ??= binder.native('cusolverSpScsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpScsrlsvchol', status);
-  return s.i32[0];
+  return (cusolverSpScsrlsvchol$ ??= bind$cusolverSpScsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpScsrlsvcholHost$: Scratch | undefined;
-let cusolverSpScsrlsvcholHost$c: NativeFunction | undefined;
+/** cusolverSpScsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrlsvchol(): typeof cusolverSpScsrlsvchol {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvchol', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvchol', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvchol', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvchol', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrlsvchol', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpScsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpScsrlsvchol', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpScsrlsvchol', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvchol', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvchol', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpScsrlsvchol', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpScsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpScsrlsvchol', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpScsrlsvcholHost$: typeof cusolverSpScsrlsvcholHost | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -59,25 +65,32 @@ let cusolverSpScsrlsvcholHost$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpScsrlsvcholHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvcholHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvcholHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvcholHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrlsvcholHost', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpScsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpScsrlsvcholHost', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpScsrlsvcholHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvcholHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvcholHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpScsrlsvcholHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpScsrlsvcholHost$c ??= binder.native('cusolverSpScsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpScsrlsvcholHost', status);
-  return s.i32[0];
+  return (cusolverSpScsrlsvcholHost$ ??= bind$cusolverSpScsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpScsrlsvluHost$: Scratch | undefined;
-let cusolverSpScsrlsvluHost$c: NativeFunction | undefined;
+/** cusolverSpScsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrlsvcholHost(): typeof cusolverSpScsrlsvcholHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvcholHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvcholHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvcholHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrlsvcholHost', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpScsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpScsrlsvcholHost', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpScsrlsvcholHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvcholHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvcholHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpScsrlsvcholHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpScsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpScsrlsvcholHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpScsrlsvluHost$: typeof cusolverSpScsrlsvluHost | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -93,25 +106,32 @@ let cusolverSpScsrlsvluHost$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpScsrlsvluHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvluHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrlsvluHost', 'n', 'i32', n_);
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpScsrlsvluHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrlsvluHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsrlsvluHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpScsrlsvluHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvluHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvluHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpScsrlsvluHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpScsrlsvluHost$c ??= binder.native('cusolverSpScsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpScsrlsvluHost', status);
-  return s.i32[0];
+  return (cusolverSpScsrlsvluHost$ ??= bind$cusolverSpScsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
-let cusolverSpScsrlsvqr$: Scratch | undefined;
-let cusolverSpScsrlsvqr$c: NativeFunction | undefined;
+/** cusolverSpScsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrlsvluHost(): typeof cusolverSpScsrlsvluHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrlsvluHost(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvluHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrlsvluHost', 'n', 'i32', n_);
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpScsrlsvluHost', 'nnzA', 'i32', nnzA);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrlsvluHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpScsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpScsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpScsrlsvluHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvluHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvluHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpScsrlsvluHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpScsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpScsrlsvluHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpScsrlsvqr$: typeof cusolverSpScsrlsvqr | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -127,25 +147,32 @@ let cusolverSpScsrlsvqr$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpScsrlsvqr$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvqr', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvqr', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvqr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrlsvqr', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpScsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpScsrlsvqr', 'csrColInd', csrColInd, true);
-  pointerArg('cusolverSpScsrlsvqr', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqr', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqr', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpScsrlsvqr', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpScsrlsvqr$c ??= binder.native('cusolverSpScsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpScsrlsvqr', status);
-  return s.i32[0];
+  return (cusolverSpScsrlsvqr$ ??= bind$cusolverSpScsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
-let cusolverSpScsrlsvqrHost$: Scratch | undefined;
-let cusolverSpScsrlsvqrHost$c: NativeFunction | undefined;
+/** cusolverSpScsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrlsvqr(): typeof cusolverSpScsrlsvqr {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvqr', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvqr', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvqr', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvqr', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrlsvqr', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpScsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpScsrlsvqr', 'csrColInd', csrColInd, true);
+    pointerArg('cusolverSpScsrlsvqr', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqr', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqr', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpScsrlsvqr', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpScsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpScsrlsvqr', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpScsrlsvqrHost$: typeof cusolverSpScsrlsvqrHost | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -161,25 +188,32 @@ let cusolverSpScsrlsvqrHost$c: NativeFunction | undefined;
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
-  const s = (cusolverSpScsrlsvqrHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvqrHost', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvqrHost', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvqrHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrlsvqrHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpScsrlsvqrHost', 'b', b, true);
-  if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqrHost', 'tol', 'a number', tol);
-  if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqrHost', 'reorder', 'i32', reorder);
-  pointerArg('cusolverSpScsrlsvqrHost', 'x', x, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpScsrlsvqrHost$c ??= binder.native('cusolverSpScsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.bytes);
-  if (status !== 0) throw fail('cusolverSpScsrlsvqrHost', status);
-  return s.i32[0];
+  return (cusolverSpScsrlsvqrHost$ ??= bind$cusolverSpScsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
-let cusolverSpScsrqrBufferInfoBatched$: Scratch | undefined;
-let cusolverSpScsrqrBufferInfoBatched$c: NativeFunction | undefined;
+/** cusolverSpScsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrlsvqrHost(): typeof cusolverSpScsrlsvqrHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvqrHost', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvqrHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrlsvqrHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpScsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpScsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpScsrlsvqrHost', 'b', b, true);
+    if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqrHost', 'tol', 'a number', tol);
+    if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqrHost', 'reorder', 'i32', reorder);
+    pointerArg('cusolverSpScsrlsvqrHost', 'x', x, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpScsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
+    if (status !== 0) throw fail('cusolverSpScsrlsvqrHost', status);
+    return s$i32[0];
+  };
+}
+let cusolverSpScsrqrBufferInfoBatched$: typeof cusolverSpScsrqrBufferInfoBatched | undefined;
 /** `cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param m in `int`.
@@ -194,22 +228,30 @@ let cusolverSpScsrqrBufferInfoBatched$c: NativeFunction | undefined;
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
-  const s = (cusolverSpScsrqrBufferInfoBatched$ ??= new Scratch(2));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrqrBufferInfoBatched', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrqrBufferInfoBatched', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-  pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-  pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
-  if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpScsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpScsrqrBufferInfoBatched', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cusolverSpScsrqrBufferInfoBatched$c ??= binder.native('cusolverSpScsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cusolverSpScsrqrBufferInfoBatched', status);
-  return { internalDataInBytes: (s.u32[1] * 4294967296 + s.u32[0]), workspaceInBytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cusolverSpScsrqrBufferInfoBatched$ ??= bind$cusolverSpScsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
+}
+/** cusolverSpScsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrqrBufferInfoBatched(): typeof cusolverSpScsrqrBufferInfoBatched {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrqrBufferInfoBatched(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrqrBufferInfoBatched', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrqrBufferInfoBatched', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpScsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpScsrqrBufferInfoBatched', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cusolverSpScsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cusolverSpScsrqrBufferInfoBatched', status);
+    return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cusolverSpScsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -244,8 +286,7 @@ export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m
   const status = (cusolverSpScsrqrsvBatched$c ??= binder.native('cusolverSpScsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpScsrqrsvBatched', status);
 }
-let cusolverSpScsrzfdHost$: Scratch | undefined;
-let cusolverSpScsrzfdHost$c: NativeFunction | undefined;
+let cusolverSpScsrzfdHost$: typeof cusolverSpScsrzfdHost | undefined;
 /** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`.
  * @param n_ in `int`.
@@ -258,17 +299,25 @@ let cusolverSpScsrzfdHost$c: NativeFunction | undefined;
  * @returns the value of `numnz`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
-  const s = (cusolverSpScsrzfdHost$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrzfdHost', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrzfdHost', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrzfdHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrzfdHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsrzfdHost', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpScsrzfdHost', 'P', P, true);
-  s.f64[0] = 0;
-  const status = (cusolverSpScsrzfdHost$c ??= binder.native('cusolverSpScsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.bytes);
-  if (status !== 0) throw fail('cusolverSpScsrzfdHost', status);
-  return s.i32[0];
+  return (cusolverSpScsrzfdHost$ ??= bind$cusolverSpScsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
+}
+/** cusolverSpScsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverSpScsrzfdHost(): typeof cusolverSpScsrzfdHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusolverSpScsrzfdHost(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrzfdHost', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrzfdHost', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrzfdHost', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrzfdHost', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusolverSpScsrzfdHost', 'csrValA', csrValA, true);
+    pointerArg('cusolverSpScsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    pointerArg('cusolverSpScsrzfdHost', 'csrColIndA', csrColIndA, true);
+    pointerArg('cusolverSpScsrzfdHost', 'P', P, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusolverSpScsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);
+    if (status !== 0) throw fail('cusolverSpScsrzfdHost', status);
+    return s$i32[0];
+  };
 }

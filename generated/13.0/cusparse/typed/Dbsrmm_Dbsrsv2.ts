@@ -126,8 +126,7 @@ export function cusparseDbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA
   const status = (cusparseDbsrsm2_analysis$c ??= binder.native('cusparseDbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDbsrsm2_analysis', status);
 }
-let cusparseDbsrsm2_bufferSize$: Scratch | undefined;
-let cusparseDbsrsm2_bufferSize$c: NativeFunction | undefined;
+let cusparseDbsrsm2_bufferSize$: typeof cusparseDbsrsm2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -145,27 +144,34 @@ let cusparseDbsrsm2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
-  const s = (cusparseDbsrsm2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsm2_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsm2_bufferSize', 'transA', 'i32', transA);
-  if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseDbsrsm2_bufferSize', 'transXY', 'i32', transXY);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsm2_bufferSize', 'mb', 'i32', mb);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDbsrsm2_bufferSize', 'n', 'i32', n_);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseDbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseDbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsm2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDbsrsm2_bufferSize$c ??= binder.native('cusparseDbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDbsrsm2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDbsrsm2_bufferSize$ ??= bind$cusparseDbsrsm2_bufferSize())(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
-let cusparseDbsrsm2_bufferSizeExt$: Scratch | undefined;
-let cusparseDbsrsm2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDbsrsm2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDbsrsm2_bufferSize(): typeof cusparseDbsrsm2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsm2_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsm2_bufferSize', 'transA', 'i32', transA);
+    if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseDbsrsm2_bufferSize', 'transXY', 'i32', transXY);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsm2_bufferSize', 'mb', 'i32', mb);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDbsrsm2_bufferSize', 'n', 'i32', n_);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseDbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseDbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsm2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDbsrsm2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseDbsrsm2_bufferSizeExt$: typeof cusparseDbsrsm2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -183,24 +189,32 @@ let cusparseDbsrsm2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
-  const s = (cusparseDbsrsm2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseDbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDbsrsm2_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDbsrsm2_bufferSizeExt$c ??= binder.native('cusparseDbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDbsrsm2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDbsrsm2_bufferSizeExt$ ??= bind$cusparseDbsrsm2_bufferSizeExt())(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseDbsrsm2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDbsrsm2_bufferSizeExt(): typeof cusparseDbsrsm2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseDbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDbsrsm2_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDbsrsm2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDbsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -282,8 +296,7 @@ export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA
   const status = (cusparseDbsrsv2_analysis$c ??= binder.native('cusparseDbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDbsrsv2_analysis', status);
 }
-let cusparseDbsrsv2_bufferSize$: Scratch | undefined;
-let cusparseDbsrsv2_bufferSize$c: NativeFunction | undefined;
+let cusparseDbsrsv2_bufferSize$: typeof cusparseDbsrsv2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -299,25 +312,32 @@ let cusparseDbsrsv2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseDbsrsv2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsv2_bufferSize', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsv2_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseDbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseDbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsv2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDbsrsv2_bufferSize$c ??= binder.native('cusparseDbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDbsrsv2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDbsrsv2_bufferSize$ ??= bind$cusparseDbsrsv2_bufferSize())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info);
 }
-let cusparseDbsrsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseDbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDbsrsv2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDbsrsv2_bufferSize(): typeof cusparseDbsrsv2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsv2_bufferSize', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsv2_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseDbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseDbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsv2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDbsrsv2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseDbsrsv2_bufferSizeExt$: typeof cusparseDbsrsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -333,22 +353,30 @@ let cusparseDbsrsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t | null): number {
-  const s = (cusparseDbsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseDbsrsv2_bufferSizeExt$c ??= binder.native('cusparseDbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseDbsrsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDbsrsv2_bufferSizeExt$ ??= bind$cusparseDbsrsv2_bufferSizeExt())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info);
+}
+/** cusparseDbsrsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDbsrsv2_bufferSizeExt(): typeof cusparseDbsrsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseDbsrsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -79,8 +79,7 @@ export function cusparseDgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   const status = (cusparseDgebsr2gebsc$c ??= binder.native('cusparseDgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseDgebsr2gebsc', status);
 }
-let cusparseDgebsr2gebsc_bufferSize$: Scratch | undefined;
-let cusparseDgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
+let cusparseDgebsr2gebsc_bufferSize$: typeof cusparseDgebsr2gebsc_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param mb in `int`.
@@ -93,23 +92,30 @@ let cusparseDgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseDgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseDgebsr2gebsc_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
-  pointerArg('cusparseDgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseDgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseDgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseDgebsr2gebsc_bufferSize$c ??= binder.native('cusparseDgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseDgebsr2gebsc_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDgebsr2gebsc_bufferSize$ ??= bind$cusparseDgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
-let cusparseDgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
-let cusparseDgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDgebsr2gebsc_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgebsr2gebsc_bufferSize(): typeof cusparseDgebsr2gebsc_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
+    pointerArg('cusparseDgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseDgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseDgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseDgebsr2gebsc_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseDgebsr2gebsc_bufferSizeExt$: typeof cusparseDgebsr2gebsc_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param mb in `int`.
@@ -122,20 +128,28 @@ let cusparseDgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseDgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseDgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  pointerArg('cusparseDgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseDgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseDgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseDgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseDgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseDgebsr2gebsc_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseDgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
+}
+/** cusparseDgebsr2gebsc_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgebsr2gebsc_bufferSizeExt(): typeof cusparseDgebsr2gebsc_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    pointerArg('cusparseDgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseDgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseDgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseDgebsr2gebsc_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -180,8 +194,7 @@ export function cusparseDgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
   const status = (cusparseDgebsr2gebsr$c ??= binder.native('cusparseDgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseDgebsr2gebsr', status);
 }
-let cusparseDgebsr2gebsr_bufferSize$: Scratch | undefined;
-let cusparseDgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
+let cusparseDgebsr2gebsr_bufferSize$: typeof cusparseDgebsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -199,27 +212,34 @@ let cusparseDgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
-  const s = (cusparseDgebsr2gebsr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
-  if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
-  if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
-  s.f64[0] = 0;
-  const status = (cusparseDgebsr2gebsr_bufferSize$c ??= binder.native('cusparseDgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
-  if (status !== 0) throw fail('cusparseDgebsr2gebsr_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDgebsr2gebsr_bufferSize$ ??= bind$cusparseDgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
-let cusparseDgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
-let cusparseDgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDgebsr2gebsr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgebsr2gebsr_bufferSize(): typeof cusparseDgebsr2gebsr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
+    if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
+    if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
+    if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
+    if (status !== 0) throw fail('cusparseDgebsr2gebsr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseDgebsr2gebsr_bufferSizeExt$: typeof cusparseDgebsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -237,24 +257,32 @@ let cusparseDgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
-  const s = (cusparseDgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
-  if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
-  if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
-  s.f64[0] = 0;
-  const status = (cusparseDgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseDgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
-  if (status !== 0) throw fail('cusparseDgebsr2gebsr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseDgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
+}
+/** cusparseDgebsr2gebsr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgebsr2gebsr_bufferSizeExt(): typeof cusparseDgebsr2gebsr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
+    if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
+    if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
+    if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
+    if (status !== 0) throw fail('cusparseDgebsr2gebsr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDgemvi$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -291,8 +319,7 @@ export function cusparseDgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
   const status = (cusparseDgemvi$c ??= binder.native('cusparseDgemvi'))(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseDgemvi', status);
 }
-let cusparseDgemvi_bufferSize$: Scratch | undefined;
-let cusparseDgemvi_bufferSize$c: NativeFunction | undefined;
+let cusparseDgemvi_bufferSize$: typeof cusparseDgemvi_bufferSize | undefined;
 /** `cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -302,14 +329,22 @@ let cusparseDgemvi_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
-  const s = (cusparseDgemvi_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgemvi_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDgemvi_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgemvi_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgemvi_bufferSize', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.f64[0] = 0;
-  const status = (cusparseDgemvi_bufferSize$c ??= binder.native('cusparseDgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
-  if (status !== 0) throw fail('cusparseDgemvi_bufferSize', status);
-  return s.i32[0];
+  return (cusparseDgemvi_bufferSize$ ??= bind$cusparseDgemvi_bufferSize())(handle, transA, m, n_, nnz);
+}
+/** cusparseDgemvi_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgemvi_bufferSize(): typeof cusparseDgemvi_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgemvi_bufferSize(handle, transA, m, n_, nnz) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDgemvi_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgemvi_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgemvi_bufferSize', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDgemvi_bufferSize', 'nnz', 'i32', nnz);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgemvi_bufferSize'))(handle, transA, m, n_, nnz, s$bytes);
+    if (status !== 0) throw fail('cusparseDgemvi_bufferSize', status);
+    return s$i32[0];
+  };
 }

@@ -36,8 +36,7 @@ export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseDgpsvInterleavedBatch$c ??= binder.native('cusparseDgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch', status);
 }
-let cusparseDgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseDgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -51,21 +50,29 @@ let cusparseDgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseDgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
-  pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
-  pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseDgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseDgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
+}
+/** cusparseDgpsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgpsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+    pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+    pointerArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -115,8 +122,7 @@ export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseDgtsv2StridedBatch$c ??= binder.native('cusparseDgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsv2StridedBatch', status);
 }
-let cusparseDgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseDgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDgtsv2StridedBatch_bufferSizeExt$: typeof cusparseDgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -128,22 +134,29 @@ let cusparseDgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
-  const s = (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.f64[0] = 0;
-  const status = (cusparseDgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
-  if (status !== 0) throw fail('cusparseDgtsv2StridedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseDgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
-let cusparseDgtsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseDgtsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseDgtsv2StridedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgtsv2StridedBatch_bufferSizeExt(): typeof cusparseDgtsv2StridedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
+    if (status !== 0) throw fail('cusparseDgtsv2StridedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseDgtsv2_bufferSizeExt$: typeof cusparseDgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -155,19 +168,27 @@ let cusparseDgtsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseDgtsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseDgtsv2_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseDgtsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgtsv2_bufferSizeExt$ ??= bind$cusparseDgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseDgtsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgtsv2_bufferSizeExt(): typeof cusparseDgtsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgtsv2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseDgtsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -193,8 +214,7 @@ export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   const status = (cusparseDgtsv2_nopivot$c ??= binder.native('cusparseDgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot', status);
 }
-let cusparseDgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
-let cusparseDgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDgtsv2_nopivot_bufferSizeExt$: typeof cusparseDgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -206,19 +226,27 @@ let cusparseDgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseDgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseDgtsv2_nopivot_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseDgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseDgtsv2_nopivot_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgtsv2_nopivot_bufferSizeExt(): typeof cusparseDgtsv2_nopivot_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseDgtsv2_nopivot_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseDgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -244,8 +272,7 @@ export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseDgtsvInterleavedBatch$c ??= binder.native('cusparseDgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsvInterleavedBatch', status);
 }
-let cusparseDgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseDgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseDgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -257,17 +284,25 @@ let cusparseDgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseDgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseDgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseDgtsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseDgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseDgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
+}
+/** cusparseDgtsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseDgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgtsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseDgtsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

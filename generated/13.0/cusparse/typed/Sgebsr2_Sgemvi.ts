@@ -79,8 +79,7 @@ export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   const status = (cusparseSgebsr2gebsc$c ??= binder.native('cusparseSgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseSgebsr2gebsc', status);
 }
-let cusparseSgebsr2gebsc_bufferSize$: Scratch | undefined;
-let cusparseSgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
+let cusparseSgebsr2gebsc_bufferSize$: typeof cusparseSgebsr2gebsc_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param mb in `int`.
@@ -93,23 +92,30 @@ let cusparseSgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `int *`. */
 export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseSgebsr2gebsc_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
-  pointerArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseSgebsr2gebsc_bufferSize$c ??= binder.native('cusparseSgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSize', status);
-  return s.i32[0];
+  return (cusparseSgebsr2gebsc_bufferSize$ ??= bind$cusparseSgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
-let cusparseSgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
-let cusparseSgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseSgebsr2gebsc_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgebsr2gebsc_bufferSize(): typeof cusparseSgebsr2gebsc_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
+    pointerArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseSgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseSgebsr2gebsc_bufferSizeExt$: typeof cusparseSgebsr2gebsc_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param mb in `int`.
@@ -122,20 +128,28 @@ let cusparseSgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @returns the value of `pBufferSize`: out `size_t *`. */
 export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
-  const s = (cusparseSgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  pointerArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
-  if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
-  s.f64[0] = 0;
-  const status = (cusparseSgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseSgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.bytes);
-  if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseSgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
+}
+/** cusparseSgebsr2gebsc_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgebsr2gebsc_bufferSizeExt(): typeof cusparseSgebsr2gebsc_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    pointerArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseSgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
+    if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
+    if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -180,8 +194,7 @@ export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
   const status = (cusparseSgebsr2gebsr$c ??= binder.native('cusparseSgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseSgebsr2gebsr', status);
 }
-let cusparseSgebsr2gebsr_bufferSize$: Scratch | undefined;
-let cusparseSgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
+let cusparseSgebsr2gebsr_bufferSize$: typeof cusparseSgebsr2gebsr_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -199,27 +212,34 @@ let cusparseSgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
-  const s = (cusparseSgebsr2gebsr_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsr_bufferSize', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
-  if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
-  if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
-  s.f64[0] = 0;
-  const status = (cusparseSgebsr2gebsr_bufferSize$c ??= binder.native('cusparseSgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
-  if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSize', status);
-  return s.i32[0];
+  return (cusparseSgebsr2gebsr_bufferSize$ ??= bind$cusparseSgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
-let cusparseSgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
-let cusparseSgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseSgebsr2gebsr_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgebsr2gebsr_bufferSize(): typeof cusparseSgebsr2gebsr_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsr_bufferSize', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseSgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
+    if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSize', 'colBlockDimA', 'i32', colBlockDimA);
+    if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
+    if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
+    if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseSgebsr2gebsr_bufferSizeExt$: typeof cusparseSgebsr2gebsr_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -237,24 +257,32 @@ let cusparseSgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
-  const s = (cusparseSgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
-  pointerArg('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
-  pointerArg('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
-  if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
-  if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
-  if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
-  s.f64[0] = 0;
-  const status = (cusparseSgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseSgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.bytes);
-  if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseSgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseSgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
+}
+/** cusparseSgebsr2gebsr_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgebsr2gebsr_bufferSizeExt(): typeof cusparseSgebsr2gebsr_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
+    pointerArg('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
+    pointerArg('cusparseSgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
+    if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
+    if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'colBlockDimA', 'i32', colBlockDimA);
+    if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
+    if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
+    if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseSgemvi$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -291,8 +319,7 @@ export function cusparseSgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
   const status = (cusparseSgemvi$c ??= binder.native('cusparseSgemvi'))(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseSgemvi', status);
 }
-let cusparseSgemvi_bufferSize$: Scratch | undefined;
-let cusparseSgemvi_bufferSize$c: NativeFunction | undefined;
+let cusparseSgemvi_bufferSize$: typeof cusparseSgemvi_bufferSize | undefined;
 /** `cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -302,14 +329,22 @@ let cusparseSgemvi_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
-  const s = (cusparseSgemvi_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSgemvi_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi_bufferSize', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.f64[0] = 0;
-  const status = (cusparseSgemvi_bufferSize$c ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
-  if (status !== 0) throw fail('cusparseSgemvi_bufferSize', status);
-  return s.i32[0];
+  return (cusparseSgemvi_bufferSize$ ??= bind$cusparseSgemvi_bufferSize())(handle, transA, m, n_, nnz);
+}
+/** cusparseSgemvi_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseSgemvi_bufferSize(): typeof cusparseSgemvi_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseSgemvi_bufferSize(handle, transA, m, n_, nnz) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSgemvi_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi_bufferSize', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgemvi_bufferSize', 'nnz', 'i32', nnz);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n_, nnz, s$bytes);
+    if (status !== 0) throw fail('cusparseSgemvi_bufferSize', status);
+    return s$i32[0];
+  };
 }

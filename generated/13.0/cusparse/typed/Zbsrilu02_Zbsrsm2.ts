@@ -70,8 +70,7 @@ export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t | null, di
   const status = (cusparseZbsrilu02_analysis$c ??= binder.native('cusparseZbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrilu02_analysis', status);
 }
-let cusparseZbsrilu02_bufferSize$: Scratch | undefined;
-let cusparseZbsrilu02_bufferSize$c: NativeFunction | undefined;
+let cusparseZbsrilu02_bufferSize$: typeof cusparseZbsrilu02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -86,24 +85,31 @@ let cusparseZbsrilu02_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t | null): number {
-  const s = (cusparseZbsrilu02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSize', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrilu02_bufferSize$c ??= binder.native('cusparseZbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrilu02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZbsrilu02_bufferSize$ ??= bind$cusparseZbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
-let cusparseZbsrilu02_bufferSizeExt$: Scratch | undefined;
-let cusparseZbsrilu02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZbsrilu02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrilu02_bufferSize(): typeof cusparseZbsrilu02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSize', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrilu02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZbsrilu02_bufferSizeExt$: typeof cusparseZbsrilu02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -118,21 +124,29 @@ let cusparseZbsrilu02_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t | null): number {
-  const s = (cusparseZbsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrilu02_bufferSizeExt$c ??= binder.native('cusparseZbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrilu02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZbsrilu02_bufferSizeExt$ ??= bind$cusparseZbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseZbsrilu02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrilu02_bufferSizeExt(): typeof cusparseZbsrilu02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrilu02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZbsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -269,8 +283,7 @@ export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA
   const status = (cusparseZbsrsm2_analysis$c ??= binder.native('cusparseZbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsm2_analysis', status);
 }
-let cusparseZbsrsm2_bufferSize$: Scratch | undefined;
-let cusparseZbsrsm2_bufferSize$c: NativeFunction | undefined;
+let cusparseZbsrsm2_bufferSize$: typeof cusparseZbsrsm2_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -288,27 +301,34 @@ let cusparseZbsrsm2_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
-  const s = (cusparseZbsrsm2_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_bufferSize', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_bufferSize', 'transA', 'i32', transA);
-  if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseZbsrsm2_bufferSize', 'transXY', 'i32', transXY);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsm2_bufferSize', 'mb', 'i32', mb);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_bufferSize', 'n', 'i32', n_);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrsm2_bufferSize$c ??= binder.native('cusparseZbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrsm2_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZbsrsm2_bufferSize$ ??= bind$cusparseZbsrsm2_bufferSize())(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
-let cusparseZbsrsm2_bufferSizeExt$: Scratch | undefined;
-let cusparseZbsrsm2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZbsrsm2_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrsm2_bufferSize(): typeof cusparseZbsrsm2_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_bufferSize', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_bufferSize', 'transA', 'i32', transA);
+    if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseZbsrsm2_bufferSize', 'transXY', 'i32', transXY);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsm2_bufferSize', 'mb', 'i32', mb);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_bufferSize', 'n', 'i32', n_);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrsm2_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZbsrsm2_bufferSizeExt$: typeof cusparseZbsrsm2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param dirA in `cusparseDirection_t`.
@@ -326,24 +346,32 @@ let cusparseZbsrsm2_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null): number {
-  const s = (cusparseZbsrsm2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
-  if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
-  if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_bufferSizeExt', 'n', 'i32', n_);
-  if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
-  pointerArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
-  pointerArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
-  if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZbsrsm2_bufferSizeExt$c ??= binder.native('cusparseZbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZbsrsm2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZbsrsm2_bufferSizeExt$ ??= bind$cusparseZbsrsm2_bufferSizeExt())(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
+}
+/** cusparseZbsrsm2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZbsrsm2_bufferSizeExt(): typeof cusparseZbsrsm2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
+    if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
+    if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_bufferSizeExt', 'n', 'i32', n_);
+    if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
+    pointerArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
+    pointerArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
+    if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZbsrsm2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZbsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -85,8 +85,7 @@ export function cusparseZcsrgeam2(handle: T.cusparseHandle_t | null, m: number, 
   const status = (cusparseZcsrgeam2$c ??= binder.native('cusparseZcsrgeam2'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrgeam2', status);
 }
-let cusparseZcsrgeam2_bufferSizeExt$: Scratch | undefined;
-let cusparseZcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseZcsrgeam2_bufferSizeExt$: typeof cusparseZcsrgeam2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -109,30 +108,38 @@ let cusparseZcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
  * @param csrSortedColIndC in `const int *`: address or host buffer, or null.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseZcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
-  const s = (cusparseZcsrgeam2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'beta', beta, true);
-  if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
-  if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
-  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-  s.f64[0] = 0;
-  const status = (cusparseZcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseZcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsrgeam2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZcsrgeam2_bufferSizeExt$ ??= bind$cusparseZcsrgeam2_bufferSizeExt())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+}
+/** cusparseZcsrgeam2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsrgeam2_bufferSizeExt(): typeof cusparseZcsrgeam2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsrgeam2_bufferSizeExt(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'beta', beta, true);
+    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
+    if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
+    pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsrgeam2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZcsric02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -188,8 +195,7 @@ export function cusparseZcsric02_analysis(handle: T.cusparseHandle_t | null, m: 
   const status = (cusparseZcsric02_analysis$c ??= binder.native('cusparseZcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsric02_analysis', status);
 }
-let cusparseZcsric02_bufferSize$: Scratch | undefined;
-let cusparseZcsric02_bufferSize$c: NativeFunction | undefined;
+let cusparseZcsric02_bufferSize$: typeof cusparseZcsric02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -202,22 +208,29 @@ let cusparseZcsric02_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null): number {
-  const s = (cusparseZcsric02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseZcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseZcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZcsric02_bufferSize$c ??= binder.native('cusparseZcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsric02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZcsric02_bufferSize$ ??= bind$cusparseZcsric02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseZcsric02_bufferSizeExt$: Scratch | undefined;
-let cusparseZcsric02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZcsric02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsric02_bufferSize(): typeof cusparseZcsric02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseZcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseZcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsric02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZcsric02_bufferSizeExt$: typeof cusparseZcsric02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -230,19 +243,27 @@ let cusparseZcsric02_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t | null): number {
-  const s = (cusparseZcsric02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
-  pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
-  pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZcsric02_bufferSizeExt$c ??= binder.native('cusparseZcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsric02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZcsric02_bufferSizeExt$ ??= bind$cusparseZcsric02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
+}
+/** cusparseZcsric02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsric02_bufferSizeExt(): typeof cusparseZcsric02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
+    pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
+    pointerArg('cusparseZcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsric02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZcsrilu02$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -298,8 +319,7 @@ export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseZcsrilu02_analysis$c ??= binder.native('cusparseZcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrilu02_analysis', status);
 }
-let cusparseZcsrilu02_bufferSize$: Scratch | undefined;
-let cusparseZcsrilu02_bufferSize$c: NativeFunction | undefined;
+let cusparseZcsrilu02_bufferSize$: typeof cusparseZcsrilu02_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -312,22 +332,29 @@ let cusparseZcsrilu02_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSizeInBytes`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseZcsrilu02_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSize', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSize', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
-  pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
-  pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZcsrilu02_bufferSize$c ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZcsrilu02_bufferSize$ ??= bind$cusparseZcsrilu02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
-let cusparseZcsrilu02_bufferSizeExt$: Scratch | undefined;
-let cusparseZcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZcsrilu02_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsrilu02_bufferSize(): typeof cusparseZcsrilu02_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSize', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSize', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
+    pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
+    pointerArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
+    return s$i32[0];
+  };
+}
+let cusparseZcsrilu02_bufferSizeExt$: typeof cusparseZcsrilu02_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -340,19 +367,27 @@ let cusparseZcsrilu02_bufferSizeExt$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t | null): number {
-  const s = (cusparseZcsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSizeExt', 'm', 'i32', m);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
-  pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
-  pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
-  s.f64[0] = 0;
-  const status = (cusparseZcsrilu02_bufferSizeExt$c ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.bytes);
-  if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZcsrilu02_bufferSizeExt$ ??= bind$cusparseZcsrilu02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
+}
+/** cusparseZcsrilu02_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZcsrilu02_bufferSizeExt(): typeof cusparseZcsrilu02_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSizeExt', 'm', 'i32', m);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
+    pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
+    pointerArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s$bytes);
+    if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZcsrilu02_numericBoost$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.

@@ -43,8 +43,7 @@ export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusp
   const status = (cusparseZgemvi$c ??= binder.native('cusparseZgemvi'))(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseZgemvi', status);
 }
-let cusparseZgemvi_bufferSize$: Scratch | undefined;
-let cusparseZgemvi_bufferSize$c: NativeFunction | undefined;
+let cusparseZgemvi_bufferSize$: typeof cusparseZgemvi_bufferSize | undefined;
 /** `cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param transA in `cusparseOperation_t`.
@@ -54,16 +53,24 @@ let cusparseZgemvi_bufferSize$c: NativeFunction | undefined;
  * @returns the value of `pBufferSize`: out `int *`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
-  const s = (cusparseZgemvi_bufferSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgemvi_bufferSize', 'handle', handle, true) as typeof handle;
-  if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZgemvi_bufferSize', 'transA', 'i32', transA);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgemvi_bufferSize', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZgemvi_bufferSize', 'n', 'i32', n_);
-  if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZgemvi_bufferSize', 'nnz', 'i32', nnz);
-  s.f64[0] = 0;
-  const status = (cusparseZgemvi_bufferSize$c ??= binder.native('cusparseZgemvi_bufferSize'))(handle, transA, m, n_, nnz, s.bytes);
-  if (status !== 0) throw fail('cusparseZgemvi_bufferSize', status);
-  return s.i32[0];
+  return (cusparseZgemvi_bufferSize$ ??= bind$cusparseZgemvi_bufferSize())(handle, transA, m, n_, nnz);
+}
+/** cusparseZgemvi_bufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZgemvi_bufferSize(): typeof cusparseZgemvi_bufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZgemvi_bufferSize(handle, transA, m, n_, nnz) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZgemvi_bufferSize', 'transA', 'i32', transA);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgemvi_bufferSize', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZgemvi_bufferSize', 'n', 'i32', n_);
+    if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZgemvi_bufferSize', 'nnz', 'i32', nnz);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZgemvi_bufferSize'))(handle, transA, m, n_, nnz, s$bytes);
+    if (status !== 0) throw fail('cusparseZgemvi_bufferSize', status);
+    return s$i32[0];
+  };
 }
 let cusparseZgpsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -93,8 +100,7 @@ export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseZgpsvInterleavedBatch$c ??= binder.native('cusparseZgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch', status);
 }
-let cusparseZgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseZgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseZgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseZgpsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -108,21 +114,29 @@ let cusparseZgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
-  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
-  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseZgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseZgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
+}
+/** cusparseZgpsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgpsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+    pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+    pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -172,8 +186,7 @@ export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m:
   const status = (cusparseZgtsv2StridedBatch$c ??= binder.native('cusparseZgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2StridedBatch', status);
 }
-let cusparseZgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseZgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseZgtsv2StridedBatch_bufferSizeExt$: typeof cusparseZgtsv2StridedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -185,22 +198,29 @@ let cusparseZgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
-  const s = (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
-  s.f64[0] = 0;
-  const status = (cusparseZgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.bytes);
-  if (status !== 0) throw fail('cusparseZgtsv2StridedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseZgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
-let cusparseZgtsv2_bufferSizeExt$: Scratch | undefined;
-let cusparseZgtsv2_bufferSizeExt$c: NativeFunction | undefined;
+/** cusparseZgtsv2StridedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZgtsv2StridedBatch_bufferSizeExt(): typeof cusparseZgtsv2StridedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    if (typeof batchStride !== 'number' || (batchStride | 0) !== batchStride) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
+    if (status !== 0) throw fail('cusparseZgtsv2StridedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cusparseZgtsv2_bufferSizeExt$: typeof cusparseZgtsv2_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -212,19 +232,27 @@ let cusparseZgtsv2_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseZgtsv2_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseZgtsv2_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseZgtsv2_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseZgtsv2_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseZgtsv2_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseZgtsv2_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseZgtsv2_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZgtsv2_bufferSizeExt$ ??= bind$cusparseZgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseZgtsv2_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZgtsv2_bufferSizeExt(): typeof cusparseZgtsv2_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZgtsv2_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseZgtsv2_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseZgtsv2_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseZgtsv2_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseZgtsv2_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseZgtsv2_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -250,8 +278,7 @@ export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: num
   const status = (cusparseZgtsv2_nopivot$c ??= binder.native('cusparseZgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2_nopivot', status);
 }
-let cusparseZgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
-let cusparseZgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseZgtsv2_nopivot_bufferSizeExt$: typeof cusparseZgtsv2_nopivot_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
@@ -263,19 +290,27 @@ let cusparseZgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
-  const s = (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
-  if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'B', B, true);
-  if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
-  s.f64[0] = 0;
-  const status = (cusparseZgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.bytes);
-  if (status !== 0) throw fail('cusparseZgtsv2_nopivot_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseZgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
+}
+/** cusparseZgtsv2_nopivot_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZgtsv2_nopivot_bufferSizeExt(): typeof cusparseZgtsv2_nopivot_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
+    if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
+    pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'B', B, true);
+    if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
+    if (status !== 0) throw fail('cusparseZgtsv2_nopivot_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cusparseZgtsvInterleavedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
@@ -301,8 +336,7 @@ export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
   const status = (cusparseZgtsvInterleavedBatch$c ??= binder.native('cusparseZgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch', status);
 }
-let cusparseZgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
-let cusparseZgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
+let cusparseZgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseZgtsvInterleavedBatch_bufferSizeExt | undefined;
 /** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param algo in `int`.
@@ -314,17 +348,25 @@ let cusparseZgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
 export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
-  const s = (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
-  if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
-  if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
-  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
-  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
-  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
-  if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
-  s.f64[0] = 0;
-  const status = (cusparseZgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.bytes);
-  if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch_bufferSizeExt', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseZgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
+}
+/** cusparseZgtsvInterleavedBatch_bufferSizeExt around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusparseZgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgtsvInterleavedBatch_bufferSizeExt {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
+    if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
+    pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+    pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+    pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+    pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
+    if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s$bytes);
+    if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch_bufferSizeExt', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

@@ -19,33 +19,47 @@ export function cuCheckpointProcessCheckpoint(pid: number, args: Uint8Array | nu
   const status = (cuCheckpointProcessCheckpoint$c ??= binder.native('cuCheckpointProcessCheckpoint'))(pid, args$);
   if (status !== 0) throw fail('cuCheckpointProcessCheckpoint', status);
 }
-let cuCheckpointProcessGetRestoreThreadId$: Scratch | undefined;
-let cuCheckpointProcessGetRestoreThreadId$c: NativeFunction | undefined;
+let cuCheckpointProcessGetRestoreThreadId$: typeof cuCheckpointProcessGetRestoreThreadId | undefined;
 /** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @returns the value of `tid`: out `int *`.
  * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetRestoreThreadId(pid: number): number {
-  const s = (cuCheckpointProcessGetRestoreThreadId$ ??= new Scratch(1));
-  if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetRestoreThreadId', 'pid', 'i32', pid);
-  s.f64[0] = 0;
-  const status = (cuCheckpointProcessGetRestoreThreadId$c ??= binder.native('cuCheckpointProcessGetRestoreThreadId'))(pid, s.bytes);
-  if (status !== 0) throw fail('cuCheckpointProcessGetRestoreThreadId', status);
-  return s.i32[0];
+  return (cuCheckpointProcessGetRestoreThreadId$ ??= bind$cuCheckpointProcessGetRestoreThreadId())(pid);
 }
-let cuCheckpointProcessGetState$: Scratch | undefined;
-let cuCheckpointProcessGetState$c: NativeFunction | undefined;
+/** cuCheckpointProcessGetRestoreThreadId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCheckpointProcessGetRestoreThreadId(): typeof cuCheckpointProcessGetRestoreThreadId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuCheckpointProcessGetRestoreThreadId(pid) {
+    if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetRestoreThreadId', 'pid', 'i32', pid);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuCheckpointProcessGetRestoreThreadId'))(pid, s$bytes);
+    if (status !== 0) throw fail('cuCheckpointProcessGetRestoreThreadId', status);
+    return s$i32[0];
+  };
+}
+let cuCheckpointProcessGetState$: typeof cuCheckpointProcessGetState | undefined;
 /** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pid in `int`.
  * @returns the value of `state`: out `CUprocessState *`.
  * @remarks ABI of CUDA 12.8, driver ≥ 570. [NVIDIA group `CUDA_CHECKPOINT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CHECKPOINT.html). */
 export function cuCheckpointProcessGetState(pid: number): T.CUprocessState {
-  const s = (cuCheckpointProcessGetState$ ??= new Scratch(1));
-  if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetState', 'pid', 'i32', pid);
-  s.f64[0] = 0;
-  const status = (cuCheckpointProcessGetState$c ??= binder.native('cuCheckpointProcessGetState'))(pid, s.bytes);
-  if (status !== 0) throw fail('cuCheckpointProcessGetState', status);
-  return s.i32[0] as T.CUprocessState;
+  return (cuCheckpointProcessGetState$ ??= bind$cuCheckpointProcessGetState())(pid);
+}
+/** cuCheckpointProcessGetState around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCheckpointProcessGetState(): typeof cuCheckpointProcessGetState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuCheckpointProcessGetState(pid) {
+    if (typeof pid !== 'number' || (pid | 0) !== pid) throw intError('cuCheckpointProcessGetState', 'pid', 'i32', pid);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuCheckpointProcessGetState'))(pid, s$bytes);
+    if (status !== 0) throw fail('cuCheckpointProcessGetState', status);
+    return s$i32[0] as T.CUprocessState;
+  };
 }
 let cuCheckpointProcessLock$c: NativeFunction | undefined;
 /** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -80,8 +94,7 @@ export function cuCheckpointProcessUnlock(pid: number, args: Uint8Array | null):
   const status = (cuCheckpointProcessUnlock$c ??= binder.native('cuCheckpointProcessUnlock'))(pid, args$);
   if (status !== 0) throw fail('cuCheckpointProcessUnlock', status);
 }
-let cuCoredumpGetAttribute$: Scratch | undefined;
-let cuCoredumpGetAttribute$c: NativeFunction | undefined;
+let cuCoredumpGetAttribute$: typeof cuCoredumpGetAttribute | undefined;
 /** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in `void *`: address or host buffer.
@@ -89,17 +102,24 @@ let cuCoredumpGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
-  const s = (cuCoredumpGetAttribute$ ??= new Scratch(1));
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
-  pointerArg('cuCoredumpGetAttribute', 'value', value, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
-  s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpGetAttribute$c ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s.bytes);
-  if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuCoredumpGetAttribute$ ??= bind$cuCoredumpGetAttribute())(attrib, value, size);
 }
-let cuCoredumpGetAttributeGlobal$: Scratch | undefined;
-let cuCoredumpGetAttributeGlobal$c: NativeFunction | undefined;
+/** cuCoredumpGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCoredumpGetAttribute(attrib, value, size) {
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
+    pointerArg('cuCoredumpGetAttribute', 'value', value, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
+    s$u64[0] = BigInt(size as number | bigint);
+    const status = (native$ ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s$bytes);
+    if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuCoredumpGetAttributeGlobal$: typeof cuCoredumpGetAttributeGlobal | undefined;
 /** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in `void *`: address or host buffer.
@@ -107,17 +127,24 @@ let cuCoredumpGetAttributeGlobal$c: NativeFunction | undefined;
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
-  const s = (cuCoredumpGetAttributeGlobal$ ??= new Scratch(1));
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
-  pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
-  s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpGetAttributeGlobal$c ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s.bytes);
-  if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuCoredumpGetAttributeGlobal$ ??= bind$cuCoredumpGetAttributeGlobal())(attrib, value, size);
 }
-let cuCoredumpSetAttribute$: Scratch | undefined;
-let cuCoredumpSetAttribute$c: NativeFunction | undefined;
+/** cuCoredumpGetAttributeGlobal around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGlobal {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCoredumpGetAttributeGlobal(attrib, value, size) {
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
+    pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
+    s$u64[0] = BigInt(size as number | bigint);
+    const status = (native$ ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s$bytes);
+    if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuCoredumpSetAttribute$: typeof cuCoredumpSetAttribute | undefined;
 /** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in `void *`: address or host buffer, or null.
@@ -125,17 +152,24 @@ let cuCoredumpSetAttribute$c: NativeFunction | undefined;
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
-  const s = (cuCoredumpSetAttribute$ ??= new Scratch(1));
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
-  pointerArg('cuCoredumpSetAttribute', 'value', value, true);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
-  s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpSetAttribute$c ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s.bytes);
-  if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuCoredumpSetAttribute$ ??= bind$cuCoredumpSetAttribute())(attrib, value, size);
 }
-let cuCoredumpSetAttributeGlobal$: Scratch | undefined;
-let cuCoredumpSetAttributeGlobal$c: NativeFunction | undefined;
+/** cuCoredumpSetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCoredumpSetAttribute(attrib, value, size) {
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
+    pointerArg('cuCoredumpSetAttribute', 'value', value, true);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
+    s$u64[0] = BigInt(size as number | bigint);
+    const status = (native$ ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s$bytes);
+    if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuCoredumpSetAttributeGlobal$: typeof cuCoredumpSetAttributeGlobal | undefined;
 /** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUcoredumpSettings`.
  * @param value in `void *`: address or host buffer, or null.
@@ -143,12 +177,20 @@ let cuCoredumpSetAttributeGlobal$c: NativeFunction | undefined;
  * @returns the value of `size`: in/out `size_t *`: this value in, the call's value returned.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_COREDUMP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__COREDUMP.html). */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
-  const s = (cuCoredumpSetAttributeGlobal$ ??= new Scratch(1));
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
-  pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
-  s.u64[0] = BigInt(size as number | bigint);
-  const status = (cuCoredumpSetAttributeGlobal$c ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s.bytes);
-  if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuCoredumpSetAttributeGlobal$ ??= bind$cuCoredumpSetAttributeGlobal())(attrib, value, size);
+}
+/** cuCoredumpSetAttributeGlobal around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGlobal {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCoredumpSetAttributeGlobal(attrib, value, size) {
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
+    pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
+    s$u64[0] = BigInt(size as number | bigint);
+    const status = (native$ ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s$bytes);
+    if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }

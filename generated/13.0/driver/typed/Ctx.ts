@@ -8,23 +8,29 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuCtxAttach$: Scratch | undefined;
-let cuCtxAttach$c: NativeFunction | undefined;
+let cuCtxAttach$: typeof cuCtxAttach | undefined;
 /** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxAttach(flags: number): T.CUcontext {
-  const s = (cuCtxAttach$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
-  const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.bytes, flags);
-  if (status !== 0) throw fail('cuCtxAttach', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
+  return (cuCtxAttach$ ??= bind$cuCtxAttach())(flags);
 }
-let cuCtxCreate$: Scratch | undefined;
-let cuCtxCreate$c: NativeFunction | undefined;
+/** cuCtxAttach around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxAttach(): typeof cuCtxAttach {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCtxAttach(flags) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuCtxAttach'))(s$bytes, flags);
+    if (status !== 0) throw fail('cuCtxAttach', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+  };
+}
+let cuCtxCreate$: typeof cuCtxCreate | undefined;
 /** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctxCreateParams in `CUctxCreateParams *`: a `CUctxCreateParams_st` object or its bytes; null allowed.
  * @param flags in `unsigned int`.
@@ -33,14 +39,22 @@ let cuCtxCreate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Context.create | Context.create} (objects layer) */
 export function cuCtxCreate(ctxCreateParams: T.CUctxCreateParams_st | Uint8Array | null, flags: number, dev: number): T.CUcontext {
-  const s = (cuCtxCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const ctxCreateParams$ = recordArg('cuCtxCreate', 'ctxCreateParams', records.CUctxCreateParams_st(), ctxCreateParams, true);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
-  const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.bytes, ctxCreateParams$, flags, dev);
-  if (status !== 0) throw fail('cuCtxCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
+  return (cuCtxCreate$ ??= bind$cuCtxCreate())(ctxCreateParams, flags, dev);
+}
+/** cuCtxCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxCreate(): typeof cuCtxCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCtxCreate(ctxCreateParams, flags, dev) {
+    s$f64[0] = 0;
+    const ctxCreateParams$ = recordArg('cuCtxCreate', 'ctxCreateParams', records.CUctxCreateParams_st(), ctxCreateParams, true);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuCtxCreate'))(s$bytes, ctxCreateParams$, flags, dev);
+    if (status !== 0) throw fail('cuCtxCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+  };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
 /** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -82,57 +96,85 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: nu
   const status = (cuCtxEnablePeerAccess$c ??= binder.native('cuCtxEnablePeerAccess'))(peerContext, Flags);
   if (status !== 0) throw fail('cuCtxEnablePeerAccess', status);
 }
-let cuCtxFromGreenCtx$: Scratch | undefined;
-let cuCtxFromGreenCtx$c: NativeFunction | undefined;
+let cuCtxFromGreenCtx$: typeof cuCtxFromGreenCtx | undefined;
 /** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hCtx in `CUgreenCtx`.
  * @returns the value of `pContext`: out `CUcontext *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
-  const s = (cuCtxFromGreenCtx$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
-  const status = (cuCtxFromGreenCtx$c ??= binder.native('cuCtxFromGreenCtx'))(s.bytes, hCtx);
-  if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
+  return (cuCtxFromGreenCtx$ ??= bind$cuCtxFromGreenCtx())(hCtx);
 }
-let cuCtxGetApiVersion$: Scratch | undefined;
-let cuCtxGetApiVersion$c: NativeFunction | undefined;
+/** cuCtxFromGreenCtx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxFromGreenCtx(): typeof cuCtxFromGreenCtx {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCtxFromGreenCtx(hCtx) {
+    s$f64[0] = 0;
+    if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
+    const status = (native$ ??= binder.native('cuCtxFromGreenCtx'))(s$bytes, hCtx);
+    if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+  };
+}
+let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
 /** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @returns the value of `version`: out `unsigned int *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
-  const s = (cuCtxGetApiVersion$ ??= new Scratch(1));
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
-  s.f64[0] = 0;
-  const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.bytes);
-  if (status !== 0) throw fail('cuCtxGetApiVersion', status);
-  return s.u32[0];
+  return (cuCtxGetApiVersion$ ??= bind$cuCtxGetApiVersion())(ctx);
 }
-let cuCtxGetCacheConfig$: Scratch | undefined;
-let cuCtxGetCacheConfig$c: NativeFunction | undefined;
+/** cuCtxGetApiVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetApiVersion(): typeof cuCtxGetApiVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCtxGetApiVersion(ctx) {
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuCtxGetApiVersion'))(ctx, s$bytes);
+    if (status !== 0) throw fail('cuCtxGetApiVersion', status);
+    return s$u32[0];
+  };
+}
+let cuCtxGetCacheConfig$: typeof cuCtxGetCacheConfig | undefined;
 /** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pconfig`: out `CUfunc_cache *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
-  const s = (cuCtxGetCacheConfig$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuCtxGetCacheConfig$c ??= binder.nativeFixed('cuCtxGetCacheConfig', [s.bytes]))();
-  if (status !== 0) throw fail('cuCtxGetCacheConfig', status);
-  return s.i32[0] as T.CUfunc_cache;
+  return (cuCtxGetCacheConfig$ ??= bind$cuCtxGetCacheConfig())();
 }
-let cuCtxGetCurrent$: Scratch | undefined;
-let cuCtxGetCurrent$c: NativeFunction | undefined;
+/** cuCtxGetCacheConfig around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetCacheConfig(): typeof cuCtxGetCacheConfig {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuCtxGetCacheConfig', [s.bytes]);
+  return function cuCtxGetCacheConfig() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuCtxGetCacheConfig', status);
+    return s$i32[0] as T.CUfunc_cache;
+  };
+}
+let cuCtxGetCurrent$: typeof cuCtxGetCurrent | undefined;
 /** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetCurrent(): T.CUcontext {
-  const s = (cuCtxGetCurrent$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuCtxGetCurrent$c ??= binder.nativeFixed('cuCtxGetCurrent', [s.bytes]))();
-  if (status !== 0) throw fail('cuCtxGetCurrent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
+  return (cuCtxGetCurrent$ ??= bind$cuCtxGetCurrent())();
+}
+/** cuCtxGetCurrent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuCtxGetCurrent', [s.bytes]);
+  return function cuCtxGetCurrent() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuCtxGetCurrent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+  };
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -148,31 +190,45 @@ export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResou
   if (status !== 0) throw fail('cuCtxGetDevResource', status);
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
-let cuCtxGetDevice$: Scratch | undefined;
-let cuCtxGetDevice$c: NativeFunction | undefined;
+let cuCtxGetDevice$: typeof cuCtxGetDevice | undefined;
 /** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `device`: out `CUdevice *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice(): number {
-  const s = (cuCtxGetDevice$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuCtxGetDevice$c ??= binder.nativeFixed('cuCtxGetDevice', [s.bytes]))();
-  if (status !== 0) throw fail('cuCtxGetDevice', status);
-  return s.i32[0];
+  return (cuCtxGetDevice$ ??= bind$cuCtxGetDevice())();
 }
-let cuCtxGetDevice_v2$: Scratch | undefined;
-let cuCtxGetDevice_v2$c: NativeFunction | undefined;
+/** cuCtxGetDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetDevice(): typeof cuCtxGetDevice {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuCtxGetDevice', [s.bytes]);
+  return function cuCtxGetDevice() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuCtxGetDevice', status);
+    return s$i32[0];
+  };
+}
+let cuCtxGetDevice_v2$: typeof cuCtxGetDevice_v2 | undefined;
 /** `CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @returns the value of `device`: out `CUdevice *`.
  * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetDevice_v2(ctx: T.CUcontext | null): number {
-  const s = (cuCtxGetDevice_v2$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetDevice_v2', 'ctx', ctx, true) as typeof ctx;
-  const status = (cuCtxGetDevice_v2$c ??= binder.native('cuCtxGetDevice_v2'))(s.bytes, ctx);
-  if (status !== 0) throw fail('cuCtxGetDevice_v2', status);
-  return s.i32[0];
+  return (cuCtxGetDevice_v2$ ??= bind$cuCtxGetDevice_v2())(ctx);
+}
+/** cuCtxGetDevice_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetDevice_v2(): typeof cuCtxGetDevice_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuCtxGetDevice_v2(ctx) {
+    s$f64[0] = 0;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetDevice_v2', 'ctx', ctx, true) as typeof ctx;
+    const status = (native$ ??= binder.native('cuCtxGetDevice_v2'))(s$bytes, ctx);
+    if (status !== 0) throw fail('cuCtxGetDevice_v2', status);
+    return s$i32[0];
+  };
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
 /** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -187,84 +243,126 @@ export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffini
   if (status !== 0) throw fail('cuCtxGetExecAffinity', status);
   return decodeRecord<T.CUexecAffinityParam_st>(records.CUexecAffinityParam_st(), pExecAffinity$);
 }
-let cuCtxGetFlags$: Scratch | undefined;
-let cuCtxGetFlags$c: NativeFunction | undefined;
+let cuCtxGetFlags$: typeof cuCtxGetFlags | undefined;
 /** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `flags`: out `unsigned int *`.
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetFlags(): number {
-  const s = (cuCtxGetFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuCtxGetFlags$c ??= binder.nativeFixed('cuCtxGetFlags', [s.bytes]))();
-  if (status !== 0) throw fail('cuCtxGetFlags', status);
-  return s.u32[0];
+  return (cuCtxGetFlags$ ??= bind$cuCtxGetFlags())();
 }
-let cuCtxGetId$: Scratch | undefined;
-let cuCtxGetId$c: NativeFunction | undefined;
+/** cuCtxGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetFlags(): typeof cuCtxGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuCtxGetFlags', [s.bytes]);
+  return function cuCtxGetFlags() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuCtxGetFlags', status);
+    return s$u32[0];
+  };
+}
+let cuCtxGetId$: typeof cuCtxGetId | undefined;
 /** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctx in `CUcontext`.
  * @returns the value of `ctxId`: out `unsigned long long *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
-  const s = (cuCtxGetId$ ??= new Scratch(1));
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
-  s.f64[0] = 0;
-  const status = (cuCtxGetId$c ??= binder.native('cuCtxGetId'))(ctx, s.bytes);
-  if (status !== 0) throw fail('cuCtxGetId', status);
-  return s.u64[0];
+  return (cuCtxGetId$ ??= bind$cuCtxGetId())(ctx);
 }
-let cuCtxGetLimit$: Scratch | undefined;
-let cuCtxGetLimit$c: NativeFunction | undefined;
+/** cuCtxGetId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetId(): typeof cuCtxGetId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuCtxGetId(ctx) {
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuCtxGetId'))(ctx, s$bytes);
+    if (status !== 0) throw fail('cuCtxGetId', status);
+    return s$u64[0];
+  };
+}
+let cuCtxGetLimit$: typeof cuCtxGetLimit | undefined;
 /** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param limit in `CUlimit`.
  * @returns the value of `pvalue`: out `size_t *`.
  * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
-  const s = (cuCtxGetLimit$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
-  const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.bytes, limit);
-  if (status !== 0) throw fail('cuCtxGetLimit', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuCtxGetLimit$ ??= bind$cuCtxGetLimit())(limit);
 }
-let cuCtxGetSharedMemConfig$: Scratch | undefined;
-let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
+/** cuCtxGetLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetLimit(): typeof cuCtxGetLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuCtxGetLimit(limit) {
+    s$f64[0] = 0;
+    if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
+    const status = (native$ ??= binder.native('cuCtxGetLimit'))(s$bytes, limit);
+    if (status !== 0) throw fail('cuCtxGetLimit', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuCtxGetSharedMemConfig$: typeof cuCtxGetSharedMemConfig | undefined;
 /** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pConfig`: out `CUsharedconfig *`.
  * @remarks ABI of CUDA 4.2. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
-  const s = (cuCtxGetSharedMemConfig$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuCtxGetSharedMemConfig$c ??= binder.nativeFixed('cuCtxGetSharedMemConfig', [s.bytes]))();
-  if (status !== 0) throw fail('cuCtxGetSharedMemConfig', status);
-  return s.i32[0] as T.CUsharedconfig;
+  return (cuCtxGetSharedMemConfig$ ??= bind$cuCtxGetSharedMemConfig())();
 }
-let cuCtxGetStreamPriorityRange$: Scratch | undefined;
-let cuCtxGetStreamPriorityRange$c: NativeFunction | undefined;
+/** cuCtxGetSharedMemConfig around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetSharedMemConfig(): typeof cuCtxGetSharedMemConfig {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuCtxGetSharedMemConfig', [s.bytes]);
+  return function cuCtxGetSharedMemConfig() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuCtxGetSharedMemConfig', status);
+    return s$i32[0] as T.CUsharedconfig;
+  };
+}
+let cuCtxGetStreamPriorityRange$: typeof cuCtxGetStreamPriorityRange | undefined;
 /** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ leastPriority, greatestPriority }`: `leastPriority`: out `int *`; `greatestPriority`: out `int *`.
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html).
  * @see {@link cuda-ts/objects!Stream.priorityRange | Stream.priorityRange} (objects layer) */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
-  const s = (cuCtxGetStreamPriorityRange$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuCtxGetStreamPriorityRange$c ??= binder.nativeFixed('cuCtxGetStreamPriorityRange', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('cuCtxGetStreamPriorityRange', status);
-  return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
+  return (cuCtxGetStreamPriorityRange$ ??= bind$cuCtxGetStreamPriorityRange())();
 }
-let cuCtxPopCurrent$: Scratch | undefined;
-let cuCtxPopCurrent$c: NativeFunction | undefined;
+/** cuCtxGetStreamPriorityRange around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxGetStreamPriorityRange(): typeof cuCtxGetStreamPriorityRange {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuCtxGetStreamPriorityRange', [s.slot(0), s.slot(1)]);
+  return function cuCtxGetStreamPriorityRange() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuCtxGetStreamPriorityRange', status);
+    return { leastPriority: s$i32[0], greatestPriority: s$i32[2] };
+  };
+}
+let cuCtxPopCurrent$: typeof cuCtxPopCurrent | undefined;
 /** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPopCurrent(): T.CUcontext {
-  const s = (cuCtxPopCurrent$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuCtxPopCurrent$c ??= binder.nativeFixed('cuCtxPopCurrent', [s.bytes]))();
-  if (status !== 0) throw fail('cuCtxPopCurrent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
+  return (cuCtxPopCurrent$ ??= bind$cuCtxPopCurrent())();
+}
+/** cuCtxPopCurrent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuCtxPopCurrent', [s.bytes]);
+  return function cuCtxPopCurrent() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuCtxPopCurrent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+  };
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
 /** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

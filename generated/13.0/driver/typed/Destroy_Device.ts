@@ -26,23 +26,29 @@ export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore | null)
   const status = (cuDestroyExternalSemaphore$c ??= binder.native('cuDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cuDestroyExternalSemaphore', status);
 }
-let cuDevResourceGenerateDesc$: Scratch | undefined;
-let cuDevResourceGenerateDesc$c: NativeFunction | undefined;
+let cuDevResourceGenerateDesc$: typeof cuDevResourceGenerateDesc | undefined;
 /** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resources in array of `struct CUdevResource_st`; its length is passed as `nbResources`.
  * @returns the value of `phDesc`: out `CUdevResourceDesc *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuDevResourceGenerateDesc(resources: readonly (T.CUdevResource_st)[] | Uint8Array): T.CUdevResourceDesc {
-  const s = (cuDevResourceGenerateDesc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const resources$ = recordArrayArg('cuDevResourceGenerateDesc', 'resources', records.CUdevResource_st(), resources, false);
-  const nbResources$n = resources$.count;
-  const status = (cuDevResourceGenerateDesc$c ??= binder.native('cuDevResourceGenerateDesc'))(s.bytes, resources$.bytes, nbResources$n);
-  if (status !== 0) throw fail('cuDevResourceGenerateDesc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdevResourceDesc;
+  return (cuDevResourceGenerateDesc$ ??= bind$cuDevResourceGenerateDesc())(resources);
 }
-let cuDevSmResourceSplitByCount$: Scratch | undefined;
-let cuDevSmResourceSplitByCount$c: NativeFunction | undefined;
+/** cuDevResourceGenerateDesc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDevResourceGenerateDesc(): typeof cuDevResourceGenerateDesc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDevResourceGenerateDesc(resources) {
+    s$f64[0] = 0;
+    const resources$ = recordArrayArg('cuDevResourceGenerateDesc', 'resources', records.CUdevResource_st(), resources, false);
+    const nbResources$n = resources$.count;
+    const status = (native$ ??= binder.native('cuDevResourceGenerateDesc'))(s$bytes, resources$.bytes, nbResources$n);
+    if (status !== 0) throw fail('cuDevResourceGenerateDesc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdevResourceDesc;
+  };
+}
+let cuDevSmResourceSplitByCount$: typeof cuDevSmResourceSplitByCount | undefined;
 /** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param input in `const CUdevResource *`: a `CUdevResource_st` object or its bytes.
  * @param useFlags in `unsigned int`.
@@ -51,72 +57,100 @@ let cuDevSmResourceSplitByCount$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html).
  * @see {@link cuda-ts/objects!SmResource#split | SmResource.split} (objects layer) */
 export function cuDevSmResourceSplitByCount(input: T.CUdevResource_st | Uint8Array, useFlags: number, minCount: number): { result_: T.CUdevResource_st[]; remaining: T.CUdevResource_st } {
-  const s = (cuDevSmResourceSplitByCount$ ??= new Scratch(1));
-  const input$ = recordArg('cuDevSmResourceSplitByCount', 'input', records.CUdevResource_st(), input, false);
-  const remaining$ = new Uint8Array(144);
-  if (typeof useFlags !== 'number' || (useFlags >>> 0) !== useFlags) throw intError('cuDevSmResourceSplitByCount', 'useFlags', 'u32', useFlags);
-  if (typeof minCount !== 'number' || (minCount >>> 0) !== minCount) throw intError('cuDevSmResourceSplitByCount', 'minCount', 'u32', minCount);
-  s.u64[0] = BigInt(0);
-  const asked = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(null, s.bytes, input$, remaining$, useFlags, minCount);
-  if (asked !== 0) throw fail('cuDevSmResourceSplitByCount', asked);
-  let n = Number((s.u32[1] * 4294967296 + s.u32[0]));
-  const result_$ = new Uint8Array(Math.max(1, n) * 144);
-  if (n > 0) {
-    s.u64[0] = BigInt(n as number | bigint);
-    const status = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(result_$, s.bytes, input$, remaining$, useFlags, minCount);
-    if (status !== 0) throw fail('cuDevSmResourceSplitByCount', status);
-    n = Math.min(n, Number((s.u32[1] * 4294967296 + s.u32[0])));
-  }
-  return { result_: decodeRecords<T.CUdevResource_st>(records.CUdevResource_st(), result_$, n), remaining: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), remaining$) };
+  return (cuDevSmResourceSplitByCount$ ??= bind$cuDevSmResourceSplitByCount())(input, useFlags, minCount);
 }
-let cuDeviceCanAccessPeer$: Scratch | undefined;
-let cuDeviceCanAccessPeer$c: NativeFunction | undefined;
+/** cuDevSmResourceSplitByCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDevSmResourceSplitByCount(): typeof cuDevSmResourceSplitByCount {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDevSmResourceSplitByCount(input, useFlags, minCount) {
+    const input$ = recordArg('cuDevSmResourceSplitByCount', 'input', records.CUdevResource_st(), input, false);
+    const remaining$ = new Uint8Array(144);
+    if (typeof useFlags !== 'number' || (useFlags >>> 0) !== useFlags) throw intError('cuDevSmResourceSplitByCount', 'useFlags', 'u32', useFlags);
+    if (typeof minCount !== 'number' || (minCount >>> 0) !== minCount) throw intError('cuDevSmResourceSplitByCount', 'minCount', 'u32', minCount);
+    s$u64[0] = BigInt(0);
+    const asked = (native$ ??= binder.native('cuDevSmResourceSplitByCount'))(null, s$bytes, input$, remaining$, useFlags, minCount);
+    if (asked !== 0) throw fail('cuDevSmResourceSplitByCount', asked);
+    let n = Number((s$u32[1] * 4294967296 + s$u32[0]));
+    const result_$ = new Uint8Array(Math.max(1, n) * 144);
+    if (n > 0) {
+      s$u64[0] = BigInt(n as number | bigint);
+      const status = (native$ ??= binder.native('cuDevSmResourceSplitByCount'))(result_$, s$bytes, input$, remaining$, useFlags, minCount);
+      if (status !== 0) throw fail('cuDevSmResourceSplitByCount', status);
+      n = Math.min(n, Number((s$u32[1] * 4294967296 + s$u32[0])));
+    }
+    return { result_: decodeRecords<T.CUdevResource_st>(records.CUdevResource_st(), result_$, n), remaining: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), remaining$) };
+  };
+}
+let cuDeviceCanAccessPeer$: typeof cuDeviceCanAccessPeer | undefined;
 /** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @param peerDev in `CUdevice`.
  * @returns the value of `canAccessPeer`: out `int *`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
-  const s = (cuDeviceCanAccessPeer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceCanAccessPeer', 'dev', 'i32', dev);
-  if (typeof peerDev !== 'number' || (peerDev | 0) !== peerDev) throw intError('cuDeviceCanAccessPeer', 'peerDev', 'i32', peerDev);
-  const status = (cuDeviceCanAccessPeer$c ??= binder.native('cuDeviceCanAccessPeer'))(s.bytes, dev, peerDev);
-  if (status !== 0) throw fail('cuDeviceCanAccessPeer', status);
-  return s.i32[0];
+  return (cuDeviceCanAccessPeer$ ??= bind$cuDeviceCanAccessPeer())(dev, peerDev);
 }
-let cuDeviceComputeCapability$: Scratch | undefined;
-let cuDeviceComputeCapability$c: NativeFunction | undefined;
+/** cuDeviceCanAccessPeer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceCanAccessPeer(): typeof cuDeviceCanAccessPeer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceCanAccessPeer(dev, peerDev) {
+    s$f64[0] = 0;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceCanAccessPeer', 'dev', 'i32', dev);
+    if (typeof peerDev !== 'number' || (peerDev | 0) !== peerDev) throw intError('cuDeviceCanAccessPeer', 'peerDev', 'i32', peerDev);
+    const status = (native$ ??= binder.native('cuDeviceCanAccessPeer'))(s$bytes, dev, peerDev);
+    if (status !== 0) throw fail('cuDeviceCanAccessPeer', status);
+    return s$i32[0];
+  };
+}
+let cuDeviceComputeCapability$: typeof cuDeviceComputeCapability | undefined;
 /** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuDeviceComputeCapability(dev: number): { major: number; minor: number } {
-  const s = (cuDeviceComputeCapability$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceComputeCapability', 'dev', 'i32', dev);
-  const status = (cuDeviceComputeCapability$c ??= binder.native('cuDeviceComputeCapability'))(s.slot(0), s.slot(1), dev);
-  if (status !== 0) throw fail('cuDeviceComputeCapability', status);
-  return { major: s.i32[0], minor: s.i32[2] };
+  return (cuDeviceComputeCapability$ ??= bind$cuDeviceComputeCapability())(dev);
 }
-let cuDeviceGet$: Scratch | undefined;
-let cuDeviceGet$c: NativeFunction | undefined;
+/** cuDeviceComputeCapability around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceComputeCapability(): typeof cuDeviceComputeCapability {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceComputeCapability(dev) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceComputeCapability', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDeviceComputeCapability'))(s$slot0, s$slot1, dev);
+    if (status !== 0) throw fail('cuDeviceComputeCapability', status);
+    return { major: s$i32[0], minor: s$i32[2] };
+  };
+}
+let cuDeviceGet$: typeof cuDeviceGet | undefined;
 /** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ordinal in `int`.
  * @returns the value of `device`: out `CUdevice *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGet(ordinal: number): number {
-  const s = (cuDeviceGet$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof ordinal !== 'number' || (ordinal | 0) !== ordinal) throw intError('cuDeviceGet', 'ordinal', 'i32', ordinal);
-  const status = (cuDeviceGet$c ??= binder.native('cuDeviceGet'))(s.bytes, ordinal);
-  if (status !== 0) throw fail('cuDeviceGet', status);
-  return s.i32[0];
+  return (cuDeviceGet$ ??= bind$cuDeviceGet())(ordinal);
 }
-let cuDeviceGetAttribute$: Scratch | undefined;
-let cuDeviceGetAttribute$c: NativeFunction | undefined;
+/** cuDeviceGet around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGet(): typeof cuDeviceGet {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGet(ordinal) {
+    s$f64[0] = 0;
+    if (typeof ordinal !== 'number' || (ordinal | 0) !== ordinal) throw intError('cuDeviceGet', 'ordinal', 'i32', ordinal);
+    const status = (native$ ??= binder.native('cuDeviceGet'))(s$bytes, ordinal);
+    if (status !== 0) throw fail('cuDeviceGet', status);
+    return s$i32[0];
+  };
+}
+let cuDeviceGetAttribute$: typeof cuDeviceGetAttribute | undefined;
 /** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUdevice_attribute`.
  * @param dev in `CUdevice`.
@@ -124,55 +158,84 @@ let cuDeviceGetAttribute$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#attribute | Device.attribute} (objects layer) */
 export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number): number {
-  const s = (cuDeviceGetAttribute$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetAttribute', 'attrib', 'i32', attrib);
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetAttribute', 'dev', 'i32', dev);
-  const status = (cuDeviceGetAttribute$c ??= binder.native('cuDeviceGetAttribute'))(s.bytes, attrib, dev);
-  if (status !== 0) throw fail('cuDeviceGetAttribute', status);
-  return s.i32[0];
+  return (cuDeviceGetAttribute$ ??= bind$cuDeviceGetAttribute())(attrib, dev);
 }
-let cuDeviceGetByPCIBusId$: Scratch | undefined;
-let cuDeviceGetByPCIBusId$c: NativeFunction | undefined;
+/** cuDeviceGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetAttribute(): typeof cuDeviceGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetAttribute(attrib, dev) {
+    s$f64[0] = 0;
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetAttribute', 'attrib', 'i32', attrib);
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetAttribute', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDeviceGetAttribute'))(s$bytes, attrib, dev);
+    if (status !== 0) throw fail('cuDeviceGetAttribute', status);
+    return s$i32[0];
+  };
+}
+let cuDeviceGetByPCIBusId$: typeof cuDeviceGetByPCIBusId | undefined;
 /** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciBusId in string (`const char *`).
  * @returns the value of `dev`: out `CUdevice *`.
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceGetByPCIBusId(pciBusId: string): number {
-  const s = (cuDeviceGetByPCIBusId$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof pciBusId !== 'string') throw argError('cuDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
-  const status = (cuDeviceGetByPCIBusId$c ??= binder.native('cuDeviceGetByPCIBusId'))(s.bytes, pciBusId);
-  if (status !== 0) throw fail('cuDeviceGetByPCIBusId', status);
-  return s.i32[0];
+  return (cuDeviceGetByPCIBusId$ ??= bind$cuDeviceGetByPCIBusId())(pciBusId);
 }
-let cuDeviceGetCount$: Scratch | undefined;
-let cuDeviceGetCount$c: NativeFunction | undefined;
+/** cuDeviceGetByPCIBusId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetByPCIBusId(): typeof cuDeviceGetByPCIBusId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetByPCIBusId(pciBusId) {
+    s$f64[0] = 0;
+    if (typeof pciBusId !== 'string') throw argError('cuDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
+    const status = (native$ ??= binder.native('cuDeviceGetByPCIBusId'))(s$bytes, pciBusId);
+    if (status !== 0) throw fail('cuDeviceGetByPCIBusId', status);
+    return s$i32[0];
+  };
+}
+let cuDeviceGetCount$: typeof cuDeviceGetCount | undefined;
 /** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `count`: out `int *`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device.count | Device.count} (objects layer) */
 export function cuDeviceGetCount(): number {
-  const s = (cuDeviceGetCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cuDeviceGetCount$c ??= binder.nativeFixed('cuDeviceGetCount', [s.bytes]))();
-  if (status !== 0) throw fail('cuDeviceGetCount', status);
-  return s.i32[0];
+  return (cuDeviceGetCount$ ??= bind$cuDeviceGetCount())();
 }
-let cuDeviceGetDefaultMemPool$: Scratch | undefined;
-let cuDeviceGetDefaultMemPool$c: NativeFunction | undefined;
+/** cuDeviceGetCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetCount(): typeof cuDeviceGetCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cuDeviceGetCount', [s.bytes]);
+  return function cuDeviceGetCount() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuDeviceGetCount', status);
+    return s$i32[0];
+  };
+}
+let cuDeviceGetDefaultMemPool$: typeof cuDeviceGetDefaultMemPool | undefined;
 /** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!MemoryPool.default | MemoryPool.default} (objects layer) */
 export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
-  const s = (cuDeviceGetDefaultMemPool$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
-  const status = (cuDeviceGetDefaultMemPool$c ??= binder.native('cuDeviceGetDefaultMemPool'))(s.bytes, dev);
-  if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuDeviceGetDefaultMemPool$ ??= bind$cuDeviceGetDefaultMemPool())(dev);
+}
+/** cuDeviceGetDefaultMemPool around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetDefaultMemPool(): typeof cuDeviceGetDefaultMemPool {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetDefaultMemPool(dev) {
+    s$f64[0] = 0;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDeviceGetDefaultMemPool'))(s$bytes, dev);
+    if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
 }
 let cuDeviceGetDevResource$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -188,21 +251,28 @@ export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType
   if (status !== 0) throw fail('cuDeviceGetDevResource', status);
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
-let cuDeviceGetExecAffinitySupport$: Scratch | undefined;
-let cuDeviceGetExecAffinitySupport$c: NativeFunction | undefined;
+let cuDeviceGetExecAffinitySupport$: typeof cuDeviceGetExecAffinitySupport | undefined;
 /** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param type in `CUexecAffinityType`.
  * @param dev in `CUdevice`.
  * @returns the value of `pi`: out `int *`.
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
-  const s = (cuDeviceGetExecAffinitySupport$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuDeviceGetExecAffinitySupport', 'type', 'i32', type);
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetExecAffinitySupport', 'dev', 'i32', dev);
-  const status = (cuDeviceGetExecAffinitySupport$c ??= binder.native('cuDeviceGetExecAffinitySupport'))(s.bytes, type, dev);
-  if (status !== 0) throw fail('cuDeviceGetExecAffinitySupport', status);
-  return s.i32[0];
+  return (cuDeviceGetExecAffinitySupport$ ??= bind$cuDeviceGetExecAffinitySupport())(type, dev);
+}
+/** cuDeviceGetExecAffinitySupport around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetExecAffinitySupport(): typeof cuDeviceGetExecAffinitySupport {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetExecAffinitySupport(type, dev) {
+    s$f64[0] = 0;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuDeviceGetExecAffinitySupport', 'type', 'i32', type);
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetExecAffinitySupport', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDeviceGetExecAffinitySupport'))(s$bytes, type, dev);
+    if (status !== 0) throw fail('cuDeviceGetExecAffinitySupport', status);
+    return s$i32[0];
+  };
 }
 let cuDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -236,35 +306,49 @@ export function cuDeviceGetHostAtomicCapabilities(operations: readonly (T.CUatom
   if (status !== 0) throw fail('cuDeviceGetHostAtomicCapabilities', status);
   return capabilities$.slice(0, Number(count));
 }
-let cuDeviceGetLuid$: Scratch | undefined;
-let cuDeviceGetLuid$c: NativeFunction | undefined;
+let cuDeviceGetLuid$: typeof cuDeviceGetLuid | undefined;
 /** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns `{ luid, deviceNodeMask }`: `luid`: out array of `u8`, `8` long; `deviceNodeMask`: out `unsigned int *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#luid | Device.luid} (objects layer) */
 export function cuDeviceGetLuid(dev: number): { luid: Uint8Array; deviceNodeMask: number } {
-  const s = (cuDeviceGetLuid$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
-  const luid$ = new Uint8Array(Math.max(1, 8));
-  const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid$, s.bytes, dev);
-  if (status !== 0) throw fail('cuDeviceGetLuid', status);
-  return { luid: luid$.slice(0, 8), deviceNodeMask: s.u32[0] };
+  return (cuDeviceGetLuid$ ??= bind$cuDeviceGetLuid())(dev);
 }
-let cuDeviceGetMemPool$: Scratch | undefined;
-let cuDeviceGetMemPool$c: NativeFunction | undefined;
+/** cuDeviceGetLuid around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetLuid(): typeof cuDeviceGetLuid {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetLuid(dev) {
+    s$f64[0] = 0;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
+    const luid$ = new Uint8Array(Math.max(1, 8));
+    const status = (native$ ??= binder.native('cuDeviceGetLuid'))(luid$, s$bytes, dev);
+    if (status !== 0) throw fail('cuDeviceGetLuid', status);
+    return { luid: luid$.slice(0, 8), deviceNodeMask: s$u32[0] };
+  };
+}
+let cuDeviceGetMemPool$: typeof cuDeviceGetMemPool | undefined;
 /** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `pool`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
-  const s = (cuDeviceGetMemPool$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
-  const status = (cuDeviceGetMemPool$c ??= binder.native('cuDeviceGetMemPool'))(s.bytes, dev);
-  if (status !== 0) throw fail('cuDeviceGetMemPool', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuDeviceGetMemPool$ ??= bind$cuDeviceGetMemPool())(dev);
+}
+/** cuDeviceGetMemPool around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetMemPool(): typeof cuDeviceGetMemPool {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetMemPool(dev) {
+    s$f64[0] = 0;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDeviceGetMemPool'))(s$bytes, dev);
+    if (status !== 0) throw fail('cuDeviceGetMemPool', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -313,8 +397,7 @@ export function cuDeviceGetP2PAtomicCapabilities(operations: readonly (T.CUatomi
   if (status !== 0) throw fail('cuDeviceGetP2PAtomicCapabilities', status);
   return capabilities$.slice(0, Number(count));
 }
-let cuDeviceGetP2PAttribute$: Scratch | undefined;
-let cuDeviceGetP2PAttribute$c: NativeFunction | undefined;
+let cuDeviceGetP2PAttribute$: typeof cuDeviceGetP2PAttribute | undefined;
 /** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUdevice_P2PAttribute`.
  * @param srcDevice in `CUdevice`.
@@ -322,14 +405,22 @@ let cuDeviceGetP2PAttribute$c: NativeFunction | undefined;
  * @returns the value of `value`: out `int *`.
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
-  const s = (cuDeviceGetP2PAttribute$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetP2PAttribute', 'attrib', 'i32', attrib);
-  if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cuDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
-  if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cuDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
-  const status = (cuDeviceGetP2PAttribute$c ??= binder.native('cuDeviceGetP2PAttribute'))(s.bytes, attrib, srcDevice, dstDevice);
-  if (status !== 0) throw fail('cuDeviceGetP2PAttribute', status);
-  return s.i32[0];
+  return (cuDeviceGetP2PAttribute$ ??= bind$cuDeviceGetP2PAttribute())(attrib, srcDevice, dstDevice);
+}
+/** cuDeviceGetP2PAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetP2PAttribute(): typeof cuDeviceGetP2PAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetP2PAttribute(attrib, srcDevice, dstDevice) {
+    s$f64[0] = 0;
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuDeviceGetP2PAttribute', 'attrib', 'i32', attrib);
+    if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cuDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
+    if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cuDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
+    const status = (native$ ??= binder.native('cuDeviceGetP2PAttribute'))(s$bytes, attrib, srcDevice, dstDevice);
+    if (status !== 0) throw fail('cuDeviceGetP2PAttribute', status);
+    return s$i32[0];
+  };
 }
 let cuDeviceGetPCIBusId$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -359,8 +450,7 @@ export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
   if (status !== 0) throw fail('cuDeviceGetProperties', status);
   return decodeRecord<T.CUdevprop_st>(records.CUdevprop_st(), prop$);
 }
-let cuDeviceGetTexture1DLinearMaxWidth$: Scratch | undefined;
-let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
+let cuDeviceGetTexture1DLinearMaxWidth$: typeof cuDeviceGetTexture1DLinearMaxWidth | undefined;
 /** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param format in `CUarray_format`.
  * @param numChannels in `unsigned int`.
@@ -368,14 +458,22 @@ let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
  * @returns the value of `maxWidthInElements`: out `size_t *`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
-  const s = (cuDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof format !== 'number' || (format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
-  if (typeof numChannels !== 'number' || (numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
-  const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s.bytes, format, numChannels, dev);
-  if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuDeviceGetTexture1DLinearMaxWidth$ ??= bind$cuDeviceGetTexture1DLinearMaxWidth())(format, numChannels, dev);
+}
+/** cuDeviceGetTexture1DLinearMaxWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceGetTexture1DLinearMaxWidth(): typeof cuDeviceGetTexture1DLinearMaxWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceGetTexture1DLinearMaxWidth(format, numChannels, dev) {
+    s$f64[0] = 0;
+    if (typeof format !== 'number' || (format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
+    if (typeof numChannels !== 'number' || (numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s$bytes, format, numChannels, dev);
+    if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -399,20 +497,27 @@ export function cuDeviceGraphMemTrim(device: number): void {
   const status = (cuDeviceGraphMemTrim$c ??= binder.native('cuDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cuDeviceGraphMemTrim', status);
 }
-let cuDevicePrimaryCtxGetState$: Scratch | undefined;
-let cuDevicePrimaryCtxGetState$c: NativeFunction | undefined;
+let cuDevicePrimaryCtxGetState$: typeof cuDevicePrimaryCtxGetState | undefined;
 /** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns `{ flags, active }`: `flags`: out `unsigned int *`; `active`: out `int *`.
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html). */
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
-  const s = (cuDevicePrimaryCtxGetState$ ??= new Scratch(2));
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuDevicePrimaryCtxGetState$c ??= binder.native('cuDevicePrimaryCtxGetState'))(dev, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuDevicePrimaryCtxGetState', status);
-  return { flags: s.u32[0], active: s.i32[2] };
+  return (cuDevicePrimaryCtxGetState$ ??= bind$cuDevicePrimaryCtxGetState())(dev);
+}
+/** cuDevicePrimaryCtxGetState around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDevicePrimaryCtxGetState(): typeof cuDevicePrimaryCtxGetState {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuDevicePrimaryCtxGetState(dev) {
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuDevicePrimaryCtxGetState'))(dev, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cuDevicePrimaryCtxGetState', status);
+    return { flags: s$u32[0], active: s$i32[2] };
+  };
 }
 let cuDevicePrimaryCtxRelease$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -433,20 +538,27 @@ export function cuDevicePrimaryCtxReset(dev: number): void {
   const status = (cuDevicePrimaryCtxReset$c ??= binder.native('cuDevicePrimaryCtxReset'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxReset', status);
 }
-let cuDevicePrimaryCtxRetain$: Scratch | undefined;
-let cuDevicePrimaryCtxRetain$c: NativeFunction | undefined;
+let cuDevicePrimaryCtxRetain$: typeof cuDevicePrimaryCtxRetain | undefined;
 /** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `pctx`: out `CUcontext *`.
  * @remarks ABI of CUDA 7.0. [NVIDIA group `CUDA_PRIMARY_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html).
  * @see {@link cuda-ts/objects!Context.primary | Context.primary} (objects layer) */
 export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
-  const s = (cuDevicePrimaryCtxRetain$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
-  const status = (cuDevicePrimaryCtxRetain$c ??= binder.native('cuDevicePrimaryCtxRetain'))(s.bytes, dev);
-  if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUcontext;
+  return (cuDevicePrimaryCtxRetain$ ??= bind$cuDevicePrimaryCtxRetain())(dev);
+}
+/** cuDevicePrimaryCtxRetain around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDevicePrimaryCtxRetain(): typeof cuDevicePrimaryCtxRetain {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDevicePrimaryCtxRetain(dev) {
+    s$f64[0] = 0;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDevicePrimaryCtxRetain'))(s$bytes, dev);
+    if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+  };
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -459,8 +571,7 @@ export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
   const status = (cuDevicePrimaryCtxSetFlags$c ??= binder.native('cuDevicePrimaryCtxSetFlags'))(dev, flags);
   if (status !== 0) throw fail('cuDevicePrimaryCtxSetFlags', status);
 }
-let cuDeviceRegisterAsyncNotification$: Scratch | undefined;
-let cuDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
+let cuDeviceRegisterAsyncNotification$: typeof cuDeviceRegisterAsyncNotification | undefined;
 /** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `CUdevice`.
  * @param callbackFunc in C callback `CUasyncCallback`; null allowed.
@@ -468,14 +579,22 @@ let cuDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
  * @returns the value of `callback`: out `CUasyncCallbackHandle *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.CUasyncCallbackHandle {
-  const s = (cuDeviceRegisterAsyncNotification$ ??= new Scratch(1));
-  if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceRegisterAsyncNotification', 'device', 'i32', device);
-  callbackArg('cuDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
-  pointerArg('cuDeviceRegisterAsyncNotification', 'userData', userData, true);
-  s.f64[0] = 0;
-  const status = (cuDeviceRegisterAsyncNotification$c ??= binder.native('cuDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.bytes);
-  if (status !== 0) throw fail('cuDeviceRegisterAsyncNotification', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUasyncCallbackHandle;
+  return (cuDeviceRegisterAsyncNotification$ ??= bind$cuDeviceRegisterAsyncNotification())(device, callbackFunc, userData);
+}
+/** cuDeviceRegisterAsyncNotification around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceRegisterAsyncNotification(): typeof cuDeviceRegisterAsyncNotification {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceRegisterAsyncNotification(device, callbackFunc, userData) {
+    if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceRegisterAsyncNotification', 'device', 'i32', device);
+    callbackArg('cuDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
+    pointerArg('cuDeviceRegisterAsyncNotification', 'userData', userData, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s$bytes);
+    if (status !== 0) throw fail('cuDeviceRegisterAsyncNotification', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUasyncCallbackHandle;
+  };
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
 /** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -502,20 +621,27 @@ export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): vo
   const status = (cuDeviceSetMemPool$c ??= binder.native('cuDeviceSetMemPool'))(dev, pool);
   if (status !== 0) throw fail('cuDeviceSetMemPool', status);
 }
-let cuDeviceTotalMem$: Scratch | undefined;
-let cuDeviceTotalMem$c: NativeFunction | undefined;
+let cuDeviceTotalMem$: typeof cuDeviceTotalMem | undefined;
 /** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dev in `CUdevice`.
  * @returns the value of `bytes`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html).
  * @see {@link cuda-ts/objects!Device#totalMemory | Device.totalMemory} (objects layer) */
 export function cuDeviceTotalMem(dev: number): number {
-  const s = (cuDeviceTotalMem$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
-  const status = (cuDeviceTotalMem$c ??= binder.native('cuDeviceTotalMem'))(s.bytes, dev);
-  if (status !== 0) throw fail('cuDeviceTotalMem', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuDeviceTotalMem$ ??= bind$cuDeviceTotalMem())(dev);
+}
+/** cuDeviceTotalMem around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuDeviceTotalMem(): typeof cuDeviceTotalMem {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuDeviceTotalMem(dev) {
+    s$f64[0] = 0;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuDeviceTotalMem'))(s$bytes, dev);
+    if (status !== 0) throw fail('cuDeviceTotalMem', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
 /** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

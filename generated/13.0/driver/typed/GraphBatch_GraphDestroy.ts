@@ -31,37 +31,50 @@ export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, node
   const status = (cuGraphBatchMemOpNodeSetParams$c ??= binder.native('cuGraphBatchMemOpNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphBatchMemOpNodeSetParams', status);
 }
-let cuGraphChildGraphNodeGetGraph$: Scratch | undefined;
-let cuGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
+let cuGraphChildGraphNodeGetGraph$: typeof cuGraphChildGraphNodeGetGraph | undefined;
 /** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `phGraph`: out `CUgraph *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CUgraph {
-  const s = (cuGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphChildGraphNodeGetGraph$c ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphChildGraphNodeGetGraph', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
+  return (cuGraphChildGraphNodeGetGraph$ ??= bind$cuGraphChildGraphNodeGetGraph())(hNode);
 }
-let cuGraphClone$: Scratch | undefined;
-let cuGraphClone$c: NativeFunction | undefined;
+/** cuGraphChildGraphNodeGetGraph around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphChildGraphNodeGetGraph(): typeof cuGraphChildGraphNodeGetGraph {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphChildGraphNodeGetGraph(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphChildGraphNodeGetGraph', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+  };
+}
+let cuGraphClone$: typeof cuGraphClone | undefined;
 /** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param originalGraph in `CUgraph`.
  * @returns the value of `phGraphClone`: out `CUgraph *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#clone | Graph.clone} (objects layer) */
 export function cuGraphClone(originalGraph: T.CUgraph | null): T.CUgraph {
-  const s = (cuGraphClone$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
-  const status = (cuGraphClone$c ??= binder.native('cuGraphClone'))(s.bytes, originalGraph);
-  if (status !== 0) throw fail('cuGraphClone', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
+  return (cuGraphClone$ ??= bind$cuGraphClone())(originalGraph);
 }
-let cuGraphConditionalHandleCreate$: Scratch | undefined;
-let cuGraphConditionalHandleCreate$c: NativeFunction | undefined;
+/** cuGraphClone around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphClone(): typeof cuGraphClone {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphClone(originalGraph) {
+    s$f64[0] = 0;
+    if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
+    const status = (native$ ??= binder.native('cuGraphClone'))(s$bytes, originalGraph);
+    if (status !== 0) throw fail('cuGraphClone', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+  };
+}
+let cuGraphConditionalHandleCreate$: typeof cuGraphConditionalHandleCreate | undefined;
 /** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraph in `CUgraph`.
  * @param ctx in `CUcontext`.
@@ -70,30 +83,45 @@ let cuGraphConditionalHandleCreate$c: NativeFunction | undefined;
  * @returns the value of `pHandle_out`: out `CUgraphConditionalHandle *`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph | null, ctx: T.CUcontext | null, defaultLaunchValue: number, flags: number): bigint {
-  const s = (cuGraphConditionalHandleCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphConditionalHandleCreate', 'hGraph', hGraph, true) as typeof hGraph;
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphConditionalHandleCreate', 'ctx', ctx, true) as typeof ctx;
-  if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cuGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphConditionalHandleCreate', 'flags', 'u32', flags);
-  const status = (cuGraphConditionalHandleCreate$c ??= binder.native('cuGraphConditionalHandleCreate'))(s.bytes, hGraph, ctx, defaultLaunchValue, flags);
-  if (status !== 0) throw fail('cuGraphConditionalHandleCreate', status);
-  return s.u64[0];
+  return (cuGraphConditionalHandleCreate$ ??= bind$cuGraphConditionalHandleCreate())(hGraph, ctx, defaultLaunchValue, flags);
 }
-let cuGraphCreate$: Scratch | undefined;
-let cuGraphCreate$c: NativeFunction | undefined;
+/** cuGraphConditionalHandleCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphConditionalHandleCreate(): typeof cuGraphConditionalHandleCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuGraphConditionalHandleCreate(hGraph, ctx, defaultLaunchValue, flags) {
+    s$f64[0] = 0;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphConditionalHandleCreate', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphConditionalHandleCreate', 'ctx', ctx, true) as typeof ctx;
+    if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cuGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphConditionalHandleCreate', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuGraphConditionalHandleCreate'))(s$bytes, hGraph, ctx, defaultLaunchValue, flags);
+    if (status !== 0) throw fail('cuGraphConditionalHandleCreate', status);
+    return s$u64[0];
+  };
+}
+let cuGraphCreate$: typeof cuGraphCreate | undefined;
 /** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `phGraph`: out `CUgraph *`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph.create | Graph.create} (objects layer) */
 export function cuGraphCreate(flags: number): T.CUgraph {
-  const s = (cuGraphCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
-  const status = (cuGraphCreate$c ??= binder.native('cuGraphCreate'))(s.bytes, flags);
-  if (status !== 0) throw fail('cuGraphCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUgraph;
+  return (cuGraphCreate$ ??= bind$cuGraphCreate())(flags);
+}
+/** cuGraphCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphCreate(): typeof cuGraphCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphCreate(flags) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuGraphCreate'))(s$bytes, flags);
+    if (status !== 0) throw fail('cuGraphCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+  };
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;
 /** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

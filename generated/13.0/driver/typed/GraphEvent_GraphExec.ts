@@ -8,19 +8,26 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuGraphEventRecordNodeGetEvent$: Scratch | undefined;
-let cuGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
+let cuGraphEventRecordNodeGetEvent$: typeof cuGraphEventRecordNodeGetEvent | undefined;
 /** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `event_out`: out `CUevent *`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
-  const s = (cuGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphEventRecordNodeGetEvent$c ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
+  return (cuGraphEventRecordNodeGetEvent$ ??= bind$cuGraphEventRecordNodeGetEvent())(hNode);
+}
+/** cuGraphEventRecordNodeGetEvent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphEventRecordNodeGetEvent(): typeof cuGraphEventRecordNodeGetEvent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphEventRecordNodeGetEvent(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+  };
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -33,19 +40,26 @@ export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, even
   const status = (cuGraphEventRecordNodeSetEvent$c ??= binder.native('cuGraphEventRecordNodeSetEvent'))(hNode, event);
   if (status !== 0) throw fail('cuGraphEventRecordNodeSetEvent', status);
 }
-let cuGraphEventWaitNodeGetEvent$: Scratch | undefined;
-let cuGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
+let cuGraphEventWaitNodeGetEvent$: typeof cuGraphEventWaitNodeGetEvent | undefined;
 /** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hNode in `CUgraphNode`.
  * @returns the value of `event_out`: out `CUevent *`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
-  const s = (cuGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
-  s.f64[0] = 0;
-  const status = (cuGraphEventWaitNodeGetEvent$c ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s.bytes);
-  if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
+  return (cuGraphEventWaitNodeGetEvent$ ??= bind$cuGraphEventWaitNodeGetEvent())(hNode);
+}
+/** cuGraphEventWaitNodeGetEvent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphEventWaitNodeGetEvent(): typeof cuGraphEventWaitNodeGetEvent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphEventWaitNodeGetEvent(hNode) {
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s$bytes);
+    if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+  };
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -145,19 +159,26 @@ export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUg
   const status = (cuGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresWaitNodeSetParams', status);
 }
-let cuGraphExecGetFlags$: Scratch | undefined;
-let cuGraphExecGetFlags$c: NativeFunction | undefined;
+let cuGraphExecGetFlags$: typeof cuGraphExecGetFlags | undefined;
 /** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hGraphExec in `CUgraphExec`.
  * @returns the value of `flags`: out `cuuint64_t *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec | null): bigint {
-  const s = (cuGraphExecGetFlags$ ??= new Scratch(1));
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecGetFlags', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  s.f64[0] = 0;
-  const status = (cuGraphExecGetFlags$c ??= binder.native('cuGraphExecGetFlags'))(hGraphExec, s.bytes);
-  if (status !== 0) throw fail('cuGraphExecGetFlags', status);
-  return s.u64[0];
+  return (cuGraphExecGetFlags$ ??= bind$cuGraphExecGetFlags())(hGraphExec);
+}
+/** cuGraphExecGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphExecGetFlags(): typeof cuGraphExecGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuGraphExecGetFlags(hGraphExec) {
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecGetFlags', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuGraphExecGetFlags'))(hGraphExec, s$bytes);
+    if (status !== 0) throw fail('cuGraphExecGetFlags', status);
+    return s$u64[0];
+  };
 }
 let cuGraphExecHostNodeSetParams$c: NativeFunction | undefined;
 /** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

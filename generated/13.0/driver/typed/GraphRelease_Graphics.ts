@@ -77,34 +77,48 @@ export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource
   const status = (cuGraphicsMapResources$c ??= binder.native('cuGraphicsMapResources'))(count$n, resources$.data, hStream);
   if (status !== 0) throw fail('cuGraphicsMapResources', status);
 }
-let cuGraphicsResourceGetMappedMipmappedArray$: Scratch | undefined;
-let cuGraphicsResourceGetMappedMipmappedArray$c: NativeFunction | undefined;
+let cuGraphicsResourceGetMappedMipmappedArray$: typeof cuGraphicsResourceGetMappedMipmappedArray | undefined;
 /** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
  * @returns the value of `pMipmappedArray`: out `CUmipmappedArray *`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphicsResource | null): T.CUmipmappedArray {
-  const s = (cuGraphicsResourceGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
-  const status = (cuGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(s.bytes, resource);
-  if (status !== 0) throw fail('cuGraphicsResourceGetMappedMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmipmappedArray;
+  return (cuGraphicsResourceGetMappedMipmappedArray$ ??= bind$cuGraphicsResourceGetMappedMipmappedArray())(resource);
 }
-let cuGraphicsResourceGetMappedPointer$: Scratch | undefined;
-let cuGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
+/** cuGraphicsResourceGetMappedMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphicsResourceGetMappedMipmappedArray(): typeof cuGraphicsResourceGetMappedMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphicsResourceGetMappedMipmappedArray(resource) {
+    s$f64[0] = 0;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
+    const status = (native$ ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(s$bytes, resource);
+    if (status !== 0) throw fail('cuGraphicsResourceGetMappedMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+  };
+}
+let cuGraphicsResourceGetMappedPointer$: typeof cuGraphicsResourceGetMappedPointer | undefined;
 /** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
  * @returns `{ pDevPtr, pSize }`: `pDevPtr`: out `CUdeviceptr *`; `pSize`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResource | null): { pDevPtr: T.CUdeviceptr; pSize: number } {
-  const s = (cuGraphicsResourceGetMappedPointer$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
-  const status = (cuGraphicsResourceGetMappedPointer$c ??= binder.native('cuGraphicsResourceGetMappedPointer'))(s.slot(0), s.slot(1), resource);
-  if (status !== 0) throw fail('cuGraphicsResourceGetMappedPointer', status);
-  return { pDevPtr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, pSize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuGraphicsResourceGetMappedPointer$ ??= bind$cuGraphicsResourceGetMappedPointer())(resource);
+}
+/** cuGraphicsResourceGetMappedPointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphicsResourceGetMappedPointer(): typeof cuGraphicsResourceGetMappedPointer {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphicsResourceGetMappedPointer(resource) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
+    const status = (native$ ??= binder.native('cuGraphicsResourceGetMappedPointer'))(s$slot0, s$slot1, resource);
+    if (status !== 0) throw fail('cuGraphicsResourceGetMappedPointer', status);
+    return { pDevPtr: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, pSize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -117,8 +131,7 @@ export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | n
   const status = (cuGraphicsResourceSetMapFlags$c ??= binder.native('cuGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cuGraphicsResourceSetMapFlags', status);
 }
-let cuGraphicsSubResourceGetMappedArray$: Scratch | undefined;
-let cuGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
+let cuGraphicsSubResourceGetMappedArray$: typeof cuGraphicsSubResourceGetMappedArray | undefined;
 /** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `CUgraphicsResource`.
  * @param arrayIndex in `unsigned int`.
@@ -126,14 +139,22 @@ let cuGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
  * @returns the value of `pArray`: out `CUarray *`.
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResource | null, arrayIndex: number, mipLevel: number): T.CUarray {
-  const s = (cuGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
-  if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cuGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
-  if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
-  const status = (cuGraphicsSubResourceGetMappedArray$c ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s.bytes, resource, arrayIndex, mipLevel);
-  if (status !== 0) throw fail('cuGraphicsSubResourceGetMappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUarray;
+  return (cuGraphicsSubResourceGetMappedArray$ ??= bind$cuGraphicsSubResourceGetMappedArray())(resource, arrayIndex, mipLevel);
+}
+/** cuGraphicsSubResourceGetMappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuGraphicsSubResourceGetMappedArray(): typeof cuGraphicsSubResourceGetMappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel) {
+    s$f64[0] = 0;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
+    if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cuGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
+    if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
+    const status = (native$ ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s$bytes, resource, arrayIndex, mipLevel);
+    if (status !== 0) throw fail('cuGraphicsSubResourceGetMappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+  };
 }
 let cuGraphicsUnmapResources$c: NativeFunction | undefined;
 /** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

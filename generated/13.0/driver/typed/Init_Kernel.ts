@@ -51,39 +51,52 @@ export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   if (status !== 0) throw fail('cuIpcGetMemHandle', status);
   return pHandle$;
 }
-let cuIpcOpenEventHandle$: Scratch | undefined;
-let cuIpcOpenEventHandle$c: NativeFunction | undefined;
+let cuIpcOpenEventHandle$: typeof cuIpcOpenEventHandle | undefined;
 /** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcEventHandle_st` by value.
  * @returns the value of `phEvent`: out `CUevent *`.
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Event.fromIpcHandle | Event.fromIpcHandle} (objects layer) */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
-  const s = (cuIpcOpenEventHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
-  const status = (cuIpcOpenEventHandle$c ??= binder.native('cuIpcOpenEventHandle'))(s.bytes, handle);
-  if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUevent;
+  return (cuIpcOpenEventHandle$ ??= bind$cuIpcOpenEventHandle())(handle);
 }
-let cuIpcOpenMemHandle$: Scratch | undefined;
-let cuIpcOpenMemHandle$c: NativeFunction | undefined;
+/** cuIpcOpenEventHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuIpcOpenEventHandle(handle) {
+    s$f64[0] = 0;
+    checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
+    const status = (native$ ??= binder.native('cuIpcOpenEventHandle'))(s$bytes, handle);
+    if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+  };
+}
+let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
 /** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `CUipcMemHandle_st` by value.
  * @param Flags in `unsigned int`.
  * @returns the value of `pdptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
-  const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
-  const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.bytes, handle, Flags);
-  if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuIpcOpenMemHandle$ ??= bind$cuIpcOpenMemHandle())(handle, Flags);
 }
-let cuKernelGetAttribute$: Scratch | undefined;
-let cuKernelGetAttribute$c: NativeFunction | undefined;
+/** cuIpcOpenMemHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuIpcOpenMemHandle(): typeof cuIpcOpenMemHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuIpcOpenMemHandle(handle, Flags) {
+    s$f64[0] = 0;
+    checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuIpcOpenMemHandle'))(s$bytes, handle, Flags);
+    if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuKernelGetAttribute$: typeof cuKernelGetAttribute | undefined;
 /** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param attrib in `CUfunction_attribute`.
  * @param kernel in `CUkernel`.
@@ -91,73 +104,109 @@ let cuKernelGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `pi`: out `int *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.CUkernel | null, dev: number): number {
-  const s = (cuKernelGetAttribute$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelGetAttribute', 'attrib', 'i32', attrib);
-  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetAttribute', 'kernel', kernel, true) as typeof kernel;
-  if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuKernelGetAttribute', 'dev', 'i32', dev);
-  const status = (cuKernelGetAttribute$c ??= binder.native('cuKernelGetAttribute'))(s.bytes, attrib, kernel, dev);
-  if (status !== 0) throw fail('cuKernelGetAttribute', status);
-  return s.i32[0];
+  return (cuKernelGetAttribute$ ??= bind$cuKernelGetAttribute())(attrib, kernel, dev);
 }
-let cuKernelGetFunction$: Scratch | undefined;
-let cuKernelGetFunction$c: NativeFunction | undefined;
+/** cuKernelGetAttribute around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuKernelGetAttribute(): typeof cuKernelGetAttribute {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuKernelGetAttribute(attrib, kernel, dev) {
+    s$f64[0] = 0;
+    if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelGetAttribute', 'attrib', 'i32', attrib);
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetAttribute', 'kernel', kernel, true) as typeof kernel;
+    if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuKernelGetAttribute', 'dev', 'i32', dev);
+    const status = (native$ ??= binder.native('cuKernelGetAttribute'))(s$bytes, attrib, kernel, dev);
+    if (status !== 0) throw fail('cuKernelGetAttribute', status);
+    return s$i32[0];
+  };
+}
+let cuKernelGetFunction$: typeof cuKernelGetFunction | undefined;
 /** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param kernel in `CUkernel`.
  * @returns the value of `pFunc`: out `CUfunction *`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetFunction(kernel: T.CUkernel | null): T.CUfunction {
-  const s = (cuKernelGetFunction$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetFunction', 'kernel', kernel, true) as typeof kernel;
-  const status = (cuKernelGetFunction$c ??= binder.native('cuKernelGetFunction'))(s.bytes, kernel);
-  if (status !== 0) throw fail('cuKernelGetFunction', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUfunction;
+  return (cuKernelGetFunction$ ??= bind$cuKernelGetFunction())(kernel);
 }
-let cuKernelGetLibrary$: Scratch | undefined;
-let cuKernelGetLibrary$c: NativeFunction | undefined;
+/** cuKernelGetFunction around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuKernelGetFunction(): typeof cuKernelGetFunction {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuKernelGetFunction(kernel) {
+    s$f64[0] = 0;
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetFunction', 'kernel', kernel, true) as typeof kernel;
+    const status = (native$ ??= binder.native('cuKernelGetFunction'))(s$bytes, kernel);
+    if (status !== 0) throw fail('cuKernelGetFunction', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUfunction;
+  };
+}
+let cuKernelGetLibrary$: typeof cuKernelGetLibrary | undefined;
 /** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param kernel in `CUkernel`.
  * @returns the value of `pLib`: out `CUlibrary *`.
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetLibrary(kernel: T.CUkernel | null): T.CUlibrary {
-  const s = (cuKernelGetLibrary$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetLibrary', 'kernel', kernel, true) as typeof kernel;
-  const status = (cuKernelGetLibrary$c ??= binder.native('cuKernelGetLibrary'))(s.bytes, kernel);
-  if (status !== 0) throw fail('cuKernelGetLibrary', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlibrary;
+  return (cuKernelGetLibrary$ ??= bind$cuKernelGetLibrary())(kernel);
 }
-let cuKernelGetName$: Scratch | undefined;
-let cuKernelGetName$c: NativeFunction | undefined;
+/** cuKernelGetLibrary around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuKernelGetLibrary(): typeof cuKernelGetLibrary {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuKernelGetLibrary(kernel) {
+    s$f64[0] = 0;
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetLibrary', 'kernel', kernel, true) as typeof kernel;
+    const status = (native$ ??= binder.native('cuKernelGetLibrary'))(s$bytes, kernel);
+    if (status !== 0) throw fail('cuKernelGetLibrary', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlibrary;
+  };
+}
+let cuKernelGetName$: typeof cuKernelGetName | undefined;
 /** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param hfunc in `CUkernel`.
  * @returns the value of `name`: out `const char **`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetName(hfunc: T.CUkernel | null): string | null {
-  const s = (cuKernelGetName$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuKernelGetName', 'hfunc', hfunc, true) as typeof hfunc;
-  const status = (cuKernelGetName$c ??= binder.native('cuKernelGetName'))(s.bytes, hfunc);
-  if (status !== 0) throw fail('cuKernelGetName', status);
-  return readCString(s.address(0));
+  return (cuKernelGetName$ ??= bind$cuKernelGetName())(hfunc);
 }
-let cuKernelGetParamInfo$: Scratch | undefined;
-let cuKernelGetParamInfo$c: NativeFunction | undefined;
+/** cuKernelGetName around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuKernelGetName(): typeof cuKernelGetName {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuKernelGetName(hfunc) {
+    s$f64[0] = 0;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuKernelGetName', 'hfunc', hfunc, true) as typeof hfunc;
+    const status = (native$ ??= binder.native('cuKernelGetName'))(s$bytes, hfunc);
+    if (status !== 0) throw fail('cuKernelGetName', status);
+    return readCString(s.address(0));
+  };
+}
+let cuKernelGetParamInfo$: typeof cuKernelGetParamInfo | undefined;
 /** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param kernel in `CUkernel`.
  * @param paramIndex in `size_t`.
  * @returns `{ paramOffset, paramSize }`: `paramOffset`: out `size_t *`; `paramSize`: out `size_t *`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelGetParamInfo(kernel: T.CUkernel | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
-  const s = (cuKernelGetParamInfo$ ??= new Scratch(2));
-  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetParamInfo', 'kernel', kernel, true) as typeof kernel;
-  if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuKernelGetParamInfo', 'paramIndex', paramIndex, false);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuKernelGetParamInfo$c ??= binder.native('cuKernelGetParamInfo'))(kernel, paramIndex, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuKernelGetParamInfo', status);
-  return { paramOffset: (s.u32[1] * 4294967296 + s.u32[0]), paramSize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuKernelGetParamInfo$ ??= bind$cuKernelGetParamInfo())(kernel, paramIndex);
+}
+/** cuKernelGetParamInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuKernelGetParamInfo(): typeof cuKernelGetParamInfo {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuKernelGetParamInfo(kernel, paramIndex) {
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetParamInfo', 'kernel', kernel, true) as typeof kernel;
+    if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuKernelGetParamInfo', 'paramIndex', paramIndex, false);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuKernelGetParamInfo'))(kernel, paramIndex, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cuKernelGetParamInfo', status);
+    return { paramOffset: (s$u32[1] * 4294967296 + s$u32[0]), paramSize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cuKernelSetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

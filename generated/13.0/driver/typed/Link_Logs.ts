@@ -49,38 +49,52 @@ export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputTyp
   const status = (cuLinkAddFile$c ??= binder.native('cuLinkAddFile'))(state, type, path, numOptions$n, options$.data, optionValues$.data);
   if (status !== 0) throw fail('cuLinkAddFile', status);
 }
-let cuLinkComplete$: Scratch | undefined;
-let cuLinkComplete$c: NativeFunction | undefined;
+let cuLinkComplete$: typeof cuLinkComplete | undefined;
 /** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param state in `CUlinkState`.
  * @returns `{ cubinOut, sizeOut }`: `cubinOut`: out `void **`; `sizeOut`: out `size_t *`.
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html).
  * @see {@link cuda-ts/objects!Linker#complete | Linker.complete} (objects layer) */
 export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
-  const s = (cuLinkComplete$ ??= new Scratch(2));
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuLinkComplete$c ??= binder.native('cuLinkComplete'))(state, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuLinkComplete', status);
-  return { cubinOut: (s.u32[1] * 4294967296 + s.u32[0]), sizeOut: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuLinkComplete$ ??= bind$cuLinkComplete())(state);
 }
-let cuLinkCreate$: Scratch | undefined;
-let cuLinkCreate$c: NativeFunction | undefined;
+/** cuLinkComplete around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLinkComplete(): typeof cuLinkComplete {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLinkComplete(state) {
+    if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('cuLinkComplete'))(state, s$slot0, s$slot1);
+    if (status !== 0) throw fail('cuLinkComplete', status);
+    return { cubinOut: (s$u32[1] * 4294967296 + s$u32[0]), sizeOut: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuLinkCreate$: typeof cuLinkCreate | undefined;
 /** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of `CUjit_option`; its length is passed as `numOptions`.
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @returns the value of `stateOut`: out `CUlinkState *`.
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlinkState {
-  const s = (cuLinkCreate$ ??= new Scratch(1));
-  const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
-  const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
-  s.f64[0] = 0;
-  const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
-  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s.bytes);
-  if (status !== 0) throw fail('cuLinkCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlinkState;
+  return (cuLinkCreate$ ??= bind$cuLinkCreate())(options, optionValues);
+}
+/** cuLinkCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLinkCreate(): typeof cuLinkCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLinkCreate(options, optionValues) {
+    const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
+    const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
+    s$f64[0] = 0;
+    const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
+    const status = (native$ ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s$bytes);
+    if (status !== 0) throw fail('cuLinkCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlinkState;
+  };
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -91,22 +105,28 @@ export function cuLinkDestroy(state: T.CUlinkState | null): void {
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
   if (status !== 0) throw fail('cuLinkDestroy', status);
 }
-let cuLogsCurrent$: Scratch | undefined;
-let cuLogsCurrent$c: NativeFunction | undefined;
+let cuLogsCurrent$: typeof cuLogsCurrent | undefined;
 /** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `iterator_out`: out `CUlogIterator *`.
  * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsCurrent(flags: number): number {
-  const s = (cuLogsCurrent$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsCurrent', 'flags', 'u32', flags);
-  const status = (cuLogsCurrent$c ??= binder.native('cuLogsCurrent'))(s.bytes, flags);
-  if (status !== 0) throw fail('cuLogsCurrent', status);
-  return s.u32[0];
+  return (cuLogsCurrent$ ??= bind$cuLogsCurrent())(flags);
 }
-let cuLogsDumpToFile$: Scratch | undefined;
-let cuLogsDumpToFile$c: NativeFunction | undefined;
+/** cuLogsCurrent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLogsCurrent(): typeof cuLogsCurrent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLogsCurrent(flags) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsCurrent', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuLogsCurrent'))(s$bytes, flags);
+    if (status !== 0) throw fail('cuLogsCurrent', status);
+    return s$u32[0];
+  };
+}
+let cuLogsDumpToFile$: typeof cuLogsDumpToFile | undefined;
 /** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
  * @param pathToFile in string (`const char *`).
@@ -114,48 +134,70 @@ let cuLogsDumpToFile$c: NativeFunction | undefined;
  * @returns the value of `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned.
  * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToFile(iterator: number, pathToFile: string, flags: number): number {
-  const s = (cuLogsDumpToFile$ ??= new Scratch(1));
-  if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToFile', 'iterator', 'u32', iterator);
-  s.f64[0] = 0; s.u32[0] = iterator;
-  if (typeof pathToFile !== 'string') throw argError('cuLogsDumpToFile', 'pathToFile', 'a string', pathToFile);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsDumpToFile', 'flags', 'u32', flags);
-  const status = (cuLogsDumpToFile$c ??= binder.native('cuLogsDumpToFile'))(s.bytes, pathToFile, flags);
-  if (status !== 0) throw fail('cuLogsDumpToFile', status);
-  return s.u32[0];
+  return (cuLogsDumpToFile$ ??= bind$cuLogsDumpToFile())(iterator, pathToFile, flags);
 }
-let cuLogsDumpToMemory$: Scratch | undefined;
-let cuLogsDumpToMemory$c: NativeFunction | undefined;
+/** cuLogsDumpToFile around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLogsDumpToFile(): typeof cuLogsDumpToFile {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuLogsDumpToFile(iterator, pathToFile, flags) {
+    if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToFile', 'iterator', 'u32', iterator);
+    s$f64[0] = 0; s$u32[0] = iterator;
+    if (typeof pathToFile !== 'string') throw argError('cuLogsDumpToFile', 'pathToFile', 'a string', pathToFile);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsDumpToFile', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuLogsDumpToFile'))(s$bytes, pathToFile, flags);
+    if (status !== 0) throw fail('cuLogsDumpToFile', status);
+    return s$u32[0];
+  };
+}
+let cuLogsDumpToMemory$: typeof cuLogsDumpToMemory | undefined;
 /** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param iterator in/out `CUlogIterator *`: this value in, the call's value returned.
  * @param flags in `unsigned int`.
  * @returns `{ iterator, buffer }`: `iterator`: in/out `CUlogIterator *`: this value in, the call's value returned; `buffer`: out text (`char *`, length `size`).
  * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsDumpToMemory(iterator: number, flags: number): { iterator: number; buffer: string } {
-  const s = (cuLogsDumpToMemory$ ??= new Scratch(2));
-  if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToMemory', 'iterator', 'u32', iterator);
-  s.f64[0] = 0; s.u32[0] = iterator;
-  const buffer$ = new Uint8Array(4096);
-  s.u64[1] = BigInt(4096);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsDumpToMemory', 'flags', 'u32', flags);
-  const status = (cuLogsDumpToMemory$c ??= binder.native('cuLogsDumpToMemory'))(s.slot(0), buffer$, s.slot(1), flags);
-  if (status !== 0) throw fail('cuLogsDumpToMemory', status);
-  return { iterator: s.u32[0], buffer: textFrom(buffer$) };
+  return (cuLogsDumpToMemory$ ??= bind$cuLogsDumpToMemory())(iterator, flags);
 }
-let cuLogsRegisterCallback$: Scratch | undefined;
-let cuLogsRegisterCallback$c: NativeFunction | undefined;
+/** cuLogsDumpToMemory around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLogsDumpToMemory(): typeof cuLogsDumpToMemory {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32, s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
+  let native$: NativeFunction | undefined;
+  return function cuLogsDumpToMemory(iterator, flags) {
+    if (typeof iterator !== 'number' || (iterator >>> 0) !== iterator) throw intError('cuLogsDumpToMemory', 'iterator', 'u32', iterator);
+    s$f64[0] = 0; s$u32[0] = iterator;
+    const buffer$ = new Uint8Array(4096);
+    s$u64[1] = BigInt(4096);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuLogsDumpToMemory', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuLogsDumpToMemory'))(s$slot0, buffer$, s$slot1, flags);
+    if (status !== 0) throw fail('cuLogsDumpToMemory', status);
+    return { iterator: s$u32[0], buffer: textFrom(buffer$) };
+  };
+}
+let cuLogsRegisterCallback$: typeof cuLogsRegisterCallback | undefined;
 /** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param callbackFunc in C callback `CUlogsCallback`; null allowed.
  * @param userData in `void *`: address or host buffer, or null.
  * @returns the value of `callback_out`: out `CUlogsCallbackHandle *`.
  * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer): T.CUlogsCallbackHandle {
-  const s = (cuLogsRegisterCallback$ ??= new Scratch(1));
-  callbackArg('cuLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
-  pointerArg('cuLogsRegisterCallback', 'userData', userData, true);
-  s.f64[0] = 0;
-  const status = (cuLogsRegisterCallback$c ??= binder.native('cuLogsRegisterCallback'))(callbackFunc, userData, s.bytes);
-  if (status !== 0) throw fail('cuLogsRegisterCallback', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUlogsCallbackHandle;
+  return (cuLogsRegisterCallback$ ??= bind$cuLogsRegisterCallback())(callbackFunc, userData);
+}
+/** cuLogsRegisterCallback around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuLogsRegisterCallback(): typeof cuLogsRegisterCallback {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuLogsRegisterCallback(callbackFunc, userData) {
+    callbackArg('cuLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
+    pointerArg('cuLogsRegisterCallback', 'userData', userData, true);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cuLogsRegisterCallback'))(callbackFunc, userData, s$bytes);
+    if (status !== 0) throw fail('cuLogsRegisterCallback', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlogsCallbackHandle;
+  };
 }
 let cuLogsUnregisterCallback$c: NativeFunction | undefined;
 /** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -19,8 +19,7 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
   const status = (cuMemAddressFree$c ??= binder.native('cuMemAddressFree'))(ptr, size);
   if (status !== 0) throw fail('cuMemAddressFree', status);
 }
-let cuMemAddressReserve$: Scratch | undefined;
-let cuMemAddressReserve$c: NativeFunction | undefined;
+let cuMemAddressReserve$: typeof cuMemAddressReserve | undefined;
 /** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param alignment in `size_t`.
@@ -29,15 +28,23 @@ let cuMemAddressReserve$c: NativeFunction | undefined;
  * @returns the value of `ptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
-  const s = (cuMemAddressReserve$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
-  if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
-  const status = (cuMemAddressReserve$c ??= binder.native('cuMemAddressReserve'))(s.bytes, size, alignment, addr, flags);
-  if (status !== 0) throw fail('cuMemAddressReserve', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAddressReserve$ ??= bind$cuMemAddressReserve())(size, alignment, addr, flags);
+}
+/** cuMemAddressReserve around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAddressReserve(size, alignment, addr, flags) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
+    if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
+    if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemAddressReserve'))(s$bytes, size, alignment, addr, flags);
+    if (status !== 0) throw fail('cuMemAddressReserve', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
 }
 let cuMemAdvise$c: NativeFunction | undefined;
 /** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -55,38 +62,51 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
   const status = (cuMemAdvise$c ??= binder.native('cuMemAdvise'))(devPtr, count, advice, location);
   if (status !== 0) throw fail('cuMemAdvise', status);
 }
-let cuMemAlloc$: Scratch | undefined;
-let cuMemAlloc$c: NativeFunction | undefined;
+let cuMemAlloc$: typeof cuMemAlloc | undefined;
 /** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
-  const s = (cuMemAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
-  const status = (cuMemAlloc$c ??= binder.native('cuMemAlloc'))(s.bytes, bytesize);
-  if (status !== 0) throw fail('cuMemAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAlloc$ ??= bind$cuMemAlloc())(bytesize);
 }
-let cuMemAllocAsync$: Scratch | undefined;
-let cuMemAllocAsync$c: NativeFunction | undefined;
+/** cuMemAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAlloc(): typeof cuMemAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAlloc(bytesize) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
+    const status = (native$ ??= binder.native('cuMemAlloc'))(s$bytes, bytesize);
+    if (status !== 0) throw fail('cuMemAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
 /** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param hStream in `CUstream`.
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
-  const s = (cuMemAllocAsync$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocAsync$c ??= binder.native('cuMemAllocAsync'))(s.bytes, bytesize, hStream);
-  if (status !== 0) throw fail('cuMemAllocAsync', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAllocAsync$ ??= bind$cuMemAllocAsync())(bytesize, hStream);
 }
-let cuMemAllocFromPoolAsync$: Scratch | undefined;
-let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
+/** cuMemAllocAsync around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocAsync(bytesize, hStream) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
+    const status = (native$ ??= binder.native('cuMemAllocAsync'))(s$bytes, bytesize, hStream);
+    if (status !== 0) throw fail('cuMemAllocAsync', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
 /** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param pool in `CUmemoryPool`.
@@ -94,31 +114,45 @@ let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
  * @returns the value of `dptr`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
-  const s = (cuMemAllocFromPoolAsync$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
-  const status = (cuMemAllocFromPoolAsync$c ??= binder.native('cuMemAllocFromPoolAsync'))(s.bytes, bytesize, pool, hStream);
-  if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAllocFromPoolAsync$ ??= bind$cuMemAllocFromPoolAsync())(bytesize, pool, hStream);
 }
-let cuMemAllocHost$: Scratch | undefined;
-let cuMemAllocHost$c: NativeFunction | undefined;
+/** cuMemAllocFromPoolAsync around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocFromPoolAsync(bytesize, pool, hStream) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
+    const status = (native$ ??= binder.native('cuMemAllocFromPoolAsync'))(s$bytes, bytesize, pool, hStream);
+    if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
 /** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @returns the value of `pp`: out `void **`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocHost(bytesize: T.Int64): number {
-  const s = (cuMemAllocHost$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
-  const status = (cuMemAllocHost$c ??= binder.native('cuMemAllocHost'))(s.bytes, bytesize);
-  if (status !== 0) throw fail('cuMemAllocHost', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMemAllocHost$ ??= bind$cuMemAllocHost())(bytesize);
 }
-let cuMemAllocManaged$: Scratch | undefined;
-let cuMemAllocManaged$c: NativeFunction | undefined;
+/** cuMemAllocHost around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocHost(): typeof cuMemAllocHost {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocHost(bytesize) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
+    const status = (native$ ??= binder.native('cuMemAllocHost'))(s$bytes, bytesize);
+    if (status !== 0) throw fail('cuMemAllocHost', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
 /** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param flags in `unsigned int`.
@@ -126,16 +160,23 @@ let cuMemAllocManaged$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!ManagedBuffer.alloc | ManagedBuffer.alloc} (objects layer) */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
-  const s = (cuMemAllocManaged$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
-  const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.bytes, bytesize, flags);
-  if (status !== 0) throw fail('cuMemAllocManaged', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemAllocManaged$ ??= bind$cuMemAllocManaged())(bytesize, flags);
 }
-let cuMemAllocPitch$: Scratch | undefined;
-let cuMemAllocPitch$c: NativeFunction | undefined;
+/** cuMemAllocManaged around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocManaged(bytesize, flags) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cuMemAllocManaged'))(s$bytes, bytesize, flags);
+    if (status !== 0) throw fail('cuMemAllocManaged', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;
 /** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param WidthInBytes in `size_t`.
  * @param Height in `size_t`.
@@ -143,13 +184,21 @@ let cuMemAllocPitch$c: NativeFunction | undefined;
  * @returns `{ dptr, pPitch }`: `dptr`: out `CUdeviceptr *`; `pPitch`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
-  const s = (cuMemAllocPitch$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
-  if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
-  const status = (cuMemAllocPitch$c ??= binder.native('cuMemAllocPitch'))(s.slot(0), s.slot(1), WidthInBytes, Height, ElementSizeBytes);
-  if (status !== 0) throw fail('cuMemAllocPitch', status);
-  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, pPitch: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuMemAllocPitch$ ??= bind$cuMemAllocPitch())(WidthInBytes, Height, ElementSizeBytes);
+}
+/** cuMemAllocPitch around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemAllocPitch(): typeof cuMemAllocPitch {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemAllocPitch(WidthInBytes, Height, ElementSizeBytes) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
+    if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
+    if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
+    const status = (native$ ??= binder.native('cuMemAllocPitch'))(s$slot0, s$slot1, WidthInBytes, Height, ElementSizeBytes);
+    if (status !== 0) throw fail('cuMemAllocPitch', status);
+    return { dptr: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, pPitch: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuMemBatchDecompressAsync$: Scratch | undefined;
-let cuMemBatchDecompressAsync$c: NativeFunction | undefined;
+let cuMemBatchDecompressAsync$: typeof cuMemBatchDecompressAsync | undefined;
 /** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param paramsArray in array of `struct CUmemDecompressParams_st`; its length is passed as `count`.
  * @param flags in `unsigned int`.
@@ -17,18 +16,25 @@ let cuMemBatchDecompressAsync$c: NativeFunction | undefined;
  * @returns the value of `errorIndex`: out `size_t *`.
  * @remarks ABI of CUDA 12.6, driver ≥ 560. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemBatchDecompressAsync(paramsArray: readonly (T.CUmemDecompressParams_st)[] | Uint8Array, flags: number, stream: T.CUstream | null): number {
-  const s = (cuMemBatchDecompressAsync$ ??= new Scratch(1));
-  const paramsArray$ = recordArrayArg('cuMemBatchDecompressAsync', 'paramsArray', records.CUmemDecompressParams_st(), paramsArray, false);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemBatchDecompressAsync', 'flags', 'u32', flags);
-  s.f64[0] = 0;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuMemBatchDecompressAsync', 'stream', stream, true) as typeof stream;
-  const count$n = paramsArray$.count;
-  const status = (cuMemBatchDecompressAsync$c ??= binder.native('cuMemBatchDecompressAsync'))(paramsArray$.bytes, count$n, flags, s.bytes, stream);
-  if (status !== 0) throw fail('cuMemBatchDecompressAsync', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMemBatchDecompressAsync$ ??= bind$cuMemBatchDecompressAsync())(paramsArray, flags, stream);
 }
-let cuMemCreate$: Scratch | undefined;
-let cuMemCreate$c: NativeFunction | undefined;
+/** cuMemBatchDecompressAsync around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemBatchDecompressAsync(): typeof cuMemBatchDecompressAsync {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemBatchDecompressAsync(paramsArray, flags, stream) {
+    const paramsArray$ = recordArrayArg('cuMemBatchDecompressAsync', 'paramsArray', records.CUmemDecompressParams_st(), paramsArray, false);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemBatchDecompressAsync', 'flags', 'u32', flags);
+    s$f64[0] = 0;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuMemBatchDecompressAsync', 'stream', stream, true) as typeof stream;
+    const count$n = paramsArray$.count;
+    const status = (native$ ??= binder.native('cuMemBatchDecompressAsync'))(paramsArray$.bytes, count$n, flags, s$bytes, stream);
+    if (status !== 0) throw fail('cuMemBatchDecompressAsync', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuMemCreate$: typeof cuMemCreate | undefined;
 /** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
@@ -36,14 +42,22 @@ let cuMemCreate$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
-  const s = (cuMemCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
-  const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
-  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.bytes, size, prop$, flags);
-  if (status !== 0) throw fail('cuMemCreate', status);
-  return s.u64[0];
+  return (cuMemCreate$ ??= bind$cuMemCreate())(size, prop, flags);
+}
+/** cuMemCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemCreate(): typeof cuMemCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemCreate(size, prop, flags) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
+    const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemCreate'))(s$bytes, size, prop$, flags);
+    if (status !== 0) throw fail('cuMemCreate', status);
+    return s$u64[0];
+  };
 }
 let cuMemDiscardAndPrefetchBatchAsync$c: NativeFunction | undefined;
 /** `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,52 +8,73 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuMemGetAccess$: Scratch | undefined;
-let cuMemGetAccess$c: NativeFunction | undefined;
+let cuMemGetAccess$: typeof cuMemGetAccess | undefined;
 /** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `const CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @param ptr in `CUdeviceptr`.
  * @returns the value of `flags`: out `unsigned long long *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
-  const s = (cuMemGetAccess$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
-  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.bytes, location$, ptr);
-  if (status !== 0) throw fail('cuMemGetAccess', status);
-  return s.u64[0];
+  return (cuMemGetAccess$ ??= bind$cuMemGetAccess())(location, ptr);
 }
-let cuMemGetAddressRange$: Scratch | undefined;
-let cuMemGetAddressRange$c: NativeFunction | undefined;
+/** cuMemGetAccess around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetAccess(): typeof cuMemGetAccess {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetAccess(location, ptr) {
+    s$f64[0] = 0;
+    const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
+    if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
+    const status = (native$ ??= binder.native('cuMemGetAccess'))(s$bytes, location$, ptr);
+    if (status !== 0) throw fail('cuMemGetAccess', status);
+    return s$u64[0];
+  };
+}
+let cuMemGetAddressRange$: typeof cuMemGetAddressRange | undefined;
 /** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @returns `{ pbase, psize }`: `pbase`: out `CUdeviceptr *`; `psize`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
-  const s = (cuMemGetAddressRange$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
-  const status = (cuMemGetAddressRange$c ??= binder.native('cuMemGetAddressRange'))(s.slot(0), s.slot(1), dptr);
-  if (status !== 0) throw fail('cuMemGetAddressRange', status);
-  return { pbase: (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr, psize: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuMemGetAddressRange$ ??= bind$cuMemGetAddressRange())(dptr);
 }
-let cuMemGetAllocationGranularity$: Scratch | undefined;
-let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
+/** cuMemGetAddressRange around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetAddressRange(): typeof cuMemGetAddressRange {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetAddressRange(dptr) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
+    const status = (native$ ??= binder.native('cuMemGetAddressRange'))(s$slot0, s$slot1, dptr);
+    if (status !== 0) throw fail('cuMemGetAddressRange', status);
+    return { pbase: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, psize: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuMemGetAllocationGranularity$: typeof cuMemGetAllocationGranularity | undefined;
 /** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const CUmemAllocationProp *`: a `CUmemAllocationProp_st` object or its bytes.
  * @param option in `CUmemAllocationGranularity_flags`.
  * @returns the value of `granularity`: out `size_t *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
-  const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
-  if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
-  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.bytes, prop$, option);
-  if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMemGetAllocationGranularity$ ??= bind$cuMemGetAllocationGranularity())(prop, option);
+}
+/** cuMemGetAllocationGranularity around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetAllocationGranularity(): typeof cuMemGetAllocationGranularity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetAllocationGranularity(prop, option) {
+    s$f64[0] = 0;
+    const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
+    if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
+    const status = (native$ ??= binder.native('cuMemGetAllocationGranularity'))(s$bytes, prop$, option);
+    if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -67,24 +88,30 @@ export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmem
   if (status !== 0) throw fail('cuMemGetAllocationPropertiesFromHandle', status);
   return decodeRecord<T.CUmemAllocationProp_st>(records.CUmemAllocationProp_st(), prop$);
 }
-let cuMemGetDefaultMemPool$: Scratch | undefined;
-let cuMemGetDefaultMemPool$c: NativeFunction | undefined;
+let cuMemGetDefaultMemPool$: typeof cuMemGetDefaultMemPool | undefined;
 /** `CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @param type in `CUmemAllocationType`.
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetDefaultMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {
-  const s = (cuMemGetDefaultMemPool$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const location$ = recordArg('cuMemGetDefaultMemPool', 'location', records.CUmemLocation_st(), location, false);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetDefaultMemPool', 'type', 'i32', type);
-  const status = (cuMemGetDefaultMemPool$c ??= binder.native('cuMemGetDefaultMemPool'))(s.bytes, location$, type);
-  if (status !== 0) throw fail('cuMemGetDefaultMemPool', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuMemGetDefaultMemPool$ ??= bind$cuMemGetDefaultMemPool())(location, type);
 }
-let cuMemGetHandleForAddressRange$: Scratch | undefined;
-let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
+/** cuMemGetDefaultMemPool around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetDefaultMemPool(): typeof cuMemGetDefaultMemPool {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetDefaultMemPool(location, type) {
+    s$f64[0] = 0;
+    const location$ = recordArg('cuMemGetDefaultMemPool', 'location', records.CUmemLocation_st(), location, false);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetDefaultMemPool', 'type', 'i32', type);
+    const status = (native$ ??= binder.native('cuMemGetDefaultMemPool'))(s$bytes, location$, type);
+    if (status !== 0) throw fail('cuMemGetDefaultMemPool', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
+}
+let cuMemGetHandleForAddressRange$: typeof cuMemGetHandleForAddressRange | undefined;
 /** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param dptr in `CUdeviceptr`.
  * @param size in `size_t`.
@@ -93,43 +120,65 @@ let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
  * @returns the value of `handle`: out `void *`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemGetHandleForAddressRange(dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): number {
-  const s = (cuMemGetHandleForAddressRange$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
-  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
-  const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(s.bytes, dptr, size, handleType, flags);
-  if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
-  return s.i32[0];
+  return (cuMemGetHandleForAddressRange$ ??= bind$cuMemGetHandleForAddressRange())(dptr, size, handleType, flags);
 }
-let cuMemGetInfo$: Scratch | undefined;
-let cuMemGetInfo$c: NativeFunction | undefined;
+/** cuMemGetHandleForAddressRange around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetHandleForAddressRange(): typeof cuMemGetHandleForAddressRange {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetHandleForAddressRange(dptr, size, handleType, flags) {
+    s$f64[0] = 0;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
+    if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemGetHandleForAddressRange'))(s$bytes, dptr, size, handleType, flags);
+    if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
+    return s$i32[0];
+  };
+}
+let cuMemGetInfo$: typeof cuMemGetInfo | undefined;
 /** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ free, total }`: `free`: out `size_t *`; `total`: out `size_t *`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!Context#memoryInfo | Context.memoryInfo} (objects layer) */
 export function cuMemGetInfo(): { free: number; total: number } {
-  const s = (cuMemGetInfo$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (cuMemGetInfo$c ??= binder.nativeFixed('cuMemGetInfo', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('cuMemGetInfo', status);
-  return { free: (s.u32[1] * 4294967296 + s.u32[0]), total: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cuMemGetInfo$ ??= bind$cuMemGetInfo())();
 }
-let cuMemGetMemPool$: Scratch | undefined;
-let cuMemGetMemPool$c: NativeFunction | undefined;
+/** cuMemGetInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetInfo(): typeof cuMemGetInfo {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cuMemGetInfo', [s.slot(0), s.slot(1)]);
+  return function cuMemGetInfo() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cuMemGetInfo', status);
+    return { free: (s$u32[1] * 4294967296 + s$u32[0]), total: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cuMemGetMemPool$: typeof cuMemGetMemPool | undefined;
 /** `CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @param type in `CUmemAllocationType`.
  * @returns the value of `pool`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemGetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType): T.CUmemoryPool {
-  const s = (cuMemGetMemPool$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const location$ = recordArg('cuMemGetMemPool', 'location', records.CUmemLocation_st(), location, false);
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetMemPool', 'type', 'i32', type);
-  const status = (cuMemGetMemPool$c ??= binder.native('cuMemGetMemPool'))(s.bytes, location$, type);
-  if (status !== 0) throw fail('cuMemGetMemPool', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuMemGetMemPool$ ??= bind$cuMemGetMemPool())(location, type);
+}
+/** cuMemGetMemPool around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemGetMemPool(): typeof cuMemGetMemPool {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemGetMemPool(location, type) {
+    s$f64[0] = 0;
+    const location$ = recordArg('cuMemGetMemPool', 'location', records.CUmemLocation_st(), location, false);
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetMemPool', 'type', 'i32', type);
+    const status = (native$ ??= binder.native('cuMemGetMemPool'))(s$bytes, location$, type);
+    if (status !== 0) throw fail('cuMemGetMemPool', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
 }

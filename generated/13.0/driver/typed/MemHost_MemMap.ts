@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuMemHostAlloc$: Scratch | undefined;
-let cuMemHostAlloc$c: NativeFunction | undefined;
+let cuMemHostAlloc$: typeof cuMemHostAlloc | undefined;
 /** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param bytesize in `size_t`.
  * @param Flags in `unsigned int`.
@@ -17,16 +16,23 @@ let cuMemHostAlloc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer.alloc | PinnedHostBuffer.alloc} (objects layer) */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
-  const s = (cuMemHostAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
-  const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.bytes, bytesize, Flags);
-  if (status !== 0) throw fail('cuMemHostAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cuMemHostAlloc$ ??= bind$cuMemHostAlloc())(bytesize, Flags);
 }
-let cuMemHostGetDevicePointer$: Scratch | undefined;
-let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
+/** cuMemHostAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemHostAlloc(bytesize, Flags) {
+    s$f64[0] = 0;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuMemHostAlloc'))(s$bytes, bytesize, Flags);
+    if (status !== 0) throw fail('cuMemHostAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
 /** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `void *`: address or host buffer, or null.
  * @param Flags in `unsigned int`.
@@ -34,27 +40,42 @@ let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html).
  * @see {@link cuda-ts/objects!PinnedHostBuffer#devicePointer | PinnedHostBuffer.devicePointer} (objects layer) */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
-  const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
-  if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
-  const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.bytes, p, Flags);
-  if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemHostGetDevicePointer$ ??= bind$cuMemHostGetDevicePointer())(p, Flags);
 }
-let cuMemHostGetFlags$: Scratch | undefined;
-let cuMemHostGetFlags$c: NativeFunction | undefined;
+/** cuMemHostGetDevicePointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemHostGetDevicePointer(): typeof cuMemHostGetDevicePointer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemHostGetDevicePointer(p, Flags) {
+    s$f64[0] = 0;
+    pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
+    if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
+    const status = (native$ ??= binder.native('cuMemHostGetDevicePointer'))(s$bytes, p, Flags);
+    if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
+}
+let cuMemHostGetFlags$: typeof cuMemHostGetFlags | undefined;
 /** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param p in `void *`: address or host buffer, or null.
  * @returns the value of `pFlags`: out `unsigned int *`.
  * @remarks ABI of CUDA 2.3. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostGetFlags(p: T.Pointer): number {
-  const s = (cuMemHostGetFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemHostGetFlags', 'p', p, true);
-  const status = (cuMemHostGetFlags$c ??= binder.native('cuMemHostGetFlags'))(s.bytes, p);
-  if (status !== 0) throw fail('cuMemHostGetFlags', status);
-  return s.u32[0];
+  return (cuMemHostGetFlags$ ??= bind$cuMemHostGetFlags())(p);
+}
+/** cuMemHostGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemHostGetFlags(): typeof cuMemHostGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemHostGetFlags(p) {
+    s$f64[0] = 0;
+    pointerArg('cuMemHostGetFlags', 'p', p, true);
+    const status = (native$ ??= binder.native('cuMemHostGetFlags'))(s$bytes, p);
+    if (status !== 0) throw fail('cuMemHostGetFlags', status);
+    return s$u32[0];
+  };
 }
 let cuMemHostRegister$c: NativeFunction | undefined;
 /** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -78,21 +99,28 @@ export function cuMemHostUnregister(p: T.Pointer): void {
   const status = (cuMemHostUnregister$c ??= binder.native('cuMemHostUnregister'))(p);
   if (status !== 0) throw fail('cuMemHostUnregister', status);
 }
-let cuMemImportFromShareableHandle$: Scratch | undefined;
-let cuMemImportFromShareableHandle$c: NativeFunction | undefined;
+let cuMemImportFromShareableHandle$: typeof cuMemImportFromShareableHandle | undefined;
 /** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param osHandle in `void *`: address or host buffer, or null.
  * @param shHandleType in `CUmemAllocationHandleType`.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
-  const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
-  if (typeof shHandleType !== 'number' || (shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
-  const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.bytes, osHandle, shHandleType);
-  if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
-  return s.u64[0];
+  return (cuMemImportFromShareableHandle$ ??= bind$cuMemImportFromShareableHandle())(osHandle, shHandleType);
+}
+/** cuMemImportFromShareableHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemImportFromShareableHandle(): typeof cuMemImportFromShareableHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemImportFromShareableHandle(osHandle, shHandleType) {
+    s$f64[0] = 0;
+    pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
+    if (typeof shHandleType !== 'number' || (shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
+    const status = (native$ ??= binder.native('cuMemImportFromShareableHandle'))(s$bytes, osHandle, shHandleType);
+    if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
+    return s$u64[0];
+  };
 }
 let cuMemMap$c: NativeFunction | undefined;
 /** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

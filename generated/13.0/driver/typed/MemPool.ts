@@ -8,20 +8,27 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuMemPoolCreate$: Scratch | undefined;
-let cuMemPoolCreate$c: NativeFunction | undefined;
+let cuMemPoolCreate$: typeof cuMemPoolCreate | undefined;
 /** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolProps in `const CUmemPoolProps *`: a `CUmemPoolProps_st` object or its bytes.
  * @returns the value of `pool`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool.create | MemoryPool.create} (objects layer) */
 export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
-  const s = (cuMemPoolCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
-  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.bytes, poolProps$);
-  if (status !== 0) throw fail('cuMemPoolCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuMemPoolCreate$ ??= bind$cuMemPoolCreate())(poolProps);
+}
+/** cuMemPoolCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolCreate(): typeof cuMemPoolCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolCreate(poolProps) {
+    s$f64[0] = 0;
+    const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
+    const status = (native$ ??= binder.native('cuMemPoolCreate'))(s$bytes, poolProps$);
+    if (status !== 0) throw fail('cuMemPoolCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -59,21 +66,28 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
   const status = (cuMemPoolExportToShareableHandle$c ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolExportToShareableHandle', status);
 }
-let cuMemPoolGetAccess$: Scratch | undefined;
-let cuMemPoolGetAccess$c: NativeFunction | undefined;
+let cuMemPoolGetAccess$: typeof cuMemPoolGetAccess | undefined;
 /** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param memPool in `CUmemoryPool`.
  * @param location in `CUmemLocation *`: a `CUmemLocation_st` object or its bytes.
  * @returns the value of `flags`: out `CUmemAccess_flags *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
-  const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
-  const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
-  const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.bytes, memPool, location$);
-  if (status !== 0) throw fail('cuMemPoolGetAccess', status);
-  return s.i32[0] as T.CUmemAccess_flags;
+  return (cuMemPoolGetAccess$ ??= bind$cuMemPoolGetAccess())(memPool, location);
+}
+/** cuMemPoolGetAccess around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolGetAccess(): typeof cuMemPoolGetAccess {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolGetAccess(memPool, location) {
+    s$f64[0] = 0;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
+    const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
+    const status = (native$ ??= binder.native('cuMemPoolGetAccess'))(s$bytes, memPool, location$);
+    if (status !== 0) throw fail('cuMemPoolGetAccess', status);
+    return s$i32[0] as T.CUmemAccess_flags;
+  };
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
@@ -90,8 +104,7 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmem
   function attrDecode(a: number, cell: Uint8Array): number | bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return v.getInt32(0, true); case 2: return v.getInt32(0, true); case 3: return v.getInt32(0, true); case 4: return v.getBigUint64(0, true); case 5: return v.getBigUint64(0, true); case 6: return v.getBigUint64(0, true); case 7: return v.getBigUint64(0, true); case 8: return v.getBigUint64(0, true); default: throw new RangeError(`cuMemPoolGetAttribute: attr ${a} has no known value type`); } }
   return attrDecode(attr as number, value$);
 }
-let cuMemPoolImportFromShareableHandle$: Scratch | undefined;
-let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
+let cuMemPoolImportFromShareableHandle$: typeof cuMemPoolImportFromShareableHandle | undefined;
 /** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `void *`: address or host buffer, or null.
  * @param handleType in `CUmemAllocationHandleType`.
@@ -99,30 +112,45 @@ let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
  * @returns the value of `pool_out`: out `CUmemoryPool *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
-  const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
-  if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
-  const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.bytes, handle, handleType, flags);
-  if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUmemoryPool;
+  return (cuMemPoolImportFromShareableHandle$ ??= bind$cuMemPoolImportFromShareableHandle())(handle, handleType, flags);
 }
-let cuMemPoolImportPointer$: Scratch | undefined;
-let cuMemPoolImportPointer$c: NativeFunction | undefined;
+/** cuMemPoolImportFromShareableHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromShareableHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolImportFromShareableHandle(handle, handleType, flags) {
+    s$f64[0] = 0;
+    pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
+    if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cuMemPoolImportFromShareableHandle'))(s$bytes, handle, handleType, flags);
+    if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+  };
+}
+let cuMemPoolImportPointer$: typeof cuMemPoolImportPointer | undefined;
 /** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param pool in `CUmemoryPool`.
  * @param shareData in `CUmemPoolPtrExportData *`: a `CUmemPoolPtrExportData_st` object or its bytes.
  * @returns the value of `ptr_out`: out `CUdeviceptr *`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: Uint8Array): T.CUdeviceptr {
-  const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
-  const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
-  const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.bytes, pool, shareData$);
-  if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUdeviceptr;
+  return (cuMemPoolImportPointer$ ??= bind$cuMemPoolImportPointer())(pool, shareData);
+}
+/** cuMemPoolImportPointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuMemPoolImportPointer(pool, shareData) {
+    s$f64[0] = 0;
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
+    const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
+    const status = (native$ ??= binder.native('cuMemPoolImportPointer'))(s$bytes, pool, shareData$);
+    if (status !== 0) throw fail('cuMemPoolImportPointer', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+  };
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

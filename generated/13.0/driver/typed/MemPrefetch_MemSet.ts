@@ -92,19 +92,26 @@ export function cuMemRelease(handle: T.Int64): void {
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
   if (status !== 0) throw fail('cuMemRelease', status);
 }
-let cuMemRetainAllocationHandle$: Scratch | undefined;
-let cuMemRetainAllocationHandle$c: NativeFunction | undefined;
+let cuMemRetainAllocationHandle$: typeof cuMemRetainAllocationHandle | undefined;
 /** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param addr in `void *`: address or host buffer, or null.
  * @returns the value of `handle`: out `CUmemGenericAllocationHandle *`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
-  const s = (cuMemRetainAllocationHandle$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuMemRetainAllocationHandle', 'addr', addr, true);
-  const status = (cuMemRetainAllocationHandle$c ??= binder.native('cuMemRetainAllocationHandle'))(s.bytes, addr);
-  if (status !== 0) throw fail('cuMemRetainAllocationHandle', status);
-  return s.u64[0];
+  return (cuMemRetainAllocationHandle$ ??= bind$cuMemRetainAllocationHandle())(addr);
+}
+/** cuMemRetainAllocationHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuMemRetainAllocationHandle(): typeof cuMemRetainAllocationHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cuMemRetainAllocationHandle(addr) {
+    s$f64[0] = 0;
+    pointerArg('cuMemRetainAllocationHandle', 'addr', addr, true);
+    const status = (native$ ??= binder.native('cuMemRetainAllocationHandle'))(s$bytes, addr);
+    if (status !== 0) throw fail('cuMemRetainAllocationHandle', status);
+    return s$u64[0];
+  };
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

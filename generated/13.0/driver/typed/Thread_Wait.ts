@@ -8,22 +8,28 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cuThreadExchangeStreamCaptureMode$: Scratch | undefined;
-let cuThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
+let cuThreadExchangeStreamCaptureMode$: typeof cuThreadExchangeStreamCaptureMode | undefined;
 /** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param mode in/out `CUstreamCaptureMode *`: this value in, the call's value returned.
  * @returns the value of `mode`: in/out `CUstreamCaptureMode *`: this value in, the call's value returned.
  * @remarks ABI of CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuThreadExchangeStreamCaptureMode(mode: T.CUstreamCaptureMode): T.CUstreamCaptureMode {
-  const s = (cuThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
-  if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cuThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
-  s.f64[0] = 0; s.u32[0] = mode;
-  const status = (cuThreadExchangeStreamCaptureMode$c ??= binder.nativeFixed('cuThreadExchangeStreamCaptureMode', [s.bytes]))();
-  if (status !== 0) throw fail('cuThreadExchangeStreamCaptureMode', status);
-  return s.u32[0] as T.CUstreamCaptureMode;
+  return (cuThreadExchangeStreamCaptureMode$ ??= bind$cuThreadExchangeStreamCaptureMode())(mode);
 }
-let cuUserObjectCreate$: Scratch | undefined;
-let cuUserObjectCreate$c: NativeFunction | undefined;
+/** cuThreadExchangeStreamCaptureMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuThreadExchangeStreamCaptureMode(): typeof cuThreadExchangeStreamCaptureMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function cuThreadExchangeStreamCaptureMode(mode) {
+    if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('cuThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
+    s$f64[0] = 0; s$u32[0] = mode;
+    const status = (native$ ??= binder.nativeFixed('cuThreadExchangeStreamCaptureMode', [s$bytes]))();
+    if (status !== 0) throw fail('cuThreadExchangeStreamCaptureMode', status);
+    return s$u32[0] as T.CUstreamCaptureMode;
+  };
+}
+let cuUserObjectCreate$: typeof cuUserObjectCreate | undefined;
 /** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.
  * @param ptr in `void *`: address or host buffer, or null.
  * @param destroy in C callback `CUhostFn`; null allowed.
@@ -32,20 +38,28 @@ let cuUserObjectCreate$c: NativeFunction | undefined;
  * @returns the value of `object_out`: out `CUuserObject *`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.CUuserObject {
-  const s = (cuUserObjectCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cuUserObjectCreate', 'ptr', ptr, true);
-  if (typeof destroy !== 'function') callbackArg('cuUserObjectCreate', 'destroy', destroy, true);
-  if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cuUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuUserObjectCreate', 'flags', 'u32', flags);
-  const native = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'));
-  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
-  const status = native(s.bytes, ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
-  if (status !== 0) {
-    destroy$cb?.cancel(); // refused: it will never run
-    throw fail('cuUserObjectCreate', status);
-  }
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.CUuserObject;
+  return (cuUserObjectCreate$ ??= bind$cuUserObjectCreate())(ptr, destroy, initialRefcount, flags);
+}
+/** cuUserObjectCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cuUserObjectCreate(): typeof cuUserObjectCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cuUserObjectCreate(ptr, destroy, initialRefcount, flags) {
+    s$f64[0] = 0;
+    pointerArg('cuUserObjectCreate', 'ptr', ptr, true);
+    if (typeof destroy !== 'function') callbackArg('cuUserObjectCreate', 'destroy', destroy, true);
+    if (typeof initialRefcount !== 'number' || (initialRefcount >>> 0) !== initialRefcount) throw intError('cuUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuUserObjectCreate', 'flags', 'u32', flags);
+    const native = (native$ ??= binder.native('cuUserObjectCreate'));
+    const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
+    const status = native(s$bytes, ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+    if (status !== 0) {
+      destroy$cb?.cancel(); // refused: it will never run
+      throw fail('cuUserObjectCreate', status);
+    }
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUuserObject;
+  };
 }
 let cuUserObjectRelease$c: NativeFunction | undefined;
 /** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 13.0 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call.

@@ -117,18 +117,25 @@ export function ncclCommAbort(comm: T.ncclComm_t | null): void {
   const status = (ncclCommAbort$c ??= binder.native('ncclCommAbort'))(comm);
   if (status !== 0) throw fail('ncclCommAbort', status);
 }
-let ncclCommCount$: Scratch | undefined;
-let ncclCommCount$c: NativeFunction | undefined;
+let ncclCommCount$: typeof ncclCommCount | undefined;
 /** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @returns the value of `count`: out `int *`. */
 export function ncclCommCount(comm: T.ncclComm_t | null): number {
-  const s = (ncclCommCount$ ??= new Scratch(1));
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCount', 'comm', comm, true) as typeof comm;
-  s.f64[0] = 0;
-  const status = (ncclCommCount$c ??= binder.native('ncclCommCount'))(comm, s.bytes);
-  if (status !== 0) throw fail('ncclCommCount', status);
-  return s.i32[0];
+  return (ncclCommCount$ ??= bind$ncclCommCount())(comm);
+}
+/** ncclCommCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommCount(): typeof ncclCommCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommCount(comm) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCount', 'comm', comm, true) as typeof comm;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('ncclCommCount'))(comm, s$bytes);
+    if (status !== 0) throw fail('ncclCommCount', status);
+    return s$i32[0];
+  };
 }
 let ncclCommCuDevice$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
@@ -166,18 +173,25 @@ export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
   const status = (ncclCommFinalize$c ??= binder.native('ncclCommFinalize'))(comm);
   if (status !== 0) throw fail('ncclCommFinalize', status);
 }
-let ncclCommGetAsyncError$: Scratch | undefined;
-let ncclCommGetAsyncError$c: NativeFunction | undefined;
+let ncclCommGetAsyncError$: typeof ncclCommGetAsyncError | undefined;
 /** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @returns the value of `asyncError`: out `ncclResult_t *`. */
 export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t {
-  const s = (ncclCommGetAsyncError$ ??= new Scratch(1));
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommGetAsyncError', 'comm', comm, true) as typeof comm;
-  s.f64[0] = 0;
-  const status = (ncclCommGetAsyncError$c ??= binder.native('ncclCommGetAsyncError'))(comm, s.bytes);
-  if (status !== 0) throw fail('ncclCommGetAsyncError', status);
-  return s.i32[0] as T.ncclResult_t;
+  return (ncclCommGetAsyncError$ ??= bind$ncclCommGetAsyncError())(comm);
+}
+/** ncclCommGetAsyncError around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommGetAsyncError(): typeof ncclCommGetAsyncError {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommGetAsyncError(comm) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommGetAsyncError', 'comm', comm, true) as typeof comm;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('ncclCommGetAsyncError'))(comm, s$bytes);
+    if (status !== 0) throw fail('ncclCommGetAsyncError', status);
+    return s$i32[0] as T.ncclResult_t;
+  };
 }
 let ncclCommInitAll$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
@@ -191,25 +205,31 @@ export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointe
   const status = (ncclCommInitAll$c ??= binder.native('ncclCommInitAll'))(comm, ndev, devlist);
   if (status !== 0) throw fail('ncclCommInitAll', status);
 }
-let ncclCommInitRank$: Scratch | undefined;
-let ncclCommInitRank$c: NativeFunction | undefined;
+let ncclCommInitRank$: typeof ncclCommInitRank | undefined;
 /** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param nranks in `int`.
  * @param commId in `ncclUniqueId` by value.
  * @param rank in `int`.
  * @returns the value of `comm`: out `ncclComm_t *`. */
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
-  const s = (ncclCommInitRank$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRank', 'nranks', 'i32', nranks);
-  checkRecord('ncclCommInitRank', 'commId', records.ncclUniqueId(), commId);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRank', 'rank', 'i32', rank);
-  const status = (ncclCommInitRank$c ??= binder.native('ncclCommInitRank'))(s.bytes, nranks, commId, rank);
-  if (status !== 0) throw fail('ncclCommInitRank', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
+  return (ncclCommInitRank$ ??= bind$ncclCommInitRank())(nranks, commId, rank);
 }
-let ncclCommInitRankConfig$: Scratch | undefined;
-let ncclCommInitRankConfig$c: NativeFunction | undefined;
+/** ncclCommInitRank around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommInitRank(): typeof ncclCommInitRank {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommInitRank(nranks, commId, rank) {
+    s$f64[0] = 0;
+    if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRank', 'nranks', 'i32', nranks);
+    checkRecord('ncclCommInitRank', 'commId', records.ncclUniqueId(), commId);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRank', 'rank', 'i32', rank);
+    const status = (native$ ??= binder.native('ncclCommInitRank'))(s$bytes, nranks, commId, rank);
+    if (status !== 0) throw fail('ncclCommInitRank', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+  };
+}
+let ncclCommInitRankConfig$: typeof ncclCommInitRankConfig | undefined;
 /** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param nranks in `int`.
  * @param commId in `ncclUniqueId` by value.
@@ -217,18 +237,25 @@ let ncclCommInitRankConfig$c: NativeFunction | undefined;
  * @param config in `ncclConfig_t *`: address or host buffer, or null.
  * @returns the value of `comm`: out `ncclComm_t *`. */
 export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
-  const s = (ncclCommInitRankConfig$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankConfig', 'nranks', 'i32', nranks);
-  checkRecord('ncclCommInitRankConfig', 'commId', records.ncclUniqueId(), commId);
-  if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRankConfig', 'rank', 'i32', rank);
-  pointerArg('ncclCommInitRankConfig', 'config', config, true);
-  const status = (ncclCommInitRankConfig$c ??= binder.native('ncclCommInitRankConfig'))(s.bytes, nranks, commId, rank, config);
-  if (status !== 0) throw fail('ncclCommInitRankConfig', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
+  return (ncclCommInitRankConfig$ ??= bind$ncclCommInitRankConfig())(nranks, commId, rank, config);
 }
-let ncclCommInitRankScalable$: Scratch | undefined;
-let ncclCommInitRankScalable$c: NativeFunction | undefined;
+/** ncclCommInitRankConfig around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommInitRankConfig(): typeof ncclCommInitRankConfig {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommInitRankConfig(nranks, commId, rank, config) {
+    s$f64[0] = 0;
+    if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankConfig', 'nranks', 'i32', nranks);
+    checkRecord('ncclCommInitRankConfig', 'commId', records.ncclUniqueId(), commId);
+    if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRankConfig', 'rank', 'i32', rank);
+    pointerArg('ncclCommInitRankConfig', 'config', config, true);
+    const status = (native$ ??= binder.native('ncclCommInitRankConfig'))(s$bytes, nranks, commId, rank, config);
+    if (status !== 0) throw fail('ncclCommInitRankConfig', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+  };
+}
+let ncclCommInitRankScalable$: typeof ncclCommInitRankScalable | undefined;
 /** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param nranks in `int`.
  * @param myrank in `int`.
@@ -237,34 +264,49 @@ let ncclCommInitRankScalable$c: NativeFunction | undefined;
  * @param config in `ncclConfig_t *`: address or host buffer, or null.
  * @returns the value of `newcomm`: out `ncclComm_t *`. */
 export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
-  const s = (ncclCommInitRankScalable$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankScalable', 'nranks', 'i32', nranks);
-  if (typeof myrank !== 'number' || (myrank | 0) !== myrank) throw intError('ncclCommInitRankScalable', 'myrank', 'i32', myrank);
-  if (typeof nId !== 'number' || (nId | 0) !== nId) throw intError('ncclCommInitRankScalable', 'nId', 'i32', nId);
-  pointerArg('ncclCommInitRankScalable', 'commIds', commIds, true);
-  pointerArg('ncclCommInitRankScalable', 'config', config, true);
-  const status = (ncclCommInitRankScalable$c ??= binder.native('ncclCommInitRankScalable'))(s.bytes, nranks, myrank, nId, commIds, config);
-  if (status !== 0) throw fail('ncclCommInitRankScalable', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
+  return (ncclCommInitRankScalable$ ??= bind$ncclCommInitRankScalable())(nranks, myrank, nId, commIds, config);
 }
-let ncclCommRegister$: Scratch | undefined;
-let ncclCommRegister$c: NativeFunction | undefined;
+/** ncclCommInitRankScalable around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommInitRankScalable(): typeof ncclCommInitRankScalable {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommInitRankScalable(nranks, myrank, nId, commIds, config) {
+    s$f64[0] = 0;
+    if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankScalable', 'nranks', 'i32', nranks);
+    if (typeof myrank !== 'number' || (myrank | 0) !== myrank) throw intError('ncclCommInitRankScalable', 'myrank', 'i32', myrank);
+    if (typeof nId !== 'number' || (nId | 0) !== nId) throw intError('ncclCommInitRankScalable', 'nId', 'i32', nId);
+    pointerArg('ncclCommInitRankScalable', 'commIds', commIds, true);
+    pointerArg('ncclCommInitRankScalable', 'config', config, true);
+    const status = (native$ ??= binder.native('ncclCommInitRankScalable'))(s$bytes, nranks, myrank, nId, commIds, config);
+    if (status !== 0) throw fail('ncclCommInitRankScalable', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+  };
+}
+let ncclCommRegister$: typeof ncclCommRegister | undefined;
 /** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @param buff in `void *`: address or host buffer covering `size` bytes, or null.
  * @param size in `size_t`.
  * @returns the value of `handle`: out `void **`. */
 export function ncclCommRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64): number {
-  const s = (ncclCommRegister$ ??= new Scratch(1));
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRegister', 'comm', comm, true) as typeof comm;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
-  pointerArg('ncclCommRegister', 'buff', buff, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
-  s.f64[0] = 0;
-  const status = (ncclCommRegister$c ??= binder.native('ncclCommRegister'))(comm, buff, size, s.bytes);
-  if (status !== 0) throw fail('ncclCommRegister', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (ncclCommRegister$ ??= bind$ncclCommRegister())(comm, buff, size);
+}
+/** ncclCommRegister around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommRegister(): typeof ncclCommRegister {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommRegister(comm, buff, size) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRegister', 'comm', comm, true) as typeof comm;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
+    pointerArg('ncclCommRegister', 'buff', buff, true, size);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('ncclCommRegister'))(comm, buff, size, s$bytes);
+    if (status !== 0) throw fail('ncclCommRegister', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let ncclCommRevoke$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
@@ -276,8 +318,7 @@ export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): 
   const status = (ncclCommRevoke$c ??= binder.native('ncclCommRevoke'))(comm, revokeFlags);
   if (status !== 0) throw fail('ncclCommRevoke', status);
 }
-let ncclCommShrink$: Scratch | undefined;
-let ncclCommShrink$c: NativeFunction | undefined;
+let ncclCommShrink$: typeof ncclCommShrink | undefined;
 /** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @param excludeRanksList in `int *`: address or host buffer, or null.
@@ -286,19 +327,26 @@ let ncclCommShrink$c: NativeFunction | undefined;
  * @param shrinkFlags in `int`.
  * @returns the value of `newcomm`: out `ncclComm_t *`. */
 export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
-  const s = (ncclCommShrink$ ??= new Scratch(1));
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
-  pointerArg('ncclCommShrink', 'excludeRanksList', excludeRanksList, true);
-  if (typeof excludeRanksCount !== 'number' || (excludeRanksCount | 0) !== excludeRanksCount) throw intError('ncclCommShrink', 'excludeRanksCount', 'i32', excludeRanksCount);
-  s.f64[0] = 0;
-  pointerArg('ncclCommShrink', 'config', config, true);
-  if (typeof shrinkFlags !== 'number' || (shrinkFlags | 0) !== shrinkFlags) throw intError('ncclCommShrink', 'shrinkFlags', 'i32', shrinkFlags);
-  const status = (ncclCommShrink$c ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, s.bytes, config, shrinkFlags);
-  if (status !== 0) throw fail('ncclCommShrink', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
+  return (ncclCommShrink$ ??= bind$ncclCommShrink())(comm, excludeRanksList, excludeRanksCount, config, shrinkFlags);
 }
-let ncclCommSplit$: Scratch | undefined;
-let ncclCommSplit$c: NativeFunction | undefined;
+/** ncclCommShrink around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommShrink(): typeof ncclCommShrink {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommShrink(comm, excludeRanksList, excludeRanksCount, config, shrinkFlags) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
+    pointerArg('ncclCommShrink', 'excludeRanksList', excludeRanksList, true);
+    if (typeof excludeRanksCount !== 'number' || (excludeRanksCount | 0) !== excludeRanksCount) throw intError('ncclCommShrink', 'excludeRanksCount', 'i32', excludeRanksCount);
+    s$f64[0] = 0;
+    pointerArg('ncclCommShrink', 'config', config, true);
+    if (typeof shrinkFlags !== 'number' || (shrinkFlags | 0) !== shrinkFlags) throw intError('ncclCommShrink', 'shrinkFlags', 'i32', shrinkFlags);
+    const status = (native$ ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, s$bytes, config, shrinkFlags);
+    if (status !== 0) throw fail('ncclCommShrink', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+  };
+}
+let ncclCommSplit$: typeof ncclCommSplit | undefined;
 /** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @param color in `int`.
@@ -306,28 +354,43 @@ let ncclCommSplit$c: NativeFunction | undefined;
  * @param config in `ncclConfig_t *`: address or host buffer, or null.
  * @returns the value of `newcomm`: out `ncclComm_t *`. */
 export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: number, config: T.Pointer): T.ncclComm_t {
-  const s = (ncclCommSplit$ ??= new Scratch(1));
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
-  if (typeof color !== 'number' || (color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
-  if (typeof key !== 'number' || (key | 0) !== key) throw intError('ncclCommSplit', 'key', 'i32', key);
-  s.f64[0] = 0;
-  pointerArg('ncclCommSplit', 'config', config, true);
-  const status = (ncclCommSplit$c ??= binder.native('ncclCommSplit'))(comm, color, key, s.bytes, config);
-  if (status !== 0) throw fail('ncclCommSplit', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclComm_t;
+  return (ncclCommSplit$ ??= bind$ncclCommSplit())(comm, color, key, config);
 }
-let ncclCommUserRank$: Scratch | undefined;
-let ncclCommUserRank$c: NativeFunction | undefined;
+/** ncclCommSplit around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommSplit(): typeof ncclCommSplit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommSplit(comm, color, key, config) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
+    if (typeof color !== 'number' || (color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
+    if (typeof key !== 'number' || (key | 0) !== key) throw intError('ncclCommSplit', 'key', 'i32', key);
+    s$f64[0] = 0;
+    pointerArg('ncclCommSplit', 'config', config, true);
+    const status = (native$ ??= binder.native('ncclCommSplit'))(comm, color, key, s$bytes, config);
+    if (status !== 0) throw fail('ncclCommSplit', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+  };
+}
+let ncclCommUserRank$: typeof ncclCommUserRank | undefined;
 /** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `const ncclComm_t`.
  * @returns the value of `rank`: out `int *`. */
 export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
-  const s = (ncclCommUserRank$ ??= new Scratch(1));
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommUserRank', 'comm', comm, true) as typeof comm;
-  s.f64[0] = 0;
-  const status = (ncclCommUserRank$c ??= binder.native('ncclCommUserRank'))(comm, s.bytes);
-  if (status !== 0) throw fail('ncclCommUserRank', status);
-  return s.i32[0];
+  return (ncclCommUserRank$ ??= bind$ncclCommUserRank())(comm);
+}
+/** ncclCommUserRank around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommUserRank(): typeof ncclCommUserRank {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommUserRank(comm) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommUserRank', 'comm', comm, true) as typeof comm;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('ncclCommUserRank'))(comm, s$bytes);
+    if (status !== 0) throw fail('ncclCommUserRank', status);
+    return s$i32[0];
+  };
 }
 let ncclCommWindowDeregister$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
@@ -339,8 +402,7 @@ export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclW
   const status = (ncclCommWindowDeregister$c ??= binder.native('ncclCommWindowDeregister'))(comm, win);
   if (status !== 0) throw fail('ncclCommWindowDeregister', status);
 }
-let ncclCommWindowRegister$: Scratch | undefined;
-let ncclCommWindowRegister$c: NativeFunction | undefined;
+let ncclCommWindowRegister$: typeof ncclCommWindowRegister | undefined;
 /** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`.
  * @param buff in `void *`: address or host buffer covering `size` bytes, or null.
@@ -348,14 +410,22 @@ let ncclCommWindowRegister$c: NativeFunction | undefined;
  * @param winFlags in `int`.
  * @returns the value of `win`: out `ncclWindow_t *`. */
 export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64, winFlags: number): T.ncclWindow_t {
-  const s = (ncclCommWindowRegister$ ??= new Scratch(1));
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowRegister', 'comm', comm, true) as typeof comm;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
-  pointerArg('ncclCommWindowRegister', 'buff', buff, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
-  s.f64[0] = 0;
-  if (typeof winFlags !== 'number' || (winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
-  const status = (ncclCommWindowRegister$c ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s.bytes, winFlags);
-  if (status !== 0) throw fail('ncclCommWindowRegister', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.ncclWindow_t;
+  return (ncclCommWindowRegister$ ??= bind$ncclCommWindowRegister())(comm, buff, size, winFlags);
+}
+/** ncclCommWindowRegister around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclCommWindowRegister(): typeof ncclCommWindowRegister {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclCommWindowRegister(comm, buff, size, winFlags) {
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowRegister', 'comm', comm, true) as typeof comm;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
+    pointerArg('ncclCommWindowRegister', 'buff', buff, true, size);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
+    s$f64[0] = 0;
+    if (typeof winFlags !== 'number' || (winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
+    const status = (native$ ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s$bytes, winFlags);
+    if (status !== 0) throw fail('ncclCommWindowRegister', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclWindow_t;
+  };
 }

@@ -57,16 +57,23 @@ export function ncclGetUniqueId(): Uint8Array {
   if (status !== 0) throw fail('ncclGetUniqueId', status);
   return uniqueId$;
 }
-let ncclGetVersion$: Scratch | undefined;
-let ncclGetVersion$c: NativeFunction | undefined;
+let ncclGetVersion$: typeof ncclGetVersion | undefined;
 /** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `version`: out `int *`. */
 export function ncclGetVersion(): number {
-  const s = (ncclGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (ncclGetVersion$c ??= binder.nativeFixed('ncclGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('ncclGetVersion', status);
-  return s.i32[0];
+  return (ncclGetVersion$ ??= bind$ncclGetVersion())();
+}
+/** ncclGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclGetVersion(): typeof ncclGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('ncclGetVersion', [s.bytes]);
+  return function ncclGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('ncclGetVersion', status);
+    return s$i32[0];
+  };
 }
 let ncclGroupEnd$c: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupEnd(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */

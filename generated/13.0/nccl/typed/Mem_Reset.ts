@@ -8,18 +8,25 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let ncclMemAlloc$: Scratch | undefined;
-let ncclMemAlloc$c: NativeFunction | undefined;
+let ncclMemAlloc$: typeof ncclMemAlloc | undefined;
 /** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param size in `size_t`.
  * @returns the value of `ptr`: out `void **`. */
 export function ncclMemAlloc(size: T.Int64): number {
-  const s = (ncclMemAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclMemAlloc', 'size', size, false);
-  const status = (ncclMemAlloc$c ??= binder.native('ncclMemAlloc'))(s.bytes, size);
-  if (status !== 0) throw fail('ncclMemAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (ncclMemAlloc$ ??= bind$ncclMemAlloc())(size);
+}
+/** ncclMemAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclMemAlloc(): typeof ncclMemAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function ncclMemAlloc(size) {
+    s$f64[0] = 0;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclMemAlloc', 'size', size, false);
+    const status = (native$ ??= binder.native('ncclMemAlloc'))(s$bytes, size);
+    if (status !== 0) throw fail('ncclMemAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let ncclMemFree$c: NativeFunction | undefined;
 /** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
@@ -48,8 +55,7 @@ export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDa
   const status = (ncclRecv$c ??= binder.native('ncclRecv'))(recvbuff, count, datatype, peer, comm, stream);
   if (status !== 0) throw fail('ncclRecv', status);
 }
-let ncclRedOpCreatePreMulSum$: Scratch | undefined;
-let ncclRedOpCreatePreMulSum$c: NativeFunction | undefined;
+let ncclRedOpCreatePreMulSum$: typeof ncclRedOpCreatePreMulSum | undefined;
 /** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param scalar in `void *`: address or host buffer, or null.
  * @param datatype in `ncclDataType_t`.
@@ -57,15 +63,23 @@ let ncclRedOpCreatePreMulSum$c: NativeFunction | undefined;
  * @param comm in `ncclComm_t`.
  * @returns the value of `op`: out `ncclRedOp_t *`. */
 export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t | null): T.ncclRedOp_t {
-  const s = (ncclRedOpCreatePreMulSum$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('ncclRedOpCreatePreMulSum', 'scalar', scalar, true);
-  if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRedOpCreatePreMulSum', 'datatype', 'i32', datatype);
-  if (typeof residence !== 'number' || (residence | 0) !== residence) throw intError('ncclRedOpCreatePreMulSum', 'residence', 'i32', residence);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpCreatePreMulSum', 'comm', comm, true) as typeof comm;
-  const status = (ncclRedOpCreatePreMulSum$c ??= binder.native('ncclRedOpCreatePreMulSum'))(s.bytes, scalar, datatype, residence, comm);
-  if (status !== 0) throw fail('ncclRedOpCreatePreMulSum', status);
-  return s.i32[0] as T.ncclRedOp_t;
+  return (ncclRedOpCreatePreMulSum$ ??= bind$ncclRedOpCreatePreMulSum())(scalar, datatype, residence, comm);
+}
+/** ncclRedOpCreatePreMulSum around its own Scratch, its views and its C function (built on the first call). */
+function bind$ncclRedOpCreatePreMulSum(): typeof ncclRedOpCreatePreMulSum {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function ncclRedOpCreatePreMulSum(scalar, datatype, residence, comm) {
+    s$f64[0] = 0;
+    pointerArg('ncclRedOpCreatePreMulSum', 'scalar', scalar, true);
+    if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRedOpCreatePreMulSum', 'datatype', 'i32', datatype);
+    if (typeof residence !== 'number' || (residence | 0) !== residence) throw intError('ncclRedOpCreatePreMulSum', 'residence', 'i32', residence);
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpCreatePreMulSum', 'comm', comm, true) as typeof comm;
+    const status = (native$ ??= binder.native('ncclRedOpCreatePreMulSum'))(s$bytes, scalar, datatype, residence, comm);
+    if (status !== 0) throw fail('ncclRedOpCreatePreMulSum', status);
+    return s$i32[0] as T.ncclRedOp_t;
+  };
 }
 let ncclRedOpDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.

@@ -96,34 +96,48 @@ export function nvFatbinAddReloc(handle: T.nvFatbinHandle | null, code: T.Pointe
   const status = (nvFatbinAddReloc$c ??= binder.native('nvFatbinAddReloc'))(handle, code, size);
   if (status !== 0) throw fail('nvFatbinAddReloc', status);
 }
-let nvFatbinCreate$: Scratch | undefined;
-let nvFatbinCreate$c: NativeFunction | undefined;
+let nvFatbinCreate$: typeof nvFatbinCreate | undefined;
 /** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of C string; its length is passed as `optionsCount`.
  * @returns the value of `handle_indirect`: out `nvFatbinHandle *`.
  * @remarks Group `creation`. */
 export function nvFatbinCreate(options: readonly (string)[]): T.nvFatbinHandle {
-  const s = (nvFatbinCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const options$ = stringArrayArg('nvFatbinCreate', 'options', options, false);
-  const optionsCount$n = options$.count;
-  const status = (nvFatbinCreate$c ??= binder.native('nvFatbinCreate'))(s.bytes, options$.data, optionsCount$n);
-  if (status !== 0) throw fail('nvFatbinCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvFatbinHandle;
+  return (nvFatbinCreate$ ??= bind$nvFatbinCreate())(options);
 }
-let nvFatbinDestroy$: Scratch | undefined;
-let nvFatbinDestroy$c: NativeFunction | undefined;
+/** nvFatbinCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvFatbinCreate(): typeof nvFatbinCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvFatbinCreate(options) {
+    s$f64[0] = 0;
+    const options$ = stringArrayArg('nvFatbinCreate', 'options', options, false);
+    const optionsCount$n = options$.count;
+    const status = (native$ ??= binder.native('nvFatbinCreate'))(s$bytes, options$.data, optionsCount$n);
+    if (status !== 0) throw fail('nvFatbinCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvFatbinHandle;
+  };
+}
+let nvFatbinDestroy$: typeof nvFatbinDestroy | undefined;
 /** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle_indirect in/out `nvFatbinHandle *`: this value in, the call's value returned.
  * @returns the value of `handle_indirect`: in/out `nvFatbinHandle *`: this value in, the call's value returned.
  * @remarks Group `creation`. */
 export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle | null): T.nvFatbinHandle {
-  const s = (nvFatbinDestroy$ ??= new Scratch(1));
-  if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
-  s.u64[0] = BigInt(handle_indirect as number | bigint);
-  const status = (nvFatbinDestroy$c ??= binder.nativeFixed('nvFatbinDestroy', [s.bytes]))();
-  if (status !== 0) throw fail('nvFatbinDestroy', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvFatbinHandle;
+  return (nvFatbinDestroy$ ??= bind$nvFatbinDestroy())(handle_indirect);
+}
+/** nvFatbinDestroy around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvFatbinDestroy(): typeof nvFatbinDestroy {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvFatbinDestroy(handle_indirect) {
+    if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
+    s$u64[0] = BigInt(handle_indirect as number | bigint);
+    const status = (native$ ??= binder.nativeFixed('nvFatbinDestroy', [s$bytes]))();
+    if (status !== 0) throw fail('nvFatbinDestroy', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvFatbinHandle;
+  };
 }
 let nvFatbinGet$c: NativeFunction | undefined;
 /** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
@@ -146,30 +160,44 @@ export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null
   const result = (nvFatbinGetErrorString$c ??= binder.native('nvFatbinGetErrorString'))(result_);
   return result;
 }
-let nvFatbinSize$: Scratch | undefined;
-let nvFatbinSize$c: NativeFunction | undefined;
+let nvFatbinSize$: typeof nvFatbinSize | undefined;
 /** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvFatbinHandle`.
  * @returns the value of `size`: out `size_t *`.
  * @remarks Group `creation`. */
 export function nvFatbinSize(handle: T.nvFatbinHandle | null): number {
-  const s = (nvFatbinSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (nvFatbinSize$c ??= binder.native('nvFatbinSize'))(handle, s.bytes);
-  if (status !== 0) throw fail('nvFatbinSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvFatbinSize$ ??= bind$nvFatbinSize())(handle);
 }
-let nvFatbinVersion$: Scratch | undefined;
-let nvFatbinVersion$c: NativeFunction | undefined;
+/** nvFatbinSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvFatbinSize(): typeof nvFatbinSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvFatbinSize(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvFatbinSize'))(handle, s$bytes);
+    if (status !== 0) throw fail('nvFatbinSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let nvFatbinVersion$: typeof nvFatbinVersion | undefined;
 /** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 13.0 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `unsigned int *`; `minor`: out `unsigned int *`.
  * @remarks Group `creation`. */
 export function nvFatbinVersion(): { major: number; minor: number } {
-  const s = (nvFatbinVersion$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvFatbinVersion$c ??= binder.nativeFixed('nvFatbinVersion', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('nvFatbinVersion', status);
-  return { major: s.u32[0], minor: s.u32[2] };
+  return (nvFatbinVersion$ ??= bind$nvFatbinVersion())();
+}
+/** nvFatbinVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvFatbinVersion(): typeof nvFatbinVersion {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvFatbinVersion', [s.slot(0), s.slot(1)]);
+  return function nvFatbinVersion() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvFatbinVersion', status);
+    return { major: s$u32[0], minor: s$u32[2] };
+  };
 }

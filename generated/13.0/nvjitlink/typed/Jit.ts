@@ -45,32 +45,46 @@ export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
   const status = (nvJitLinkComplete$c ??= binder.native('nvJitLinkComplete'))(handle);
   if (status !== 0) throw fail('nvJitLinkComplete', status);
 }
-let nvJitLinkCreate$: Scratch | undefined;
-let nvJitLinkCreate$c: NativeFunction | undefined;
+let nvJitLinkCreate$: typeof nvJitLinkCreate | undefined;
 /** `nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param options in array of C string; its length is passed as `numOptions`.
  * @returns the value of `handle`: out `nvJitLinkHandle *`. */
 export function nvJitLinkCreate(options: readonly (string)[]): T.nvJitLinkHandle {
-  const s = (nvJitLinkCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const options$ = stringArrayArg('nvJitLinkCreate', 'options', options, false);
-  const numOptions$n = options$.count;
-  const status = (nvJitLinkCreate$c ??= binder.native('nvJitLinkCreate'))(s.bytes, numOptions$n, options$.data);
-  if (status !== 0) throw fail('nvJitLinkCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvJitLinkHandle;
+  return (nvJitLinkCreate$ ??= bind$nvJitLinkCreate())(options);
 }
-let nvJitLinkDestroy$: Scratch | undefined;
-let nvJitLinkDestroy$c: NativeFunction | undefined;
+/** nvJitLinkCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvJitLinkCreate(): typeof nvJitLinkCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvJitLinkCreate(options) {
+    s$f64[0] = 0;
+    const options$ = stringArrayArg('nvJitLinkCreate', 'options', options, false);
+    const numOptions$n = options$.count;
+    const status = (native$ ??= binder.native('nvJitLinkCreate'))(s$bytes, numOptions$n, options$.data);
+    if (status !== 0) throw fail('nvJitLinkCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvJitLinkHandle;
+  };
+}
+let nvJitLinkDestroy$: typeof nvJitLinkDestroy | undefined;
 /** `nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in/out `nvJitLinkHandle *`: this value in, the call's value returned.
  * @returns the value of `handle`: in/out `nvJitLinkHandle *`: this value in, the call's value returned. */
 export function nvJitLinkDestroy(handle: T.nvJitLinkHandle | null): T.nvJitLinkHandle {
-  const s = (nvJitLinkDestroy$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
-  s.u64[0] = BigInt(handle as number | bigint);
-  const status = (nvJitLinkDestroy$c ??= binder.nativeFixed('nvJitLinkDestroy', [s.bytes]))();
-  if (status !== 0) throw fail('nvJitLinkDestroy', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvJitLinkHandle;
+  return (nvJitLinkDestroy$ ??= bind$nvJitLinkDestroy())(handle);
+}
+/** nvJitLinkDestroy around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvJitLinkDestroy(): typeof nvJitLinkDestroy {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvJitLinkDestroy(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
+    s$u64[0] = BigInt(handle as number | bigint);
+    const status = (native$ ??= binder.nativeFixed('nvJitLinkDestroy', [s$bytes]))();
+    if (status !== 0) throw fail('nvJitLinkDestroy', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvJitLinkHandle;
+  };
 }
 let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -82,18 +96,25 @@ export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Po
   const status = (nvJitLinkGetErrorLog$c ??= binder.native('nvJitLinkGetErrorLog'))(handle, log);
   if (status !== 0) throw fail('nvJitLinkGetErrorLog', status);
 }
-let nvJitLinkGetErrorLogSize$: Scratch | undefined;
-let nvJitLinkGetErrorLogSize$c: NativeFunction | undefined;
+let nvJitLinkGetErrorLogSize$: typeof nvJitLinkGetErrorLogSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
  * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle | null): number {
-  const s = (nvJitLinkGetErrorLogSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (nvJitLinkGetErrorLogSize$c ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, s.bytes);
-  if (status !== 0) throw fail('nvJitLinkGetErrorLogSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvJitLinkGetErrorLogSize$ ??= bind$nvJitLinkGetErrorLogSize())(handle);
+}
+/** nvJitLinkGetErrorLogSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvJitLinkGetErrorLogSize(): typeof nvJitLinkGetErrorLogSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvJitLinkGetErrorLogSize(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, s$bytes);
+    if (status !== 0) throw fail('nvJitLinkGetErrorLogSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -105,18 +126,25 @@ export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Poi
   const status = (nvJitLinkGetInfoLog$c ??= binder.native('nvJitLinkGetInfoLog'))(handle, log);
   if (status !== 0) throw fail('nvJitLinkGetInfoLog', status);
 }
-let nvJitLinkGetInfoLogSize$: Scratch | undefined;
-let nvJitLinkGetInfoLogSize$c: NativeFunction | undefined;
+let nvJitLinkGetInfoLogSize$: typeof nvJitLinkGetInfoLogSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
  * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle | null): number {
-  const s = (nvJitLinkGetInfoLogSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (nvJitLinkGetInfoLogSize$c ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, s.bytes);
-  if (status !== 0) throw fail('nvJitLinkGetInfoLogSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvJitLinkGetInfoLogSize$ ??= bind$nvJitLinkGetInfoLogSize())(handle);
+}
+/** nvJitLinkGetInfoLogSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvJitLinkGetInfoLogSize(): typeof nvJitLinkGetInfoLogSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvJitLinkGetInfoLogSize(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, s$bytes);
+    if (status !== 0) throw fail('nvJitLinkGetInfoLogSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -128,18 +156,25 @@ export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin:
   const status = (nvJitLinkGetLinkedCubin$c ??= binder.native('nvJitLinkGetLinkedCubin'))(handle, cubin);
   if (status !== 0) throw fail('nvJitLinkGetLinkedCubin', status);
 }
-let nvJitLinkGetLinkedCubinSize$: Scratch | undefined;
-let nvJitLinkGetLinkedCubinSize$c: NativeFunction | undefined;
+let nvJitLinkGetLinkedCubinSize$: typeof nvJitLinkGetLinkedCubinSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
  * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle | null): number {
-  const s = (nvJitLinkGetLinkedCubinSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (nvJitLinkGetLinkedCubinSize$c ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, s.bytes);
-  if (status !== 0) throw fail('nvJitLinkGetLinkedCubinSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvJitLinkGetLinkedCubinSize$ ??= bind$nvJitLinkGetLinkedCubinSize())(handle);
+}
+/** nvJitLinkGetLinkedCubinSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvJitLinkGetLinkedCubinSize(): typeof nvJitLinkGetLinkedCubinSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvJitLinkGetLinkedCubinSize(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, s$bytes);
+    if (status !== 0) throw fail('nvJitLinkGetLinkedCubinSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
 }
 let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
@@ -151,29 +186,43 @@ export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.P
   const status = (nvJitLinkGetLinkedPtx$c ??= binder.native('nvJitLinkGetLinkedPtx'))(handle, ptx);
   if (status !== 0) throw fail('nvJitLinkGetLinkedPtx', status);
 }
-let nvJitLinkGetLinkedPtxSize$: Scratch | undefined;
-let nvJitLinkGetLinkedPtxSize$c: NativeFunction | undefined;
+let nvJitLinkGetLinkedPtxSize$: typeof nvJitLinkGetLinkedPtxSize | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`.
  * @returns the value of `size`: out `size_t *`. */
 export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle | null): number {
-  const s = (nvJitLinkGetLinkedPtxSize$ ??= new Scratch(1));
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
-  s.f64[0] = 0;
-  const status = (nvJitLinkGetLinkedPtxSize$c ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, s.bytes);
-  if (status !== 0) throw fail('nvJitLinkGetLinkedPtxSize', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (nvJitLinkGetLinkedPtxSize$ ??= bind$nvJitLinkGetLinkedPtxSize())(handle);
 }
-let nvJitLinkVersion$: Scratch | undefined;
-let nvJitLinkVersion$c: NativeFunction | undefined;
+/** nvJitLinkGetLinkedPtxSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvJitLinkGetLinkedPtxSize(): typeof nvJitLinkGetLinkedPtxSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvJitLinkGetLinkedPtxSize(handle) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, s$bytes);
+    if (status !== 0) throw fail('nvJitLinkGetLinkedPtxSize', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let nvJitLinkVersion$: typeof nvJitLinkVersion | undefined;
 /** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `unsigned int *`; `minor`: out `unsigned int *`.
  * @remarks Group `linking`. */
 export function nvJitLinkVersion(): { major: number; minor: number } {
-  const s = (nvJitLinkVersion$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvJitLinkVersion$c ??= binder.nativeFixed('nvJitLinkVersion', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('nvJitLinkVersion', status);
-  return { major: s.u32[0], minor: s.u32[2] };
+  return (nvJitLinkVersion$ ??= bind$nvJitLinkVersion())();
+}
+/** nvJitLinkVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvJitLinkVersion(): typeof nvJitLinkVersion {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvJitLinkVersion', [s.slot(0), s.slot(1)]);
+  return function nvJitLinkVersion() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvJitLinkVersion', status);
+    return { major: s$u32[0], minor: s$u32[2] };
+  };
 }

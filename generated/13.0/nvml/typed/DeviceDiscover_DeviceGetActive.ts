@@ -32,71 +32,99 @@ export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t 
   const status = (nvmlDeviceFreezeNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceFreezeNvLinkUtilizationCounter'))(device, link, counter, freeze);
   if (status !== 0) throw fail('nvmlDeviceFreezeNvLinkUtilizationCounter', status);
 }
-let nvmlDeviceGetAPIRestriction$: Scratch | undefined;
-let nvmlDeviceGetAPIRestriction$c: NativeFunction | undefined;
+let nvmlDeviceGetAPIRestriction$: typeof nvmlDeviceGetAPIRestriction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param apiType in `nvmlRestrictedAPI_t`.
  * @returns the value of `isRestricted`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetAPIRestriction$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
-  if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceGetAPIRestriction', 'apiType', 'i32', apiType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetAPIRestriction$c ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetAPIRestriction', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetAPIRestriction$ ??= bind$nvmlDeviceGetAPIRestriction())(device, apiType);
 }
-let nvmlDeviceGetAccountingBufferSize$: Scratch | undefined;
-let nvmlDeviceGetAccountingBufferSize$c: NativeFunction | undefined;
+/** nvmlDeviceGetAPIRestriction around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetAPIRestriction(): typeof nvmlDeviceGetAPIRestriction {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetAPIRestriction(device, apiType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
+    if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceGetAPIRestriction', 'apiType', 'i32', apiType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetAPIRestriction', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlDeviceGetAccountingBufferSize$: typeof nvmlDeviceGetAccountingBufferSize | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `bufferSize`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetAccountingBufferSize$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingBufferSize', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetAccountingBufferSize$c ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetAccountingBufferSize', status);
-  return s.u32[0];
+  return (nvmlDeviceGetAccountingBufferSize$ ??= bind$nvmlDeviceGetAccountingBufferSize())(device);
 }
-let nvmlDeviceGetAccountingMode$: Scratch | undefined;
-let nvmlDeviceGetAccountingMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetAccountingBufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetAccountingBufferSize(): typeof nvmlDeviceGetAccountingBufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetAccountingBufferSize(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingBufferSize', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetAccountingBufferSize', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetAccountingMode$: typeof nvmlDeviceGetAccountingMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
-  const s = (nvmlDeviceGetAccountingMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetAccountingMode$c ??= binder.native('nvmlDeviceGetAccountingMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetAccountingMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceGetAccountingMode$ ??= bind$nvmlDeviceGetAccountingMode())(device);
 }
-let nvmlDeviceGetAccountingPids$: Scratch | undefined;
-let nvmlDeviceGetAccountingPids$c: NativeFunction | undefined;
+/** nvmlDeviceGetAccountingMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetAccountingMode(): typeof nvmlDeviceGetAccountingMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetAccountingMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetAccountingMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetAccountingMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlDeviceGetAccountingPids$: typeof nvmlDeviceGetAccountingPids | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetAccountingPids$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingPids', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetAccountingPids', asked);
-  let n = Number(s.u32[0]);
-  const pids$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.bytes, pids$);
-    if (status !== 0) throw fail('nvmlDeviceGetAccountingPids', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return pids$.slice(0, n);
+  return (nvmlDeviceGetAccountingPids$ ??= bind$nvmlDeviceGetAccountingPids())(device);
+}
+/** nvmlDeviceGetAccountingPids around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetAccountingPids(): typeof nvmlDeviceGetAccountingPids {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetAccountingPids(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingPids', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetAccountingPids', asked);
+    let n = Number(s$u32[0]);
+    const pids$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s$bytes, pids$);
+      if (status !== 0) throw fail('nvmlDeviceGetAccountingPids', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return pids$.slice(0, n);
+  };
 }
 let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -112,25 +140,32 @@ export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid:
   if (status !== 0) throw fail('nvmlDeviceGetAccountingStats', status);
   return decodeRecord<T.nvmlAccountingStats_st>(records.nvmlAccountingStats_st(), stats$);
 }
-let nvmlDeviceGetActiveVgpus$: Scratch | undefined;
-let nvmlDeviceGetActiveVgpus$c: NativeFunction | undefined;
+let nvmlDeviceGetActiveVgpus$: typeof nvmlDeviceGetActiveVgpus | undefined;
 /** `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `vgpuInstances`: out array of `u32`: its length asked first through `vgpuCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t | null): Uint32Array {
-  const s = (nvmlDeviceGetActiveVgpus$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetActiveVgpus', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetActiveVgpus', asked);
-  let n = Number(s.u32[0]);
-  const vgpuInstances$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.bytes, vgpuInstances$);
-    if (status !== 0) throw fail('nvmlDeviceGetActiveVgpus', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return vgpuInstances$.slice(0, n);
+  return (nvmlDeviceGetActiveVgpus$ ??= bind$nvmlDeviceGetActiveVgpus())(device);
+}
+/** nvmlDeviceGetActiveVgpus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetActiveVgpus(): typeof nvmlDeviceGetActiveVgpus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetActiveVgpus(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetActiveVgpus', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetActiveVgpus', asked);
+    let n = Number(s$u32[0]);
+    const vgpuInstances$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s$bytes, vgpuInstances$);
+      if (status !== 0) throw fail('nvmlDeviceGetActiveVgpus', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return vgpuInstances$.slice(0, n);
+  };
 }

@@ -8,27 +8,34 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetFBCSessions$: Scratch | undefined;
-let nvmlDeviceGetFBCSessions$c: NativeFunction | undefined;
+let nvmlDeviceGetFBCSessions$: typeof nvmlDeviceGetFBCSessions | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
-  const s = (nvmlDeviceGetFBCSessions$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
-  let n = Number(s.u32[0]);
-  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.bytes, sessionInfo$);
-    if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
+  return (nvmlDeviceGetFBCSessions$ ??= bind$nvmlDeviceGetFBCSessions())(device);
+}
+/** nvmlDeviceGetFBCSessions around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFBCSessions(): typeof nvmlDeviceGetFBCSessions {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFBCSessions(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
+    let n = Number(s$u32[0]);
+    const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s$bytes, sessionInfo$);
+      if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
+  };
 }
 let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -42,35 +49,49 @@ export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCS
   if (status !== 0) throw fail('nvmlDeviceGetFBCStats', status);
   return decodeRecord<T.nvmlFBCStats_st>(records.nvmlFBCStats_st(), fbcStats$);
 }
-let nvmlDeviceGetFanControlPolicy_v2$: Scratch | undefined;
-let nvmlDeviceGetFanControlPolicy_v2$c: NativeFunction | undefined;
+let nvmlDeviceGetFanControlPolicy_v2$: typeof nvmlDeviceGetFanControlPolicy_v2 | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `policy`: out `nvmlFanControlPolicy_t *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
-  const s = (nvmlDeviceGetFanControlPolicy_v2$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
-  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetFanControlPolicy_v2$c ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetFanControlPolicy_v2', status);
-  return s.u32[0];
+  return (nvmlDeviceGetFanControlPolicy_v2$ ??= bind$nvmlDeviceGetFanControlPolicy_v2())(device, fan);
 }
-let nvmlDeviceGetFanSpeed$: Scratch | undefined;
-let nvmlDeviceGetFanSpeed$c: NativeFunction | undefined;
+/** nvmlDeviceGetFanControlPolicy_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFanControlPolicy_v2(): typeof nvmlDeviceGetFanControlPolicy_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFanControlPolicy_v2(device, fan) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
+    if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetFanControlPolicy_v2', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetFanSpeed$: typeof nvmlDeviceGetFanSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `speed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetFanSpeed$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetFanSpeed$c ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
-  return s.u32[0];
+  return (nvmlDeviceGetFanSpeed$ ??= bind$nvmlDeviceGetFanSpeed())(device);
+}
+/** nvmlDeviceGetFanSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFanSpeed(): typeof nvmlDeviceGetFanSpeed {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFanSpeed(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetFanSpeedRPM$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -87,21 +108,28 @@ export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t | null, fanSpeed
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeedRPM', status);
   return decodeRecord<T.nvmlFanSpeedInfo_v1_t>(records.nvmlFanSpeedInfo_v1_t(), fanSpeed$);
 }
-let nvmlDeviceGetFanSpeed_v2$: Scratch | undefined;
-let nvmlDeviceGetFanSpeed_v2$c: NativeFunction | undefined;
+let nvmlDeviceGetFanSpeed_v2$: typeof nvmlDeviceGetFanSpeed_v2 | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param fan in `unsigned int`.
  * @returns the value of `speed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
-  const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
-  if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
-  return s.u32[0];
+  return (nvmlDeviceGetFanSpeed_v2$ ??= bind$nvmlDeviceGetFanSpeed_v2())(device, fan);
+}
+/** nvmlDeviceGetFanSpeed_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetFanSpeed_v2(): typeof nvmlDeviceGetFanSpeed_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetFanSpeed_v2(device, fan) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
+    if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -119,32 +147,46 @@ export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCo
   if (status !== 0) throw fail('nvmlDeviceGetFieldValues', status);
   return decodeRecords<T.nvmlFieldValue_st>(records.nvmlFieldValue_st(), values$.bytes!, values$.count);
 }
-let nvmlDeviceGetGpcClkMinMaxVfOffset$: Scratch | undefined;
-let nvmlDeviceGetGpcClkMinMaxVfOffset$c: NativeFunction | undefined;
+let nvmlDeviceGetGpcClkMinMaxVfOffset$: typeof nvmlDeviceGetGpcClkMinMaxVfOffset | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
-  const s = (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetGpcClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetGpcClkMinMaxVfOffset', status);
-  return { minOffset: s.i32[0], maxOffset: s.i32[2] };
+  return (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= bind$nvmlDeviceGetGpcClkMinMaxVfOffset())(device);
 }
-let nvmlDeviceGetGpcClkVfOffset$: Scratch | undefined;
-let nvmlDeviceGetGpcClkVfOffset$c: NativeFunction | undefined;
+/** nvmlDeviceGetGpcClkMinMaxVfOffset around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpcClkMinMaxVfOffset(): typeof nvmlDeviceGetGpcClkMinMaxVfOffset {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpcClkMinMaxVfOffset(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetGpcClkMinMaxVfOffset', status);
+    return { minOffset: s$i32[0], maxOffset: s$i32[2] };
+  };
+}
+let nvmlDeviceGetGpcClkVfOffset$: typeof nvmlDeviceGetGpcClkVfOffset | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetGpcClkVfOffset$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetGpcClkVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
-  return s.i32[0];
+  return (nvmlDeviceGetGpcClkVfOffset$ ??= bind$nvmlDeviceGetGpcClkVfOffset())(device);
+}
+/** nvmlDeviceGetGpcClkVfOffset around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetGpcClkVfOffset(): typeof nvmlDeviceGetGpcClkVfOffset {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetGpcClkVfOffset(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
+    return s$i32[0];
+  };
 }

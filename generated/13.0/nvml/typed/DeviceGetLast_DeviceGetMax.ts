@@ -8,42 +8,56 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetLastBBXFlushTime$: Scratch | undefined;
-let nvmlDeviceGetLastBBXFlushTime$c: NativeFunction | undefined;
+let nvmlDeviceGetLastBBXFlushTime$: typeof nvmlDeviceGetLastBBXFlushTime | undefined;
 /** `nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ timestamp, durationUs }`: `timestamp`: out `unsigned long long *`; `durationUs`: out `unsigned long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t | null): { timestamp: bigint; durationUs: bigint } {
-  const s = (nvmlDeviceGetLastBBXFlushTime$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetLastBBXFlushTime$c ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetLastBBXFlushTime', status);
-  return { timestamp: s.u64[0], durationUs: s.u64[1] };
+  return (nvmlDeviceGetLastBBXFlushTime$ ??= bind$nvmlDeviceGetLastBBXFlushTime())(device);
 }
-let nvmlDeviceGetMPSComputeRunningProcesses$: Scratch | undefined;
-let nvmlDeviceGetMPSComputeRunningProcesses$c: NativeFunction | undefined;
+/** nvmlDeviceGetLastBBXFlushTime around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetLastBBXFlushTime(): typeof nvmlDeviceGetLastBBXFlushTime {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetLastBBXFlushTime(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetLastBBXFlushTime', status);
+    return { timestamp: s$u64[0], durationUs: s$u64[1] };
+  };
+}
+let nvmlDeviceGetMPSComputeRunningProcesses$: typeof nvmlDeviceGetMPSComputeRunningProcesses | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `infos`: out array of `struct nvmlProcessInfo_v2_st`: its length asked first through `infoCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
-  const s = (nvmlDeviceGetMPSComputeRunningProcesses$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
-  let n = Number(s.u32[0]);
-  const infos$ = new Uint8Array(Math.max(1, n) * 24);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.bytes, infos$);
-    if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
+  return (nvmlDeviceGetMPSComputeRunningProcesses$ ??= bind$nvmlDeviceGetMPSComputeRunningProcesses())(device);
+}
+/** nvmlDeviceGetMPSComputeRunningProcesses around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMPSComputeRunningProcesses(): typeof nvmlDeviceGetMPSComputeRunningProcesses {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMPSComputeRunningProcesses(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
+    let n = Number(s$u32[0]);
+    const infos$ = new Uint8Array(Math.max(1, n) * 24);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s$bytes, infos$);
+      if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
+  };
 }
 let nvmlDeviceGetMarginTemperature$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -60,77 +74,112 @@ export function nvmlDeviceGetMarginTemperature(device: T.nvmlDevice_t | null, ma
   if (status !== 0) throw fail('nvmlDeviceGetMarginTemperature', status);
   return decodeRecord<T.nvmlMarginTemperature_v1_t>(records.nvmlMarginTemperature_v1_t(), marginTempInfo$);
 }
-let nvmlDeviceGetMaxClockInfo$: Scratch | undefined;
-let nvmlDeviceGetMaxClockInfo$c: NativeFunction | undefined;
+let nvmlDeviceGetMaxClockInfo$: typeof nvmlDeviceGetMaxClockInfo | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
  * @returns the value of `clock`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetMaxClockInfo$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxClockInfo$ ??= bind$nvmlDeviceGetMaxClockInfo())(device, type);
 }
-let nvmlDeviceGetMaxCustomerBoostClock$: Scratch | undefined;
-let nvmlDeviceGetMaxCustomerBoostClock$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxClockInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxClockInfo(): typeof nvmlDeviceGetMaxClockInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxClockInfo(device, type) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxCustomerBoostClock$: typeof nvmlDeviceGetMaxCustomerBoostClock | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param clockType in `nvmlClockType_t`.
  * @returns the value of `clockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
-  const s = (nvmlDeviceGetMaxCustomerBoostClock$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
-  if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxCustomerBoostClock$ ??= bind$nvmlDeviceGetMaxCustomerBoostClock())(device, clockType);
 }
-let nvmlDeviceGetMaxMigDeviceCount$: Scratch | undefined;
-let nvmlDeviceGetMaxMigDeviceCount$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxCustomerBoostClock around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxCustomerBoostClock(): typeof nvmlDeviceGetMaxCustomerBoostClock {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxCustomerBoostClock(device, clockType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
+    if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxMigDeviceCount$: typeof nvmlDeviceGetMaxMigDeviceCount | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMaxMigDeviceCount$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxMigDeviceCount$c ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxMigDeviceCount$ ??= bind$nvmlDeviceGetMaxMigDeviceCount())(device);
 }
-let nvmlDeviceGetMaxPcieLinkGeneration$: Scratch | undefined;
-let nvmlDeviceGetMaxPcieLinkGeneration$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxMigDeviceCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxMigDeviceCount(): typeof nvmlDeviceGetMaxMigDeviceCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxMigDeviceCount(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxPcieLinkGeneration$: typeof nvmlDeviceGetMaxPcieLinkGeneration | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkGen`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMaxPcieLinkGeneration$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= bind$nvmlDeviceGetMaxPcieLinkGeneration())(device);
 }
-let nvmlDeviceGetMaxPcieLinkWidth$: Scratch | undefined;
-let nvmlDeviceGetMaxPcieLinkWidth$c: NativeFunction | undefined;
+/** nvmlDeviceGetMaxPcieLinkGeneration around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxPcieLinkGeneration(): typeof nvmlDeviceGetMaxPcieLinkGeneration {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxPcieLinkGeneration(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMaxPcieLinkWidth$: typeof nvmlDeviceGetMaxPcieLinkWidth | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `maxLinkWidth`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMaxPcieLinkWidth$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMaxPcieLinkWidth$c ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMaxPcieLinkWidth$ ??= bind$nvmlDeviceGetMaxPcieLinkWidth())(device);
+}
+/** nvmlDeviceGetMaxPcieLinkWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMaxPcieLinkWidth(): typeof nvmlDeviceGetMaxPcieLinkWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMaxPcieLinkWidth(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
+    return s$u32[0];
+  };
 }

@@ -8,34 +8,48 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetMemClkMinMaxVfOffset$: Scratch | undefined;
-let nvmlDeviceGetMemClkMinMaxVfOffset$c: NativeFunction | undefined;
+let nvmlDeviceGetMemClkMinMaxVfOffset$: typeof nvmlDeviceGetMemClkMinMaxVfOffset | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minOffset, maxOffset }`: `minOffset`: out `int *`; `maxOffset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
-  const s = (nvmlDeviceGetMemClkMinMaxVfOffset$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkMinMaxVfOffset', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetMemClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetMemClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetMemClkMinMaxVfOffset', status);
-  return { minOffset: s.i32[0], maxOffset: s.i32[2] };
+  return (nvmlDeviceGetMemClkMinMaxVfOffset$ ??= bind$nvmlDeviceGetMemClkMinMaxVfOffset())(device);
 }
-let nvmlDeviceGetMemClkVfOffset$: Scratch | undefined;
-let nvmlDeviceGetMemClkVfOffset$c: NativeFunction | undefined;
+/** nvmlDeviceGetMemClkMinMaxVfOffset around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMemClkMinMaxVfOffset(): typeof nvmlDeviceGetMemClkMinMaxVfOffset {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMemClkMinMaxVfOffset(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkMinMaxVfOffset', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMemClkMinMaxVfOffset'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetMemClkMinMaxVfOffset', status);
+    return { minOffset: s$i32[0], maxOffset: s$i32[2] };
+  };
+}
+let nvmlDeviceGetMemClkVfOffset$: typeof nvmlDeviceGetMemClkVfOffset | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `offset`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMemClkVfOffset$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkVfOffset', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMemClkVfOffset$c ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMemClkVfOffset', status);
-  return s.i32[0];
+  return (nvmlDeviceGetMemClkVfOffset$ ??= bind$nvmlDeviceGetMemClkVfOffset())(device);
+}
+/** nvmlDeviceGetMemClkVfOffset around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMemClkVfOffset(): typeof nvmlDeviceGetMemClkVfOffset {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMemClkVfOffset(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkVfOffset', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMemClkVfOffset', status);
+    return s$i32[0];
+  };
 }
 let nvmlDeviceGetMemoryAffinity$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -53,22 +67,28 @@ export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeS
   if (status !== 0) throw fail('nvmlDeviceGetMemoryAffinity', status);
   return nodeSet$.slice(0, Number(nodeSetSize));
 }
-let nvmlDeviceGetMemoryBusWidth$: Scratch | undefined;
-let nvmlDeviceGetMemoryBusWidth$c: NativeFunction | undefined;
+let nvmlDeviceGetMemoryBusWidth$: typeof nvmlDeviceGetMemoryBusWidth | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `busWidth`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMemoryBusWidth$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMemoryBusWidth$c ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMemoryBusWidth$ ??= bind$nvmlDeviceGetMemoryBusWidth())(device);
 }
-let nvmlDeviceGetMemoryErrorCounter$: Scratch | undefined;
-let nvmlDeviceGetMemoryErrorCounter$c: NativeFunction | undefined;
+/** nvmlDeviceGetMemoryBusWidth around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMemoryBusWidth(): typeof nvmlDeviceGetMemoryBusWidth {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMemoryBusWidth(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMemoryErrorCounter$: typeof nvmlDeviceGetMemoryErrorCounter | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param errorType in `nvmlMemoryErrorType_t`.
@@ -77,15 +97,23 @@ let nvmlDeviceGetMemoryErrorCounter$c: NativeFunction | undefined;
  * @returns the value of `count`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t): bigint {
-  const s = (nvmlDeviceGetMemoryErrorCounter$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
-  if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
-  if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
-  if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
-  return s.u64[0];
+  return (nvmlDeviceGetMemoryErrorCounter$ ??= bind$nvmlDeviceGetMemoryErrorCounter())(device, errorType, counterType, locationType);
+}
+/** nvmlDeviceGetMemoryErrorCounter around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMemoryErrorCounter(): typeof nvmlDeviceGetMemoryErrorCounter {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
+    if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
+    if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
+    if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
+    return s$u64[0];
+  };
 }
 let nvmlDeviceGetMemoryInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -114,34 +142,48 @@ export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory
   if (status !== 0) throw fail('nvmlDeviceGetMemoryInfo_v2', status);
   return decodeRecord<T.nvmlMemory_v2_st>(records.nvmlMemory_v2_st(), memory$);
 }
-let nvmlDeviceGetMigDeviceHandleByIndex$: Scratch | undefined;
-let nvmlDeviceGetMigDeviceHandleByIndex$c: NativeFunction | undefined;
+let nvmlDeviceGetMigDeviceHandleByIndex$: typeof nvmlDeviceGetMigDeviceHandleByIndex | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param index in `unsigned int`.
  * @returns the value of `migDevice`: out `nvmlDevice_t *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | null, index: number): T.nvmlDevice_t {
-  const s = (nvmlDeviceGetMigDeviceHandleByIndex$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
-  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlDevice_t;
+  return (nvmlDeviceGetMigDeviceHandleByIndex$ ??= bind$nvmlDeviceGetMigDeviceHandleByIndex())(device, index);
 }
-let nvmlDeviceGetMigMode$: Scratch | undefined;
-let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
+/** nvmlDeviceGetMigDeviceHandleByIndex around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMigDeviceHandleByIndex(): typeof nvmlDeviceGetMigDeviceHandleByIndex {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMigDeviceHandleByIndex(device, index) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
+    if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+  };
+}
+let nvmlDeviceGetMigMode$: typeof nvmlDeviceGetMigMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ currentMode, pendingMode }`: `currentMode`: out `unsigned int *`; `pendingMode`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMode: number; pendingMode: number } {
-  const s = (nvmlDeviceGetMigMode$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetMigMode$c ??= binder.native('nvmlDeviceGetMigMode'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetMigMode', status);
-  return { currentMode: s.u32[0], pendingMode: s.u32[2] };
+  return (nvmlDeviceGetMigMode$ ??= bind$nvmlDeviceGetMigMode())(device);
+}
+/** nvmlDeviceGetMigMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMigMode(): typeof nvmlDeviceGetMigMode {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMigMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMigMode'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetMigMode', status);
+    return { currentMode: s$u32[0], pendingMode: s$u32[2] };
+  };
 }

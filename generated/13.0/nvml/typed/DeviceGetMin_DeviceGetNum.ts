@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceGetMinMaxClockOfPState$: Scratch | undefined;
-let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
+let nvmlDeviceGetMinMaxClockOfPState$: typeof nvmlDeviceGetMinMaxClockOfPState | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param type in `nvmlClockType_t`.
@@ -17,72 +16,108 @@ let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
  * @returns `{ minClockMHz, maxClockMHz }`: `minClockMHz`: out `unsigned int *`; `maxClockMHz`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
-  const s = (nvmlDeviceGetMinMaxClockOfPState$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
-  if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
-  if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetMinMaxClockOfPState$c ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
-  return { minClockMHz: s.u32[0], maxClockMHz: s.u32[2] };
+  return (nvmlDeviceGetMinMaxClockOfPState$ ??= bind$nvmlDeviceGetMinMaxClockOfPState())(device, type, pstate);
 }
-let nvmlDeviceGetMinMaxFanSpeed$: Scratch | undefined;
-let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
+/** nvmlDeviceGetMinMaxClockOfPState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMinMaxClockOfPState(): typeof nvmlDeviceGetMinMaxClockOfPState {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMinMaxClockOfPState(device, type, pstate) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
+    if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
+    if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
+    return { minClockMHz: s$u32[0], maxClockMHz: s$u32[2] };
+  };
+}
+let nvmlDeviceGetMinMaxFanSpeed$: typeof nvmlDeviceGetMinMaxFanSpeed | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns `{ minSpeed, maxSpeed }`: `minSpeed`: out `unsigned int *`; `maxSpeed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
-  const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlDeviceGetMinMaxFanSpeed$c ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
-  return { minSpeed: s.u32[0], maxSpeed: s.u32[2] };
+  return (nvmlDeviceGetMinMaxFanSpeed$ ??= bind$nvmlDeviceGetMinMaxFanSpeed())(device);
 }
-let nvmlDeviceGetMinorNumber$: Scratch | undefined;
-let nvmlDeviceGetMinorNumber$c: NativeFunction | undefined;
+/** nvmlDeviceGetMinMaxFanSpeed around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMinMaxFanSpeed(): typeof nvmlDeviceGetMinMaxFanSpeed {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMinMaxFanSpeed(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
+    return { minSpeed: s$u32[0], maxSpeed: s$u32[2] };
+  };
+}
+let nvmlDeviceGetMinorNumber$: typeof nvmlDeviceGetMinorNumber | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `minorNumber`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMinorNumber$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMinorNumber$c ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMinorNumber$ ??= bind$nvmlDeviceGetMinorNumber())(device);
 }
-let nvmlDeviceGetModuleId$: Scratch | undefined;
-let nvmlDeviceGetModuleId$c: NativeFunction | undefined;
+/** nvmlDeviceGetMinorNumber around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMinorNumber(): typeof nvmlDeviceGetMinorNumber {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMinorNumber(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetModuleId$: typeof nvmlDeviceGetModuleId | undefined;
 /** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `moduleId`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetModuleId$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetModuleId$c ??= binder.native('nvmlDeviceGetModuleId'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
-  return s.u32[0];
+  return (nvmlDeviceGetModuleId$ ??= bind$nvmlDeviceGetModuleId())(device);
 }
-let nvmlDeviceGetMultiGpuBoard$: Scratch | undefined;
-let nvmlDeviceGetMultiGpuBoard$c: NativeFunction | undefined;
+/** nvmlDeviceGetModuleId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetModuleId(): typeof nvmlDeviceGetModuleId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetModuleId(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetModuleId'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetMultiGpuBoard$: typeof nvmlDeviceGetMultiGpuBoard | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `multiGpuBool`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetMultiGpuBoard$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetMultiGpuBoard$c ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
-  return s.u32[0];
+  return (nvmlDeviceGetMultiGpuBoard$ ??= bind$nvmlDeviceGetMultiGpuBoard())(device);
+}
+/** nvmlDeviceGetMultiGpuBoard around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetMultiGpuBoard(): typeof nvmlDeviceGetMultiGpuBoard {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetMultiGpuBoard(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetName$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -98,31 +133,45 @@ export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number)
   if (status !== 0) throw fail('nvmlDeviceGetName', status);
   return textFrom(name$);
 }
-let nvmlDeviceGetNumFans$: Scratch | undefined;
-let nvmlDeviceGetNumFans$c: NativeFunction | undefined;
+let nvmlDeviceGetNumFans$: typeof nvmlDeviceGetNumFans | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numFans`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetNumFans$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
-  return s.u32[0];
+  return (nvmlDeviceGetNumFans$ ??= bind$nvmlDeviceGetNumFans())(device);
 }
-let nvmlDeviceGetNumGpuCores$: Scratch | undefined;
-let nvmlDeviceGetNumGpuCores$c: NativeFunction | undefined;
+/** nvmlDeviceGetNumFans around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNumFans(): typeof nvmlDeviceGetNumFans {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNumFans(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNumFans'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
+    return s$u32[0];
+  };
+}
+let nvmlDeviceGetNumGpuCores$: typeof nvmlDeviceGetNumGpuCores | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `numCores`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceGetNumGpuCores$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
-  return s.u32[0];
+  return (nvmlDeviceGetNumGpuCores$ ??= bind$nvmlDeviceGetNumGpuCores())(device);
+}
+/** nvmlDeviceGetNumGpuCores around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetNumGpuCores(): typeof nvmlDeviceGetNumGpuCores {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetNumGpuCores(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
+    return s$u32[0];
+  };
 }

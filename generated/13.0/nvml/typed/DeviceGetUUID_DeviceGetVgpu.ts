@@ -48,21 +48,28 @@ export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length:
   if (status !== 0) throw fail('nvmlDeviceGetVbiosVersion', status);
   return textFrom(version$);
 }
-let nvmlDeviceGetVgpuCapabilities$: Scratch | undefined;
-let nvmlDeviceGetVgpuCapabilities$c: NativeFunction | undefined;
+let nvmlDeviceGetVgpuCapabilities$: typeof nvmlDeviceGetVgpuCapabilities | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param capability in `nvmlDeviceVgpuCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t): number {
-  const s = (nvmlDeviceGetVgpuCapabilities$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuCapabilities', 'device', device, true) as typeof device;
-  if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetVgpuCapabilities', 'capability', 'i32', capability);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetVgpuCapabilities$c ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetVgpuCapabilities', status);
-  return s.u32[0];
+  return (nvmlDeviceGetVgpuCapabilities$ ??= bind$nvmlDeviceGetVgpuCapabilities())(device, capability);
+}
+/** nvmlDeviceGetVgpuCapabilities around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVgpuCapabilities(): typeof nvmlDeviceGetVgpuCapabilities {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVgpuCapabilities(device, capability) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuCapabilities', 'device', device, true) as typeof device;
+    if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetVgpuCapabilities', 'capability', 'i32', capability);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetVgpuCapabilities', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -94,46 +101,60 @@ export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t
   if (status !== 0) throw fail('nvmlDeviceGetVgpuInstancesUtilizationInfo', status);
   return decodeRecord<T.nvmlVgpuInstancesUtilizationInfo_v1_t>(records.nvmlVgpuInstancesUtilizationInfo_v1_t(), vgpuUtilInfo$);
 }
-let nvmlDeviceGetVgpuMetadata$: Scratch | undefined;
-let nvmlDeviceGetVgpuMetadata$c: NativeFunction | undefined;
+let nvmlDeviceGetVgpuMetadata$: typeof nvmlDeviceGetVgpuMetadata | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ pgpuMetadata, bufferSize }`: `pgpuMetadata`: out `nvmlVgpuPgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferSize: number): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
-  const s = (nvmlDeviceGetVgpuMetadata$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
-  const pgpuMetadata$ = new Uint8Array(128);
-  if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
-  s.f64[0] = 0; s.u32[0] = bufferSize;
-  const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
-  return { pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), bufferSize: s.u32[0] };
+  return (nvmlDeviceGetVgpuMetadata$ ??= bind$nvmlDeviceGetVgpuMetadata())(device, bufferSize);
 }
-let nvmlDeviceGetVgpuProcessUtilization$: Scratch | undefined;
-let nvmlDeviceGetVgpuProcessUtilization$c: NativeFunction | undefined;
+/** nvmlDeviceGetVgpuMetadata around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVgpuMetadata(): typeof nvmlDeviceGetVgpuMetadata {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVgpuMetadata(device, bufferSize) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
+    const pgpuMetadata$ = new Uint8Array(128);
+    if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
+    s$f64[0] = 0; s$u32[0] = bufferSize;
+    const status = (native$ ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
+    return { pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), bufferSize: s$u32[0] };
+  };
+}
+let nvmlDeviceGetVgpuProcessUtilization$: typeof nvmlDeviceGetVgpuProcessUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns the value of `utilizationSamples`: out array of `struct nvmlVgpuProcessUtilizationSample_st`: its length asked first through `vgpuProcessSamplesCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
-  const s = (nvmlDeviceGetVgpuProcessUtilization$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
-  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
-  let n = Number(s.u32[0]);
-  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 96);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.bytes, utilizationSamples$);
-    if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlVgpuProcessUtilizationSample_st>(records.nvmlVgpuProcessUtilizationSample_st(), utilizationSamples$, n);
+  return (nvmlDeviceGetVgpuProcessUtilization$ ??= bind$nvmlDeviceGetVgpuProcessUtilization())(device, lastSeenTimeStamp);
+}
+/** nvmlDeviceGetVgpuProcessUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVgpuProcessUtilization(): typeof nvmlDeviceGetVgpuProcessUtilization {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
+    let n = Number(s$u32[0]);
+    const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 96);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s$bytes, utilizationSamples$);
+      if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlVgpuProcessUtilizationSample_st>(records.nvmlVgpuProcessUtilizationSample_st(), utilizationSamples$, n);
+  };
 }
 let nvmlDeviceGetVgpuProcessesUtilizationInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -220,28 +241,35 @@ export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t 
   if (status !== 0) throw fail('nvmlDeviceGetVgpuTypeSupportedPlacements', status);
   return decodeRecord<T.nvmlVgpuPlacementList_v2_t>(records.nvmlVgpuPlacementList_v2_t(), pPlacementList$);
 }
-let nvmlDeviceGetVgpuUtilization$: Scratch | undefined;
-let nvmlDeviceGetVgpuUtilization$c: NativeFunction | undefined;
+let nvmlDeviceGetVgpuUtilization$: typeof nvmlDeviceGetVgpuUtilization | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param lastSeenTimeStamp in `unsigned long long`.
  * @returns `{ sampleValType, utilizationSamples }`: `sampleValType`: out `nvmlValueType_t *`; `utilizationSamples`: out array of `struct nvmlVgpuInstanceUtilizationSample_st`: its length asked first through `vgpuInstanceSamplesCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {
-  const s = (nvmlDeviceGetVgpuUtilization$ ??= new Scratch(2));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
-  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
-  s.f64[0] = 0;
-  s.f64[1] = 0; s.u32[2] = 0;
-  const asked = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuUtilization', asked);
-  let n = Number(s.u32[2]);
-  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 48);
-  if (n > 0) {
-    s.f64[1] = 0; s.u32[2] = n;
-    const status = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), utilizationSamples$);
-    if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
-    n = Math.min(n, Number(s.u32[2]));
-  }
-  return { sampleValType: s.i32[0] as T.nvmlValueType_t, utilizationSamples: decodeRecords<T.nvmlVgpuInstanceUtilizationSample_st>(records.nvmlVgpuInstanceUtilizationSample_st(), utilizationSamples$, n) };
+  return (nvmlDeviceGetVgpuUtilization$ ??= bind$nvmlDeviceGetVgpuUtilization())(device, lastSeenTimeStamp);
+}
+/** nvmlDeviceGetVgpuUtilization around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVgpuUtilization(): typeof nvmlDeviceGetVgpuUtilization {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$u32 = s.u32, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVgpuUtilization(device, lastSeenTimeStamp) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    s$f64[0] = 0;
+    s$f64[1] = 0; s$u32[2] = 0;
+    const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s$slot0, s$slot1, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuUtilization', asked);
+    let n = Number(s$u32[2]);
+    const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 48);
+    if (n > 0) {
+      s$f64[1] = 0; s$u32[2] = n;
+      const status = (native$ ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s$slot0, s$slot1, utilizationSamples$);
+      if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
+      n = Math.min(n, Number(s$u32[2]));
+    }
+    return { sampleValType: s$i32[0] as T.nvmlValueType_t, utilizationSamples: decodeRecords<T.nvmlVgpuInstanceUtilizationSample_st>(records.nvmlVgpuInstanceUtilizationSample_st(), utilizationSamples$, n) };
+  };
 }

@@ -22,33 +22,47 @@ export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perf
   if (status !== 0) throw fail('nvmlDeviceGetViolationStatus', status);
   return decodeRecord<T.nvmlViolationTime_st>(records.nvmlViolationTime_st(), violTime$);
 }
-let nvmlDeviceGetVirtualizationMode$: Scratch | undefined;
-let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
+let nvmlDeviceGetVirtualizationMode$: typeof nvmlDeviceGetVirtualizationMode | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `pVirtualMode`: out `nvmlGpuVirtualizationMode_t *`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
-  const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceGetVirtualizationMode$c ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
-  return s.i32[0] as T.nvmlGpuVirtualizationMode_t;
+  return (nvmlDeviceGetVirtualizationMode$ ??= bind$nvmlDeviceGetVirtualizationMode())(device);
 }
-let nvmlDeviceIsMigDeviceHandle$: Scratch | undefined;
-let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
+/** nvmlDeviceGetVirtualizationMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceGetVirtualizationMode(): typeof nvmlDeviceGetVirtualizationMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceGetVirtualizationMode(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
+    return s$i32[0] as T.nvmlGpuVirtualizationMode_t;
+  };
+}
+let nvmlDeviceIsMigDeviceHandle$: typeof nvmlDeviceIsMigDeviceHandle | undefined;
 /** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `isMigDevice`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceIsMigDeviceHandle$c ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
-  return s.u32[0];
+  return (nvmlDeviceIsMigDeviceHandle$ ??= bind$nvmlDeviceIsMigDeviceHandle())(device);
+}
+/** nvmlDeviceIsMigDeviceHandle around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceIsMigDeviceHandle(): typeof nvmlDeviceIsMigDeviceHandle {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceIsMigDeviceHandle(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
+    return s$u32[0];
+  };
 }
 let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -61,21 +75,28 @@ export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Arra
   const status = (nvmlDeviceModifyDrainState$c ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo$, newState);
   if (status !== 0) throw fail('nvmlDeviceModifyDrainState', status);
 }
-let nvmlDeviceOnSameBoard$: Scratch | undefined;
-let nvmlDeviceOnSameBoard$c: NativeFunction | undefined;
+let nvmlDeviceOnSameBoard$: typeof nvmlDeviceOnSameBoard | undefined;
 /** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device1 in `nvmlDevice_t`.
  * @param device2 in `nvmlDevice_t`.
  * @returns the value of `onSameBoard`: out `int *`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
-  const s = (nvmlDeviceOnSameBoard$ ??= new Scratch(1));
-  if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
-  if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
-  s.f64[0] = 0;
-  const status = (nvmlDeviceOnSameBoard$c ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
-  return s.i32[0];
+  return (nvmlDeviceOnSameBoard$ ??= bind$nvmlDeviceOnSameBoard())(device1, device2);
+}
+/** nvmlDeviceOnSameBoard around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceOnSameBoard(): typeof nvmlDeviceOnSameBoard {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceOnSameBoard(device1, device2) {
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
+    return s$i32[0];
+  };
 }
 let nvmlDevicePowerSmoothingActivatePresetProfile$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,19 +8,26 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlDeviceQueryDrainState$: Scratch | undefined;
-let nvmlDeviceQueryDrainState$c: NativeFunction | undefined;
+let nvmlDeviceQueryDrainState$: typeof nvmlDeviceQueryDrainState | undefined;
 /** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param pciInfo in `nvmlPciInfo_t *`: a `nvmlPciInfo_st` object or its bytes.
  * @returns the value of `currentState`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlZPI`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlZPI.html). */
 export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
-  const s = (nvmlDeviceQueryDrainState$ ??= new Scratch(1));
-  const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
-  s.f64[0] = 0;
-  const status = (nvmlDeviceQueryDrainState$c ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo$, s.bytes);
-  if (status !== 0) throw fail('nvmlDeviceQueryDrainState', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlDeviceQueryDrainState$ ??= bind$nvmlDeviceQueryDrainState())(pciInfo);
+}
+/** nvmlDeviceQueryDrainState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlDeviceQueryDrainState(): typeof nvmlDeviceQueryDrainState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlDeviceQueryDrainState(pciInfo) {
+    const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo$, s$bytes);
+    if (status !== 0) throw fail('nvmlDeviceQueryDrainState', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
 }
 let nvmlDeviceReadWritePRM_v1$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t *buffer)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -87,17 +87,24 @@ export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
   const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
   return result;
 }
-let nvmlEventSetCreate$: Scratch | undefined;
-let nvmlEventSetCreate$c: NativeFunction | undefined;
+let nvmlEventSetCreate$: typeof nvmlEventSetCreate | undefined;
 /** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `set`: out `nvmlEventSet_t *`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
-  const s = (nvmlEventSetCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlEventSetCreate$c ??= binder.nativeFixed('nvmlEventSetCreate', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlEventSetCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlEventSet_t;
+  return (nvmlEventSetCreate$ ??= bind$nvmlEventSetCreate())();
+}
+/** nvmlEventSetCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlEventSetCreate', [s.bytes]);
+  return function nvmlEventSetCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlEventSetCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlEventSet_t;
+  };
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

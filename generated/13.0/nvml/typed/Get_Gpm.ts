@@ -8,17 +8,24 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlGetExcludedDeviceCount$: Scratch | undefined;
-let nvmlGetExcludedDeviceCount$c: NativeFunction | undefined;
+let nvmlGetExcludedDeviceCount$: typeof nvmlGetExcludedDeviceCount | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `deviceCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlExcludedGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlExcludedGpuQueries.html). */
 export function nvmlGetExcludedDeviceCount(): number {
-  const s = (nvmlGetExcludedDeviceCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlGetExcludedDeviceCount$c ??= binder.nativeFixed('nvmlGetExcludedDeviceCount', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlGetExcludedDeviceCount', status);
-  return s.u32[0];
+  return (nvmlGetExcludedDeviceCount$ ??= bind$nvmlGetExcludedDeviceCount())();
+}
+/** nvmlGetExcludedDeviceCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGetExcludedDeviceCount(): typeof nvmlGetExcludedDeviceCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlGetExcludedDeviceCount', [s.bytes]);
+  return function nvmlGetExcludedDeviceCount() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlGetExcludedDeviceCount', status);
+    return s$u32[0];
+  };
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -46,19 +53,26 @@ export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | U
   if (status !== 0) throw fail('nvmlGetVgpuCompatibility', status);
   return decodeRecord<T.nvmlVgpuPgpuCompatibility_st>(records.nvmlVgpuPgpuCompatibility_st(), compatibilityInfo$);
 }
-let nvmlGetVgpuDriverCapabilities$: Scratch | undefined;
-let nvmlGetVgpuDriverCapabilities$c: NativeFunction | undefined;
+let nvmlGetVgpuDriverCapabilities$: typeof nvmlGetVgpuDriverCapabilities | undefined;
 /** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param capability in `nvmlVgpuDriverCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
-  const s = (nvmlGetVgpuDriverCapabilities$ ??= new Scratch(1));
-  if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
-  s.f64[0] = 0;
-  const status = (nvmlGetVgpuDriverCapabilities$c ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s.bytes);
-  if (status !== 0) throw fail('nvmlGetVgpuDriverCapabilities', status);
-  return s.u32[0];
+  return (nvmlGetVgpuDriverCapabilities$ ??= bind$nvmlGetVgpuDriverCapabilities())(capability);
+}
+/** nvmlGetVgpuDriverCapabilities around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGetVgpuDriverCapabilities(): typeof nvmlGetVgpuDriverCapabilities {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGetVgpuDriverCapabilities(capability) {
+    if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s$bytes);
+    if (status !== 0) throw fail('nvmlGetVgpuDriverCapabilities', status);
+    return s$u32[0];
+  };
 }
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -111,31 +125,45 @@ export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupp
   if (status !== 0) throw fail('nvmlGpmQueryDeviceSupport', status);
   return decodeRecord<T.nvmlGpmSupport_t>(records.nvmlGpmSupport_t(), gpmSupport$);
 }
-let nvmlGpmQueryIfStreamingEnabled$: Scratch | undefined;
-let nvmlGpmQueryIfStreamingEnabled$c: NativeFunction | undefined;
+let nvmlGpmQueryIfStreamingEnabled$: typeof nvmlGpmQueryIfStreamingEnabled | undefined;
 /** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @returns the value of `state`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
-  const s = (nvmlGpmQueryIfStreamingEnabled$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
-  s.f64[0] = 0;
-  const status = (nvmlGpmQueryIfStreamingEnabled$c ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s.bytes);
-  if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
-  return s.u32[0];
+  return (nvmlGpmQueryIfStreamingEnabled$ ??= bind$nvmlGpmQueryIfStreamingEnabled())(device);
 }
-let nvmlGpmSampleAlloc$: Scratch | undefined;
-let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
+/** nvmlGpmQueryIfStreamingEnabled around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpmQueryIfStreamingEnabled(): typeof nvmlGpmQueryIfStreamingEnabled {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlGpmQueryIfStreamingEnabled(device) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s$bytes);
+    if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
+    return s$u32[0];
+  };
+}
+let nvmlGpmSampleAlloc$: typeof nvmlGpmSampleAlloc | undefined;
 /** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `gpmSample`: out `nvmlGpmSample_t *`.
  * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
-  const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlGpmSampleAlloc$c ??= binder.nativeFixed('nvmlGpmSampleAlloc', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlGpmSample_t;
+  return (nvmlGpmSampleAlloc$ ??= bind$nvmlGpmSampleAlloc())();
+}
+/** nvmlGpmSampleAlloc around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlGpmSampleAlloc(): typeof nvmlGpmSampleAlloc {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlGpmSampleAlloc', [s.bytes]);
+  return function nvmlGpmSampleAlloc() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpmSample_t;
+  };
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -89,17 +89,24 @@ export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemC
   if (status !== 0) throw fail('nvmlSystemGetConfComputeCapabilities', status);
   return decodeRecord<T.nvmlConfComputeSystemCaps_st>(records.nvmlConfComputeSystemCaps_st(), capabilities$);
 }
-let nvmlSystemGetConfComputeGpusReadyState$: Scratch | undefined;
-let nvmlSystemGetConfComputeGpusReadyState$c: NativeFunction | undefined;
+let nvmlSystemGetConfComputeGpusReadyState$: typeof nvmlSystemGetConfComputeGpusReadyState | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `isAcceptingWork`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
-  const s = (nvmlSystemGetConfComputeGpusReadyState$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlSystemGetConfComputeGpusReadyState$c ??= binder.nativeFixed('nvmlSystemGetConfComputeGpusReadyState', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlSystemGetConfComputeGpusReadyState', status);
-  return s.u32[0];
+  return (nvmlSystemGetConfComputeGpusReadyState$ ??= bind$nvmlSystemGetConfComputeGpusReadyState())();
+}
+/** nvmlSystemGetConfComputeGpusReadyState around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlSystemGetConfComputeGpusReadyState(): typeof nvmlSystemGetConfComputeGpusReadyState {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlSystemGetConfComputeGpusReadyState', [s.bytes]);
+  return function nvmlSystemGetConfComputeGpusReadyState() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlSystemGetConfComputeGpusReadyState', status);
+    return s$u32[0];
+  };
 }
 let nvmlSystemGetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -137,29 +144,43 @@ export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st
   if (status !== 0) throw fail('nvmlSystemGetConfComputeState', status);
   return decodeRecord<T.nvmlConfComputeSystemState_st>(records.nvmlConfComputeSystemState_st(), state$);
 }
-let nvmlSystemGetCudaDriverVersion$: Scratch | undefined;
-let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
+let nvmlSystemGetCudaDriverVersion$: typeof nvmlSystemGetCudaDriverVersion | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion(): number {
-  const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.nativeFixed('nvmlSystemGetCudaDriverVersion', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion', status);
-  return s.i32[0];
+  return (nvmlSystemGetCudaDriverVersion$ ??= bind$nvmlSystemGetCudaDriverVersion())();
 }
-let nvmlSystemGetCudaDriverVersion_v2$: Scratch | undefined;
-let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
+/** nvmlSystemGetCudaDriverVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlSystemGetCudaDriverVersion(): typeof nvmlSystemGetCudaDriverVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('nvmlSystemGetCudaDriverVersion', [s.bytes]);
+  return function nvmlSystemGetCudaDriverVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion', status);
+    return s$i32[0];
+  };
+}
+let nvmlSystemGetCudaDriverVersion_v2$: typeof nvmlSystemGetCudaDriverVersion_v2 | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `cudaDriverVersion`: out `int *`.
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
-  const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.nativeFixed('nvmlSystemGetCudaDriverVersion_v2', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion_v2', status);
-  return s.i32[0];
+  return (nvmlSystemGetCudaDriverVersion_v2$ ??= bind$nvmlSystemGetCudaDriverVersion_v2())();
+}
+/** nvmlSystemGetCudaDriverVersion_v2 around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlSystemGetCudaDriverVersion_v2(): typeof nvmlSystemGetCudaDriverVersion_v2 {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('nvmlSystemGetCudaDriverVersion_v2', [s.bytes]);
+  return function nvmlSystemGetCudaDriverVersion_v2() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion_v2', status);
+    return s$i32[0];
+  };
 }
 let nvmlSystemGetDriverBranch$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -189,25 +210,32 @@ export function nvmlSystemGetDriverVersion(length: number): string {
   if (status !== 0) throw fail('nvmlSystemGetDriverVersion', status);
   return textFrom(version$);
 }
-let nvmlSystemGetHicVersion$: Scratch | undefined;
-let nvmlSystemGetHicVersion$c: NativeFunction | undefined;
+let nvmlSystemGetHicVersion$: typeof nvmlSystemGetHicVersion | undefined;
 /** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `hwbcEntries`: out array of `struct nvmlHwbcEntry_st`: its length asked first through `hwbcCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
-  const s = (nvmlSystemGetHicVersion$ ??= new Scratch(1));
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetHicVersion', asked);
-  let n = Number(s.u32[0]);
-  const hwbcEntries$ = new Uint8Array(Math.max(1, n) * 36);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.bytes, hwbcEntries$);
-    if (status !== 0) throw fail('nvmlSystemGetHicVersion', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlHwbcEntry_st>(records.nvmlHwbcEntry_st(), hwbcEntries$, n);
+  return (nvmlSystemGetHicVersion$ ??= bind$nvmlSystemGetHicVersion())();
+}
+/** nvmlSystemGetHicVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlSystemGetHicVersion(): typeof nvmlSystemGetHicVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  const native: NativeFunction = binder.native('nvmlSystemGetHicVersion');
+  return function nvmlSystemGetHicVersion() {
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = native(s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetHicVersion', asked);
+    let n = Number(s$u32[0]);
+    const hwbcEntries$ = new Uint8Array(Math.max(1, n) * 36);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = native(s$bytes, hwbcEntries$);
+      if (status !== 0) throw fail('nvmlSystemGetHicVersion', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlHwbcEntry_st>(records.nvmlHwbcEntry_st(), hwbcEntries$, n);
+  };
 }
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -221,17 +249,24 @@ export function nvmlSystemGetNVMLVersion(length: number): string {
   if (status !== 0) throw fail('nvmlSystemGetNVMLVersion', status);
   return textFrom(version$);
 }
-let nvmlSystemGetNvlinkBwMode$: Scratch | undefined;
-let nvmlSystemGetNvlinkBwMode$c: NativeFunction | undefined;
+let nvmlSystemGetNvlinkBwMode$: typeof nvmlSystemGetNvlinkBwMode | undefined;
 /** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `nvlinkBwMode`: out `unsigned int *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlSystemGetNvlinkBwMode(): number {
-  const s = (nvmlSystemGetNvlinkBwMode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlSystemGetNvlinkBwMode$c ??= binder.nativeFixed('nvmlSystemGetNvlinkBwMode', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlSystemGetNvlinkBwMode', status);
-  return s.u32[0];
+  return (nvmlSystemGetNvlinkBwMode$ ??= bind$nvmlSystemGetNvlinkBwMode())();
+}
+/** nvmlSystemGetNvlinkBwMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlSystemGetNvlinkBwMode(): typeof nvmlSystemGetNvlinkBwMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlSystemGetNvlinkBwMode', [s.bytes]);
+  return function nvmlSystemGetNvlinkBwMode() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlSystemGetNvlinkBwMode', status);
+    return s$u32[0];
+  };
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -247,27 +282,34 @@ export function nvmlSystemGetProcessName(pid: number, length: number): string {
   if (status !== 0) throw fail('nvmlSystemGetProcessName', status);
   return textFrom(name$);
 }
-let nvmlSystemGetTopologyGpuSet$: Scratch | undefined;
-let nvmlSystemGetTopologyGpuSet$c: NativeFunction | undefined;
+let nvmlSystemGetTopologyGpuSet$: typeof nvmlSystemGetTopologyGpuSet | undefined;
 /** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param cpuNumber in `unsigned int`.
  * @returns the value of `deviceArray`: out array of `nvmlDevice_t`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlSystemQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlSystemQueries.html). */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
-  const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(1));
-  if (typeof cpuNumber !== 'number' || (cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetTopologyGpuSet', asked);
-  let n = Number(s.u32[0]);
-  const deviceArray$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.bytes, deviceArray$);
-    if (status !== 0) throw fail('nvmlSystemGetTopologyGpuSet', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return Array.from(deviceArray$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
+  return (nvmlSystemGetTopologyGpuSet$ ??= bind$nvmlSystemGetTopologyGpuSet())(cpuNumber);
+}
+/** nvmlSystemGetTopologyGpuSet around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlSystemGetTopologyGpuSet(): typeof nvmlSystemGetTopologyGpuSet {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlSystemGetTopologyGpuSet(cpuNumber) {
+    if (typeof cpuNumber !== 'number' || (cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetTopologyGpuSet', asked);
+    let n = Number(s$u32[0]);
+    const deviceArray$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s$bytes, deviceArray$);
+      if (status !== 0) throw fail('nvmlSystemGetTopologyGpuSet', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return Array.from(deviceArray$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
+  };
 }
 let nvmlSystemRegisterEvents$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,39 +8,53 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let nvmlUnitGetCount$: Scratch | undefined;
-let nvmlUnitGetCount$c: NativeFunction | undefined;
+let nvmlUnitGetCount$: typeof nvmlUnitGetCount | undefined;
 /** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `unitCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetCount(): number {
-  const s = (nvmlUnitGetCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (nvmlUnitGetCount$c ??= binder.nativeFixed('nvmlUnitGetCount', [s.bytes]))();
-  if (status !== 0) throw fail('nvmlUnitGetCount', status);
-  return s.u32[0];
+  return (nvmlUnitGetCount$ ??= bind$nvmlUnitGetCount())();
 }
-let nvmlUnitGetDevices$: Scratch | undefined;
-let nvmlUnitGetDevices$c: NativeFunction | undefined;
+/** nvmlUnitGetCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlUnitGetCount(): typeof nvmlUnitGetCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('nvmlUnitGetCount', [s.bytes]);
+  return function nvmlUnitGetCount() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvmlUnitGetCount', status);
+    return s$u32[0];
+  };
+}
+let nvmlUnitGetDevices$: typeof nvmlUnitGetDevices | undefined;
 /** `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @returns the value of `devices`: out array of `nvmlDevice_t`: its length asked first through `deviceCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetDevices(unit: T.nvmlUnit_t | null): T.nvmlDevice_t[] {
-  const s = (nvmlUnitGetDevices$ ??= new Scratch(1));
-  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetDevices', 'unit', unit, true) as typeof unit;
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlUnitGetDevices', asked);
-  let n = Number(s.u32[0]);
-  const devices$ = new BigUint64Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.bytes, devices$);
-    if (status !== 0) throw fail('nvmlUnitGetDevices', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return Array.from(devices$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
+  return (nvmlUnitGetDevices$ ??= bind$nvmlUnitGetDevices())(unit);
+}
+/** nvmlUnitGetDevices around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlUnitGetDevices(): typeof nvmlUnitGetDevices {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlUnitGetDevices(unit) {
+    if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetDevices', 'unit', unit, true) as typeof unit;
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlUnitGetDevices'))(unit, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlUnitGetDevices', asked);
+    let n = Number(s$u32[0]);
+    const devices$ = new BigUint64Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlUnitGetDevices'))(unit, s$bytes, devices$);
+      if (status !== 0) throw fail('nvmlUnitGetDevices', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return Array.from(devices$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
+  };
 }
 let nvmlUnitGetFanSpeedInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -54,19 +68,26 @@ export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFa
   if (status !== 0) throw fail('nvmlUnitGetFanSpeedInfo', status);
   return decodeRecord<T.nvmlUnitFanSpeeds_st>(records.nvmlUnitFanSpeeds_st(), fanSpeeds$);
 }
-let nvmlUnitGetHandleByIndex$: Scratch | undefined;
-let nvmlUnitGetHandleByIndex$c: NativeFunction | undefined;
+let nvmlUnitGetHandleByIndex$: typeof nvmlUnitGetHandleByIndex | undefined;
 /** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param index in `unsigned int`.
  * @returns the value of `unit`: out `nvmlUnit_t *`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
-  const s = (nvmlUnitGetHandleByIndex$ ??= new Scratch(1));
-  if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
-  s.f64[0] = 0;
-  const status = (nvmlUnitGetHandleByIndex$c ??= binder.native('nvmlUnitGetHandleByIndex'))(index, s.bytes);
-  if (status !== 0) throw fail('nvmlUnitGetHandleByIndex', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.nvmlUnit_t;
+  return (nvmlUnitGetHandleByIndex$ ??= bind$nvmlUnitGetHandleByIndex())(index);
+}
+/** nvmlUnitGetHandleByIndex around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlUnitGetHandleByIndex(): typeof nvmlUnitGetHandleByIndex {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlUnitGetHandleByIndex(index) {
+    if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlUnitGetHandleByIndex'))(index, s$bytes);
+    if (status !== 0) throw fail('nvmlUnitGetHandleByIndex', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlUnit_t;
+  };
 }
 let nvmlUnitGetLedState$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -92,21 +113,28 @@ export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st 
   if (status !== 0) throw fail('nvmlUnitGetPsuInfo', status);
   return decodeRecord<T.nvmlPSUInfo_st>(records.nvmlPSUInfo_st(), psu$);
 }
-let nvmlUnitGetTemperature$: Scratch | undefined;
-let nvmlUnitGetTemperature$c: NativeFunction | undefined;
+let nvmlUnitGetTemperature$: typeof nvmlUnitGetTemperature | undefined;
 /** `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param unit in `nvmlUnit_t`.
  * @param type in `unsigned int`.
  * @returns the value of `temp`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number): number {
-  const s = (nvmlUnitGetTemperature$ ??= new Scratch(1));
-  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
-  if (typeof type !== 'number' || (type >>> 0) !== type) throw intError('nvmlUnitGetTemperature', 'type', 'u32', type);
-  s.f64[0] = 0;
-  const status = (nvmlUnitGetTemperature$c ??= binder.native('nvmlUnitGetTemperature'))(unit, type, s.bytes);
-  if (status !== 0) throw fail('nvmlUnitGetTemperature', status);
-  return s.u32[0];
+  return (nvmlUnitGetTemperature$ ??= bind$nvmlUnitGetTemperature())(unit, type);
+}
+/** nvmlUnitGetTemperature around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlUnitGetTemperature(): typeof nvmlUnitGetTemperature {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlUnitGetTemperature(unit, type) {
+    if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
+    if (typeof type !== 'number' || (type >>> 0) !== type) throw intError('nvmlUnitGetTemperature', 'type', 'u32', type);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlUnitGetTemperature'))(unit, type, s$bytes);
+    if (status !== 0) throw fail('nvmlUnitGetTemperature', status);
+    return s$u32[0];
+  };
 }
 let nvmlUnitGetUnitInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.

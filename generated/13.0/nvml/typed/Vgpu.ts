@@ -17,41 +17,55 @@ export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void 
   const status = (nvmlVgpuInstanceClearAccountingPids$c ??= binder.native('nvmlVgpuInstanceClearAccountingPids'))(vgpuInstance);
   if (status !== 0) throw fail('nvmlVgpuInstanceClearAccountingPids', status);
 }
-let nvmlVgpuInstanceGetAccountingMode$: Scratch | undefined;
-let nvmlVgpuInstanceGetAccountingMode$c: NativeFunction | undefined;
+let nvmlVgpuInstanceGetAccountingMode$: typeof nvmlVgpuInstanceGetAccountingMode | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `mode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlEnableState_t {
-  const s = (nvmlVgpuInstanceGetAccountingMode$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingMode', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetAccountingMode$c ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlVgpuInstanceGetAccountingMode$ ??= bind$nvmlVgpuInstanceGetAccountingMode())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetAccountingPids$: Scratch | undefined;
-let nvmlVgpuInstanceGetAccountingPids$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetAccountingMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetAccountingMode(): typeof nvmlVgpuInstanceGetAccountingMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetAccountingMode(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingMode', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlVgpuInstanceGetAccountingPids$: typeof nvmlVgpuInstanceGetAccountingPids | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `pids`: out array of `u32`: its length asked first through `count` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32Array {
-  const s = (nvmlVgpuInstanceGetAccountingPids$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetAccountingPids', asked);
-  let n = Number(s.u32[0]);
-  const pids$ = new Uint32Array(Math.max(1, n));
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.bytes, pids$);
-    if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingPids', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return pids$.slice(0, n);
+  return (nvmlVgpuInstanceGetAccountingPids$ ??= bind$nvmlVgpuInstanceGetAccountingPids())(vgpuInstance);
+}
+/** nvmlVgpuInstanceGetAccountingPids around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetAccountingPids(): typeof nvmlVgpuInstanceGetAccountingPids {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetAccountingPids(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetAccountingPids', asked);
+    let n = Number(s$u32[0]);
+    const pids$ = new Uint32Array(Math.max(1, n));
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s$bytes, pids$);
+      if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingPids', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return pids$.slice(0, n);
+  };
 }
 let nvmlVgpuInstanceGetAccountingStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -67,93 +81,128 @@ export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: nu
   if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingStats', status);
   return decodeRecord<T.nvmlAccountingStats_st>(records.nvmlAccountingStats_st(), stats$);
 }
-let nvmlVgpuInstanceGetEccMode$: Scratch | undefined;
-let nvmlVgpuInstanceGetEccMode$c: NativeFunction | undefined;
+let nvmlVgpuInstanceGetEccMode$: typeof nvmlVgpuInstanceGetEccMode | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `eccMode`: out `nvmlEnableState_t *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableState_t {
-  const s = (nvmlVgpuInstanceGetEccMode$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEccMode', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetEccMode$c ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetEccMode', status);
-  return s.i32[0] as T.nvmlEnableState_t;
+  return (nvmlVgpuInstanceGetEccMode$ ??= bind$nvmlVgpuInstanceGetEccMode())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetEncoderCapacity$: Scratch | undefined;
-let nvmlVgpuInstanceGetEncoderCapacity$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetEccMode around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetEccMode(): typeof nvmlVgpuInstanceGetEccMode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetEccMode(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEccMode', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetEccMode', status);
+    return s$i32[0] as T.nvmlEnableState_t;
+  };
+}
+let nvmlVgpuInstanceGetEncoderCapacity$: typeof nvmlVgpuInstanceGetEncoderCapacity | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `encoderCapacity`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number {
-  const s = (nvmlVgpuInstanceGetEncoderCapacity$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetEncoderCapacity$c ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderCapacity', status);
-  return s.u32[0];
+  return (nvmlVgpuInstanceGetEncoderCapacity$ ??= bind$nvmlVgpuInstanceGetEncoderCapacity())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetEncoderSessions$: Scratch | undefined;
-let nvmlVgpuInstanceGetEncoderSessions$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetEncoderCapacity around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetEncoderCapacity(): typeof nvmlVgpuInstanceGetEncoderCapacity {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderCapacity', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuInstanceGetEncoderSessions$: typeof nvmlVgpuInstanceGetEncoderSessions | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlEncoderSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvmlEncoderSessionInfo_st[] {
-  const s = (nvmlVgpuInstanceGetEncoderSessions$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderSessions', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetEncoderSessions', asked);
-  let n = Number(s.u32[0]);
-  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 32);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.bytes, sessionInfo$);
-    if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderSessions', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlEncoderSessionInfo_st>(records.nvmlEncoderSessionInfo_st(), sessionInfo$, n);
+  return (nvmlVgpuInstanceGetEncoderSessions$ ??= bind$nvmlVgpuInstanceGetEncoderSessions())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetEncoderStats$: Scratch | undefined;
-let nvmlVgpuInstanceGetEncoderStats$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetEncoderSessions around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetEncoderSessions(): typeof nvmlVgpuInstanceGetEncoderSessions {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderSessions', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetEncoderSessions', asked);
+    let n = Number(s$u32[0]);
+    const sessionInfo$ = new Uint8Array(Math.max(1, n) * 32);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s$bytes, sessionInfo$);
+      if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderSessions', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlEncoderSessionInfo_st>(records.nvmlEncoderSessionInfo_st(), sessionInfo$, n);
+  };
+}
+let nvmlVgpuInstanceGetEncoderStats$: typeof nvmlVgpuInstanceGetEncoderStats | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns `{ sessionCount, averageFps, averageLatency }`: `sessionCount`: out `unsigned int *`; `averageFps`: out `unsigned int *`; `averageLatency`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { sessionCount: number; averageFps: number; averageLatency: number } {
-  const s = (nvmlVgpuInstanceGetEncoderStats$ ??= new Scratch(3));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderStats', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  const status = (nvmlVgpuInstanceGetEncoderStats$c ??= binder.native('nvmlVgpuInstanceGetEncoderStats'))(vgpuInstance, s.slot(0), s.slot(1), s.slot(2));
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderStats', status);
-  return { sessionCount: s.u32[0], averageFps: s.u32[2], averageLatency: s.u32[4] };
+  return (nvmlVgpuInstanceGetEncoderStats$ ??= bind$nvmlVgpuInstanceGetEncoderStats())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetFBCSessions$: Scratch | undefined;
-let nvmlVgpuInstanceGetFBCSessions$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetEncoderStats around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetEncoderStats(): typeof nvmlVgpuInstanceGetEncoderStats {
+  const s = new Scratch(3);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetEncoderStats(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderStats', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetEncoderStats'))(vgpuInstance, s$slot0, s$slot1, s$slot2);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderStats', status);
+    return { sessionCount: s$u32[0], averageFps: s$u32[2], averageLatency: s$u32[4] };
+  };
+}
+let nvmlVgpuInstanceGetFBCSessions$: typeof nvmlVgpuInstanceGetFBCSessions | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `sessionInfo`: out array of `struct nvmlFBCSessionInfo_st`: its length asked first through `sessionCount` (capacity/count pair).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCSessionInfo_st[] {
-  const s = (nvmlVgpuInstanceGetFBCSessions$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCSessions', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0; s.u32[0] = 0;
-  const asked = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.bytes, null);
-  if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetFBCSessions', asked);
-  let n = Number(s.u32[0]);
-  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
-  if (n > 0) {
-    s.f64[0] = 0; s.u32[0] = n;
-    const status = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.bytes, sessionInfo$);
-    if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCSessions', status);
-    n = Math.min(n, Number(s.u32[0]));
-  }
-  return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
+  return (nvmlVgpuInstanceGetFBCSessions$ ??= bind$nvmlVgpuInstanceGetFBCSessions())(vgpuInstance);
+}
+/** nvmlVgpuInstanceGetFBCSessions around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetFBCSessions(): typeof nvmlVgpuInstanceGetFBCSessions {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetFBCSessions(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCSessions', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0; s$u32[0] = 0;
+    const asked = (native$ ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s$bytes, null);
+    if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetFBCSessions', asked);
+    let n = Number(s$u32[0]);
+    const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
+    if (n > 0) {
+      s$f64[0] = 0; s$u32[0] = n;
+      const status = (native$ ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s$bytes, sessionInfo$);
+      if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCSessions', status);
+      n = Math.min(n, Number(s$u32[0]));
+    }
+    return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
+  };
 }
 let nvmlVgpuInstanceGetFBCStats$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -167,62 +216,90 @@ export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStat
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCStats', status);
   return decodeRecord<T.nvmlFBCStats_st>(records.nvmlFBCStats_st(), fbcStats$);
 }
-let nvmlVgpuInstanceGetFbUsage$: Scratch | undefined;
-let nvmlVgpuInstanceGetFbUsage$c: NativeFunction | undefined;
+let nvmlVgpuInstanceGetFbUsage$: typeof nvmlVgpuInstanceGetFbUsage | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `fbUsage`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
-  const s = (nvmlVgpuInstanceGetFbUsage$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFbUsage', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetFbUsage$c ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetFbUsage', status);
-  return s.u64[0];
+  return (nvmlVgpuInstanceGetFbUsage$ ??= bind$nvmlVgpuInstanceGetFbUsage())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetFrameRateLimit$: Scratch | undefined;
-let nvmlVgpuInstanceGetFrameRateLimit$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetFbUsage around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetFbUsage(): typeof nvmlVgpuInstanceGetFbUsage {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetFbUsage(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFbUsage', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetFbUsage', status);
+    return s$u64[0];
+  };
+}
+let nvmlVgpuInstanceGetFrameRateLimit$: typeof nvmlVgpuInstanceGetFrameRateLimit | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number {
-  const s = (nvmlVgpuInstanceGetFrameRateLimit$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFrameRateLimit', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetFrameRateLimit$c ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetFrameRateLimit', status);
-  return s.u32[0];
+  return (nvmlVgpuInstanceGetFrameRateLimit$ ??= bind$nvmlVgpuInstanceGetFrameRateLimit())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetGpuInstanceId$: Scratch | undefined;
-let nvmlVgpuInstanceGetGpuInstanceId$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetFrameRateLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetFrameRateLimit(): typeof nvmlVgpuInstanceGetFrameRateLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFrameRateLimit', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetFrameRateLimit', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuInstanceGetGpuInstanceId$: typeof nvmlVgpuInstanceGetGpuInstanceId | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `gpuInstanceId`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
-  const s = (nvmlVgpuInstanceGetGpuInstanceId$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuInstanceId', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetGpuInstanceId$c ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuInstanceId', status);
-  return s.u32[0];
+  return (nvmlVgpuInstanceGetGpuInstanceId$ ??= bind$nvmlVgpuInstanceGetGpuInstanceId())(vgpuInstance);
 }
-let nvmlVgpuInstanceGetGpuPciId$: Scratch | undefined;
-let nvmlVgpuInstanceGetGpuPciId$c: NativeFunction | undefined;
+/** nvmlVgpuInstanceGetGpuInstanceId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetGpuInstanceId(): typeof nvmlVgpuInstanceGetGpuInstanceId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuInstanceId', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuInstanceId', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuInstanceGetGpuPciId$: typeof nvmlVgpuInstanceGetGpuPciId | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `vgpuPciId`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
-  const s = (nvmlVgpuInstanceGetGpuPciId$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuPciId', 'vgpuInstance', 'u32', vgpuInstance);
-  const vgpuPciId$ = new Uint8Array(4096);
-  s.u64[0] = BigInt(4096);
-  const status = (nvmlVgpuInstanceGetGpuPciId$c ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId$, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuPciId', status);
-  return textFrom(vgpuPciId$);
+  return (nvmlVgpuInstanceGetGpuPciId$ ??= bind$nvmlVgpuInstanceGetGpuPciId())(vgpuInstance);
+}
+/** nvmlVgpuInstanceGetGpuPciId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetGpuPciId(): typeof nvmlVgpuInstanceGetGpuPciId {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetGpuPciId(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuPciId', 'vgpuInstance', 'u32', vgpuInstance);
+    const vgpuPciId$ = new Uint8Array(4096);
+    s$u64[0] = BigInt(4096);
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId$, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuPciId', status);
+    return textFrom(vgpuPciId$);
+  };
 }
 let nvmlVgpuInstanceGetLicenseInfo$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -236,19 +313,26 @@ export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpu
   if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseInfo', status);
   return decodeRecord<T.nvmlVgpuLicenseInfo_st>(records.nvmlVgpuLicenseInfo_st(), licenseInfo$);
 }
-let nvmlVgpuInstanceGetLicenseStatus$: Scratch | undefined;
-let nvmlVgpuInstanceGetLicenseStatus$c: NativeFunction | undefined;
+let nvmlVgpuInstanceGetLicenseStatus$: typeof nvmlVgpuInstanceGetLicenseStatus | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `licensed`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
-  const s = (nvmlVgpuInstanceGetLicenseStatus$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseStatus', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetLicenseStatus$c ??= binder.native('nvmlVgpuInstanceGetLicenseStatus'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseStatus', status);
-  return s.u32[0];
+  return (nvmlVgpuInstanceGetLicenseStatus$ ??= bind$nvmlVgpuInstanceGetLicenseStatus())(vgpuInstance);
+}
+/** nvmlVgpuInstanceGetLicenseStatus around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetLicenseStatus(): typeof nvmlVgpuInstanceGetLicenseStatus {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseStatus', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetLicenseStatus'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseStatus', status);
+    return s$u32[0];
+  };
 }
 let nvmlVgpuInstanceGetMdevUUID$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -264,22 +348,29 @@ export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number):
   if (status !== 0) throw fail('nvmlVgpuInstanceGetMdevUUID', status);
   return textFrom(mdevUuid$);
 }
-let nvmlVgpuInstanceGetMetadata$: Scratch | undefined;
-let nvmlVgpuInstanceGetMetadata$c: NativeFunction | undefined;
+let nvmlVgpuInstanceGetMetadata$: typeof nvmlVgpuInstanceGetMetadata | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param bufferSize in/out `unsigned int *`: this value in, the call's value returned.
  * @returns `{ vgpuMetadata, bufferSize }`: `vgpuMetadata`: out `nvmlVgpuMetadata_st`; `bufferSize`: in/out `unsigned int *`: this value in, the call's value returned.
  * @remarks [NVIDIA group `nvmlVgpuMigration`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpuMigration.html). */
 export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, bufferSize: number): { vgpuMetadata: T.nvmlVgpuMetadata_st; bufferSize: number } {
-  const s = (nvmlVgpuInstanceGetMetadata$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMetadata', 'vgpuInstance', 'u32', vgpuInstance);
-  const vgpuMetadata$ = new Uint8Array(212);
-  if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlVgpuInstanceGetMetadata', 'bufferSize', 'u32', bufferSize);
-  s.f64[0] = 0; s.u32[0] = bufferSize;
-  const status = (nvmlVgpuInstanceGetMetadata$c ??= binder.native('nvmlVgpuInstanceGetMetadata'))(vgpuInstance, vgpuMetadata$, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetMetadata', status);
-  return { vgpuMetadata: decodeRecord<T.nvmlVgpuMetadata_st>(records.nvmlVgpuMetadata_st(), vgpuMetadata$), bufferSize: s.u32[0] };
+  return (nvmlVgpuInstanceGetMetadata$ ??= bind$nvmlVgpuInstanceGetMetadata())(vgpuInstance, bufferSize);
+}
+/** nvmlVgpuInstanceGetMetadata around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetMetadata(): typeof nvmlVgpuInstanceGetMetadata {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetMetadata(vgpuInstance, bufferSize) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMetadata', 'vgpuInstance', 'u32', vgpuInstance);
+    const vgpuMetadata$ = new Uint8Array(212);
+    if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlVgpuInstanceGetMetadata', 'bufferSize', 'u32', bufferSize);
+    s$f64[0] = 0; s$u32[0] = bufferSize;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetMetadata'))(vgpuInstance, vgpuMetadata$, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetMetadata', status);
+    return { vgpuMetadata: decodeRecord<T.nvmlVgpuMetadata_st>(records.nvmlVgpuMetadata_st(), vgpuMetadata$), bufferSize: s$u32[0] };
+  };
 }
 let nvmlVgpuInstanceGetPlacementId$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -311,19 +402,26 @@ export function nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance: number, pState
   if (status !== 0) throw fail('nvmlVgpuInstanceGetRuntimeStateSize', status);
   return decodeRecord<T.nvmlVgpuRuntimeState_v1_t>(records.nvmlVgpuRuntimeState_v1_t(), pState$);
 }
-let nvmlVgpuInstanceGetType$: Scratch | undefined;
-let nvmlVgpuInstanceGetType$c: NativeFunction | undefined;
+let nvmlVgpuInstanceGetType$: typeof nvmlVgpuInstanceGetType | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @returns the value of `vgpuTypeId`: out `nvmlVgpuTypeId_t *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
-  const s = (nvmlVgpuInstanceGetType$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetType', 'vgpuInstance', 'u32', vgpuInstance);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuInstanceGetType$c ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetType', status);
-  return s.u32[0];
+  return (nvmlVgpuInstanceGetType$ ??= bind$nvmlVgpuInstanceGetType())(vgpuInstance);
+}
+/** nvmlVgpuInstanceGetType around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetType(): typeof nvmlVgpuInstanceGetType {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetType(vgpuInstance) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetType', 'vgpuInstance', 'u32', vgpuInstance);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetType', status);
+    return s$u32[0];
+  };
 }
 let nvmlVgpuInstanceGetUUID$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -353,22 +451,29 @@ export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length:
   if (status !== 0) throw fail('nvmlVgpuInstanceGetVmDriverVersion', status);
   return textFrom(version$);
 }
-let nvmlVgpuInstanceGetVmID$: Scratch | undefined;
-let nvmlVgpuInstanceGetVmID$c: NativeFunction | undefined;
+let nvmlVgpuInstanceGetVmID$: typeof nvmlVgpuInstanceGetVmID | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuInstance in `nvmlVgpuInstance_t`.
  * @param size in `unsigned int`.
  * @returns `{ vmId, vmIdType }`: `vmId`: out text (`char *`, length `size`); `vmIdType`: out `nvmlVgpuVmIdType_t *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { vmId: string; vmIdType: T.nvmlVgpuVmIdType_t } {
-  const s = (nvmlVgpuInstanceGetVmID$ ??= new Scratch(1));
-  if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmID', 'vgpuInstance', 'u32', vgpuInstance);
-  if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetVmID', 'size', 'u32', size);
-  s.f64[0] = 0;
-  const vmId$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmID', 'size', size)));
-  const status = (nvmlVgpuInstanceGetVmID$c ??= binder.native('nvmlVgpuInstanceGetVmID'))(vgpuInstance, vmId$, size, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetVmID', status);
-  return { vmId: textFrom(vmId$), vmIdType: s.i32[0] as T.nvmlVgpuVmIdType_t };
+  return (nvmlVgpuInstanceGetVmID$ ??= bind$nvmlVgpuInstanceGetVmID())(vgpuInstance, size);
+}
+/** nvmlVgpuInstanceGetVmID around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuInstanceGetVmID(): typeof nvmlVgpuInstanceGetVmID {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuInstanceGetVmID(vgpuInstance, size) {
+    if (typeof vgpuInstance !== 'number' || (vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmID', 'vgpuInstance', 'u32', vgpuInstance);
+    if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetVmID', 'size', 'u32', size);
+    s$f64[0] = 0;
+    const vmId$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmID', 'size', size)));
+    const status = (native$ ??= binder.native('nvmlVgpuInstanceGetVmID'))(vgpuInstance, vmId$, size, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetVmID', status);
+    return { vmId: textFrom(vmId$), vmIdType: s$i32[0] as T.nvmlVgpuVmIdType_t };
+  };
 }
 let nvmlVgpuInstanceSetEncoderCapacity$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -396,121 +501,177 @@ export function nvmlVgpuTypeGetBAR1Info(vgpuTypeId: number, bar1Info?: Partial<T
   if (status !== 0) throw fail('nvmlVgpuTypeGetBAR1Info', status);
   return decodeRecord<T.nvmlVgpuTypeBar1Info_v1_t>(records.nvmlVgpuTypeBar1Info_v1_t(), bar1Info$);
 }
-let nvmlVgpuTypeGetCapabilities$: Scratch | undefined;
-let nvmlVgpuTypeGetCapabilities$c: NativeFunction | undefined;
+let nvmlVgpuTypeGetCapabilities$: typeof nvmlVgpuTypeGetCapabilities | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param capability in `nvmlVgpuCapability_t`.
  * @returns the value of `capResult`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t): number {
-  const s = (nvmlVgpuTypeGetCapabilities$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetCapabilities', 'vgpuTypeId', 'u32', vgpuTypeId);
-  if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlVgpuTypeGetCapabilities', 'capability', 'i32', capability);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetCapabilities$c ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetCapabilities', status);
-  return s.u32[0];
+  return (nvmlVgpuTypeGetCapabilities$ ??= bind$nvmlVgpuTypeGetCapabilities())(vgpuTypeId, capability);
 }
-let nvmlVgpuTypeGetClass$: Scratch | undefined;
-let nvmlVgpuTypeGetClass$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetCapabilities around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetCapabilities(): typeof nvmlVgpuTypeGetCapabilities {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetCapabilities', 'vgpuTypeId', 'u32', vgpuTypeId);
+    if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlVgpuTypeGetCapabilities', 'capability', 'i32', capability);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetCapabilities', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuTypeGetClass$: typeof nvmlVgpuTypeGetClass | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuTypeClass`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
-  const s = (nvmlVgpuTypeGetClass$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetClass', 'vgpuTypeId', 'u32', vgpuTypeId);
-  const vgpuTypeClass$ = new Uint8Array(4096);
-  s.u64[0] = BigInt(4096);
-  const status = (nvmlVgpuTypeGetClass$c ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass$, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetClass', status);
-  return textFrom(vgpuTypeClass$);
+  return (nvmlVgpuTypeGetClass$ ??= bind$nvmlVgpuTypeGetClass())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetDeviceID$: Scratch | undefined;
-let nvmlVgpuTypeGetDeviceID$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetClass around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetClass(): typeof nvmlVgpuTypeGetClass {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetClass(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetClass', 'vgpuTypeId', 'u32', vgpuTypeId);
+    const vgpuTypeClass$ = new Uint8Array(4096);
+    s$u64[0] = BigInt(4096);
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass$, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetClass', status);
+    return textFrom(vgpuTypeClass$);
+  };
+}
+let nvmlVgpuTypeGetDeviceID$: typeof nvmlVgpuTypeGetDeviceID | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns `{ deviceID, subsystemID }`: `deviceID`: out `unsigned long long *`; `subsystemID`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint; subsystemID: bigint } {
-  const s = (nvmlVgpuTypeGetDeviceID$ ??= new Scratch(2));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetDeviceID', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlVgpuTypeGetDeviceID$c ??= binder.native('nvmlVgpuTypeGetDeviceID'))(vgpuTypeId, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlVgpuTypeGetDeviceID', status);
-  return { deviceID: s.u64[0], subsystemID: s.u64[1] };
+  return (nvmlVgpuTypeGetDeviceID$ ??= bind$nvmlVgpuTypeGetDeviceID())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetFbReservation$: Scratch | undefined;
-let nvmlVgpuTypeGetFbReservation$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetDeviceID around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetDeviceID(): typeof nvmlVgpuTypeGetDeviceID {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetDeviceID(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetDeviceID', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetDeviceID'))(vgpuTypeId, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetDeviceID', status);
+    return { deviceID: s$u64[0], subsystemID: s$u64[1] };
+  };
+}
+let nvmlVgpuTypeGetFbReservation$: typeof nvmlVgpuTypeGetFbReservation | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `fbReservation`: out `unsigned long long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number): bigint {
-  const s = (nvmlVgpuTypeGetFbReservation$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFbReservation', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetFbReservation$c ??= binder.native('nvmlVgpuTypeGetFbReservation'))(vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetFbReservation', status);
-  return s.u64[0];
+  return (nvmlVgpuTypeGetFbReservation$ ??= bind$nvmlVgpuTypeGetFbReservation())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetFrameRateLimit$: Scratch | undefined;
-let nvmlVgpuTypeGetFrameRateLimit$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetFbReservation around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetFbReservation(): typeof nvmlVgpuTypeGetFbReservation {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetFbReservation(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFbReservation', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetFbReservation'))(vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetFbReservation', status);
+    return s$u64[0];
+  };
+}
+let nvmlVgpuTypeGetFrameRateLimit$: typeof nvmlVgpuTypeGetFrameRateLimit | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `frameRateLimit`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
-  const s = (nvmlVgpuTypeGetFrameRateLimit$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFrameRateLimit', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetFrameRateLimit$c ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetFrameRateLimit', status);
-  return s.u32[0];
+  return (nvmlVgpuTypeGetFrameRateLimit$ ??= bind$nvmlVgpuTypeGetFrameRateLimit())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetFramebufferSize$: Scratch | undefined;
-let nvmlVgpuTypeGetFramebufferSize$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetFrameRateLimit around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetFrameRateLimit(): typeof nvmlVgpuTypeGetFrameRateLimit {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFrameRateLimit', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetFrameRateLimit', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuTypeGetFramebufferSize$: typeof nvmlVgpuTypeGetFramebufferSize | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `fbSize`: out `unsigned long long *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
-  const s = (nvmlVgpuTypeGetFramebufferSize$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFramebufferSize', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetFramebufferSize$c ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetFramebufferSize', status);
-  return s.u64[0];
+  return (nvmlVgpuTypeGetFramebufferSize$ ??= bind$nvmlVgpuTypeGetFramebufferSize())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetGpuInstanceProfileId$: Scratch | undefined;
-let nvmlVgpuTypeGetGpuInstanceProfileId$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetFramebufferSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetFramebufferSize(): typeof nvmlVgpuTypeGetFramebufferSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFramebufferSize', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetFramebufferSize', status);
+    return s$u64[0];
+  };
+}
+let nvmlVgpuTypeGetGpuInstanceProfileId$: typeof nvmlVgpuTypeGetGpuInstanceProfileId | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `gpuInstanceProfileId`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number {
-  const s = (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGpuInstanceProfileId', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetGpuInstanceProfileId$c ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetGpuInstanceProfileId', status);
-  return s.u32[0];
+  return (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= bind$nvmlVgpuTypeGetGpuInstanceProfileId())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetGspHeapSize$: Scratch | undefined;
-let nvmlVgpuTypeGetGspHeapSize$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetGpuInstanceProfileId around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetGpuInstanceProfileId(): typeof nvmlVgpuTypeGetGpuInstanceProfileId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGpuInstanceProfileId', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetGpuInstanceProfileId', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuTypeGetGspHeapSize$: typeof nvmlVgpuTypeGetGspHeapSize | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `gspHeapSize`: out `unsigned long long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number): bigint {
-  const s = (nvmlVgpuTypeGetGspHeapSize$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGspHeapSize', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetGspHeapSize$c ??= binder.native('nvmlVgpuTypeGetGspHeapSize'))(vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetGspHeapSize', status);
-  return s.u64[0];
+  return (nvmlVgpuTypeGetGspHeapSize$ ??= bind$nvmlVgpuTypeGetGspHeapSize())(vgpuTypeId);
+}
+/** nvmlVgpuTypeGetGspHeapSize around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetGspHeapSize(): typeof nvmlVgpuTypeGetGspHeapSize {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGspHeapSize', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetGspHeapSize'))(vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetGspHeapSize', status);
+    return s$u64[0];
+  };
 }
 let nvmlVgpuTypeGetLicense$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -526,21 +687,28 @@ export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string
   if (status !== 0) throw fail('nvmlVgpuTypeGetLicense', status);
   return textFrom(vgpuTypeLicenseString$);
 }
-let nvmlVgpuTypeGetMaxInstances$: Scratch | undefined;
-let nvmlVgpuTypeGetMaxInstances$c: NativeFunction | undefined;
+let nvmlVgpuTypeGetMaxInstances$: typeof nvmlVgpuTypeGetMaxInstances | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param device in `nvmlDevice_t`.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuInstanceCount`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuTypeId: number): number {
-  const s = (nvmlVgpuTypeGetMaxInstances$ ??= new Scratch(1));
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstances', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetMaxInstances$c ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstances', status);
-  return s.u32[0];
+  return (nvmlVgpuTypeGetMaxInstances$ ??= bind$nvmlVgpuTypeGetMaxInstances())(device, vgpuTypeId);
+}
+/** nvmlVgpuTypeGetMaxInstances around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetMaxInstances(): typeof nvmlVgpuTypeGetMaxInstances {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId) {
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstances', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstances', status);
+    return s$u32[0];
+  };
 }
 let nvmlVgpuTypeGetMaxInstancesPerGpuInstance$c: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t *pMaxInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
@@ -555,63 +723,91 @@ export function nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance?: Partial
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstancesPerGpuInstance', status);
   return decodeRecord<T.nvmlVgpuTypeMaxInstance_v1_t>(records.nvmlVgpuTypeMaxInstance_v1_t(), pMaxInstance$);
 }
-let nvmlVgpuTypeGetMaxInstancesPerVm$: Scratch | undefined;
-let nvmlVgpuTypeGetMaxInstancesPerVm$c: NativeFunction | undefined;
+let nvmlVgpuTypeGetMaxInstancesPerVm$: typeof nvmlVgpuTypeGetMaxInstancesPerVm | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuInstanceCountPerVm`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
-  const s = (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetMaxInstancesPerVm$c ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstancesPerVm', status);
-  return s.u32[0];
+  return (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= bind$nvmlVgpuTypeGetMaxInstancesPerVm())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetName$: Scratch | undefined;
-let nvmlVgpuTypeGetName$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetMaxInstancesPerVm around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetMaxInstancesPerVm(): typeof nvmlVgpuTypeGetMaxInstancesPerVm {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstancesPerVm', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuTypeGetName$: typeof nvmlVgpuTypeGetName | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `vgpuTypeName`: out text (`char *`, length `size`).
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
-  const s = (nvmlVgpuTypeGetName$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetName', 'vgpuTypeId', 'u32', vgpuTypeId);
-  const vgpuTypeName$ = new Uint8Array(4096);
-  s.u64[0] = BigInt(4096);
-  const status = (nvmlVgpuTypeGetName$c ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName$, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetName', status);
-  return textFrom(vgpuTypeName$);
+  return (nvmlVgpuTypeGetName$ ??= bind$nvmlVgpuTypeGetName())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetNumDisplayHeads$: Scratch | undefined;
-let nvmlVgpuTypeGetNumDisplayHeads$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetName around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetName(): typeof nvmlVgpuTypeGetName {
+  const s = new Scratch(1);
+  const s$u64 = s.u64, s$bytes = s.bytes;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetName(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetName', 'vgpuTypeId', 'u32', vgpuTypeId);
+    const vgpuTypeName$ = new Uint8Array(4096);
+    s$u64[0] = BigInt(4096);
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName$, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetName', status);
+    return textFrom(vgpuTypeName$);
+  };
+}
+let nvmlVgpuTypeGetNumDisplayHeads$: typeof nvmlVgpuTypeGetNumDisplayHeads | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @returns the value of `numDisplayHeads`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
-  const s = (nvmlVgpuTypeGetNumDisplayHeads$ ??= new Scratch(1));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetNumDisplayHeads', 'vgpuTypeId', 'u32', vgpuTypeId);
-  s.f64[0] = 0;
-  const status = (nvmlVgpuTypeGetNumDisplayHeads$c ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, s.bytes);
-  if (status !== 0) throw fail('nvmlVgpuTypeGetNumDisplayHeads', status);
-  return s.u32[0];
+  return (nvmlVgpuTypeGetNumDisplayHeads$ ??= bind$nvmlVgpuTypeGetNumDisplayHeads())(vgpuTypeId);
 }
-let nvmlVgpuTypeGetResolution$: Scratch | undefined;
-let nvmlVgpuTypeGetResolution$c: NativeFunction | undefined;
+/** nvmlVgpuTypeGetNumDisplayHeads around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetNumDisplayHeads(): typeof nvmlVgpuTypeGetNumDisplayHeads {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetNumDisplayHeads', 'vgpuTypeId', 'u32', vgpuTypeId);
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, s$bytes);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetNumDisplayHeads', status);
+    return s$u32[0];
+  };
+}
+let nvmlVgpuTypeGetResolution$: typeof nvmlVgpuTypeGetResolution | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call.
  * @param vgpuTypeId in `nvmlVgpuTypeId_t`.
  * @param displayIndex in `unsigned int`.
  * @returns `{ xdim, ydim }`: `xdim`: out `unsigned int *`; `ydim`: out `unsigned int *`.
  * @remarks [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number): { xdim: number; ydim: number } {
-  const s = (nvmlVgpuTypeGetResolution$ ??= new Scratch(2));
-  if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetResolution', 'vgpuTypeId', 'u32', vgpuTypeId);
-  if (typeof displayIndex !== 'number' || (displayIndex >>> 0) !== displayIndex) throw intError('nvmlVgpuTypeGetResolution', 'displayIndex', 'u32', displayIndex);
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvmlVgpuTypeGetResolution$c ??= binder.native('nvmlVgpuTypeGetResolution'))(vgpuTypeId, displayIndex, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlVgpuTypeGetResolution', status);
-  return { xdim: s.u32[0], ydim: s.u32[2] };
+  return (nvmlVgpuTypeGetResolution$ ??= bind$nvmlVgpuTypeGetResolution())(vgpuTypeId, displayIndex);
+}
+/** nvmlVgpuTypeGetResolution around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvmlVgpuTypeGetResolution(): typeof nvmlVgpuTypeGetResolution {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex) {
+    if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetResolution', 'vgpuTypeId', 'u32', vgpuTypeId);
+    if (typeof displayIndex !== 'number' || (displayIndex >>> 0) !== displayIndex) throw intError('nvmlVgpuTypeGetResolution', 'displayIndex', 'u32', displayIndex);
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = (native$ ??= binder.native('nvmlVgpuTypeGetResolution'))(vgpuTypeId, displayIndex, s$slot0, s$slot1);
+    if (status !== 0) throw fail('nvmlVgpuTypeGetResolution', status);
+    return { xdim: s$u32[0], ydim: s$u32[2] };
+  };
 }

@@ -30,16 +30,23 @@ export function nvrtcSetPCHHeapSize(size: T.Int64): void {
   const status = (nvrtcSetPCHHeapSize$c ??= binder.native('nvrtcSetPCHHeapSize'))(size);
   if (status !== 0) throw fail('nvrtcSetPCHHeapSize', status);
 }
-let nvrtcVersion$: Scratch | undefined;
-let nvrtcVersion$c: NativeFunction | undefined;
+let nvrtcVersion$: typeof nvrtcVersion | undefined;
 /** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call.
  * @returns `{ major, minor }`: `major`: out `int *`; `minor`: out `int *`.
  * @remarks Group `query`. */
 export function nvrtcVersion(): { major: number; minor: number } {
-  const s = (nvrtcVersion$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  const status = (nvrtcVersion$c ??= binder.nativeFixed('nvrtcVersion', [s.slot(0), s.slot(1)]))();
-  if (status !== 0) throw fail('nvrtcVersion', status);
-  return { major: s.i32[0], minor: s.i32[2] };
+  return (nvrtcVersion$ ??= bind$nvrtcVersion())();
+}
+/** nvrtcVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$nvrtcVersion(): typeof nvrtcVersion {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('nvrtcVersion', [s.slot(0), s.slot(1)]);
+  return function nvrtcVersion() {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    const status = native();
+    if (status !== 0) throw fail('nvrtcVersion', status);
+    return { major: s$i32[0], minor: s$i32[2] };
+  };
 }

@@ -8,21 +8,28 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaArrayGetInfo$: Scratch | undefined;
-let cudaArrayGetInfo$c: NativeFunction | undefined;
+let cudaArrayGetInfo$: typeof cudaArrayGetInfo | undefined;
 /** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param array in `cudaArray_t`.
  * @returns `{ desc, extent, flags }`: `desc`: out `cudaChannelFormatDesc`; `extent`: out `cudaExtent`; `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
-  const s = (cudaArrayGetInfo$ ??= new Scratch(1));
-  const desc$ = new Uint8Array(20);
-  const extent$ = new Uint8Array(24);
-  s.f64[0] = 0;
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
-  const status = (cudaArrayGetInfo$c ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s.bytes, array);
-  if (status !== 0) throw fail('cudaArrayGetInfo', status);
-  return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s.u32[0] };
+  return (cudaArrayGetInfo$ ??= bind$cudaArrayGetInfo())(array);
+}
+/** cudaArrayGetInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaArrayGetInfo(array) {
+    const desc$ = new Uint8Array(20);
+    const extent$ = new Uint8Array(24);
+    s$f64[0] = 0;
+    if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
+    const status = (native$ ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s$bytes, array);
+    if (status !== 0) throw fail('cudaArrayGetInfo', status);
+    return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s$u32[0] };
+  };
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -38,21 +45,28 @@ export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, devi
   if (status !== 0) throw fail('cudaArrayGetMemoryRequirements', status);
   return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
-let cudaArrayGetPlane$: Scratch | undefined;
-let cudaArrayGetPlane$c: NativeFunction | undefined;
+let cudaArrayGetPlane$: typeof cudaArrayGetPlane | undefined;
 /** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hArray in `cudaArray_t`.
  * @param planeIdx in `unsigned int`.
  * @returns the value of `pPlaneArray`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
-  const s = (cudaArrayGetPlane$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
-  if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
-  const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.bytes, hArray, planeIdx);
-  if (status !== 0) throw fail('cudaArrayGetPlane', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
+  return (cudaArrayGetPlane$ ??= bind$cudaArrayGetPlane())(hArray, planeIdx);
+}
+/** cudaArrayGetPlane around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaArrayGetPlane(hArray, planeIdx) {
+    s$f64[0] = 0;
+    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+    if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
+    const status = (native$ ??= binder.native('cudaArrayGetPlane'))(s$bytes, hArray, planeIdx);
+    if (status !== 0) throw fail('cudaArrayGetPlane', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+  };
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -66,19 +80,26 @@ export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cud
   if (status !== 0) throw fail('cudaArrayGetSparseProperties', status);
   return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);
 }
-let cudaChooseDevice$: Scratch | undefined;
-let cudaChooseDevice$c: NativeFunction | undefined;
+let cudaChooseDevice$: typeof cudaChooseDevice | undefined;
 /** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param prop in `const struct cudaDeviceProp *`: a `cudaDeviceProp` object or its bytes.
  * @returns the value of `device`: out `int *`.
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
-  const s = (cudaChooseDevice$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const prop$ = recordArg('cudaChooseDevice', 'prop', records.cudaDeviceProp(), prop, false);
-  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.bytes, prop$);
-  if (status !== 0) throw fail('cudaChooseDevice', status);
-  return s.i32[0];
+  return (cudaChooseDevice$ ??= bind$cudaChooseDevice())(prop);
+}
+/** cudaChooseDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaChooseDevice(): typeof cudaChooseDevice {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaChooseDevice(prop) {
+    s$f64[0] = 0;
+    const prop$ = recordArg('cudaChooseDevice', 'prop', records.cudaDeviceProp(), prop, false);
+    const status = (native$ ??= binder.native('cudaChooseDevice'))(s$bytes, prop$);
+    if (status !== 0) throw fail('cudaChooseDevice', status);
+    return s$i32[0];
+  };
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
 /** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 13.0
@@ -98,22 +119,28 @@ export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number
   const result = (cudaCreateChannelDesc$c ??= binder.native('cudaCreateChannelDesc'))(x, y, z, w, f);
   return result;
 }
-let cudaCreateSurfaceObject$: Scratch | undefined;
-let cudaCreateSurfaceObject$c: NativeFunction | undefined;
+let cudaCreateSurfaceObject$: typeof cudaCreateSurfaceObject | undefined;
 /** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @returns the value of `pSurfObject`: out `cudaSurfaceObject_t *`.
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
-  const s = (cudaCreateSurfaceObject$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pResDesc$ = recordArg('cudaCreateSurfaceObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
-  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.bytes, pResDesc$);
-  if (status !== 0) throw fail('cudaCreateSurfaceObject', status);
-  return s.u64[0];
+  return (cudaCreateSurfaceObject$ ??= bind$cudaCreateSurfaceObject())(pResDesc);
 }
-let cudaCreateTextureObject$: Scratch | undefined;
-let cudaCreateTextureObject$c: NativeFunction | undefined;
+/** cudaCreateSurfaceObject around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaCreateSurfaceObject(): typeof cudaCreateSurfaceObject {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaCreateSurfaceObject(pResDesc) {
+    s$f64[0] = 0;
+    const pResDesc$ = recordArg('cudaCreateSurfaceObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
+    const status = (native$ ??= binder.native('cudaCreateSurfaceObject'))(s$bytes, pResDesc$);
+    if (status !== 0) throw fail('cudaCreateSurfaceObject', status);
+    return s$u64[0];
+  };
+}
+let cudaCreateTextureObject$: typeof cudaCreateTextureObject | undefined;
 /** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param pResDesc in `const struct cudaResourceDesc *`: a `cudaResourceDesc` object or its bytes.
  * @param pTexDesc in `const struct cudaTextureDesc *`: a `cudaTextureDesc` object or its bytes.
@@ -121,12 +148,20 @@ let cudaCreateTextureObject$c: NativeFunction | undefined;
  * @returns the value of `pTexObject`: out `cudaTextureObject_t *`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
-  const s = (cudaCreateTextureObject$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const pResDesc$ = recordArg('cudaCreateTextureObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
-  const pTexDesc$ = recordArg('cudaCreateTextureObject', 'pTexDesc', records.cudaTextureDesc(), pTexDesc, false);
-  const pResViewDesc$ = recordArg('cudaCreateTextureObject', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
-  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.bytes, pResDesc$, pTexDesc$, pResViewDesc$);
-  if (status !== 0) throw fail('cudaCreateTextureObject', status);
-  return s.u64[0];
+  return (cudaCreateTextureObject$ ??= bind$cudaCreateTextureObject())(pResDesc, pTexDesc, pResViewDesc);
+}
+/** cudaCreateTextureObject around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaCreateTextureObject(): typeof cudaCreateTextureObject {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaCreateTextureObject(pResDesc, pTexDesc, pResViewDesc) {
+    s$f64[0] = 0;
+    const pResDesc$ = recordArg('cudaCreateTextureObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
+    const pTexDesc$ = recordArg('cudaCreateTextureObject', 'pTexDesc', records.cudaTextureDesc(), pTexDesc, false);
+    const pResViewDesc$ = recordArg('cudaCreateTextureObject', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
+    const status = (native$ ??= binder.native('cudaCreateTextureObject'))(s$bytes, pResDesc$, pTexDesc$, pResViewDesc$);
+    if (status !== 0) throw fail('cudaCreateTextureObject', status);
+    return s$u64[0];
+  };
 }

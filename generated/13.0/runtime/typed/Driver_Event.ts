@@ -8,43 +8,64 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaDriverGetVersion$: Scratch | undefined;
-let cudaDriverGetVersion$c: NativeFunction | undefined;
+let cudaDriverGetVersion$: typeof cudaDriverGetVersion | undefined;
 /** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `driverVersion`: out `int *`.
  * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaDriverGetVersion(): number {
-  const s = (cudaDriverGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaDriverGetVersion$c ??= binder.nativeFixed('cudaDriverGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('cudaDriverGetVersion', status);
-  return s.i32[0];
+  return (cudaDriverGetVersion$ ??= bind$cudaDriverGetVersion())();
 }
-let cudaEventCreate$: Scratch | undefined;
-let cudaEventCreate$c: NativeFunction | undefined;
+/** cudaDriverGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaDriverGetVersion(): typeof cudaDriverGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaDriverGetVersion', [s.bytes]);
+  return function cudaDriverGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaDriverGetVersion', status);
+    return s$i32[0];
+  };
+}
+let cudaEventCreate$: typeof cudaEventCreate | undefined;
 /** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `event`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreate(): T.cudaEvent_t {
-  const s = (cudaEventCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaEventCreate$c ??= binder.nativeFixed('cudaEventCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cudaEventCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
+  return (cudaEventCreate$ ??= bind$cudaEventCreate())();
 }
-let cudaEventCreateWithFlags$: Scratch | undefined;
-let cudaEventCreateWithFlags$c: NativeFunction | undefined;
+/** cudaEventCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaEventCreate(): typeof cudaEventCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudaEventCreate', [s.bytes]);
+  return function cudaEventCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaEventCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+  };
+}
+let cudaEventCreateWithFlags$: typeof cudaEventCreateWithFlags | undefined;
 /** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `event`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
-  const s = (cudaEventCreateWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaEventCreateWithFlags', 'flags', 'u32', flags);
-  const status = (cudaEventCreateWithFlags$c ??= binder.native('cudaEventCreateWithFlags'))(s.bytes, flags);
-  if (status !== 0) throw fail('cudaEventCreateWithFlags', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
+  return (cudaEventCreateWithFlags$ ??= bind$cudaEventCreateWithFlags())(flags);
+}
+/** cudaEventCreateWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaEventCreateWithFlags(): typeof cudaEventCreateWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaEventCreateWithFlags(flags) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaEventCreateWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaEventCreateWithFlags'))(s$bytes, flags);
+    if (status !== 0) throw fail('cudaEventCreateWithFlags', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+  };
 }
 let cudaEventDestroy$c: NativeFunction | undefined;
 /** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -55,21 +76,28 @@ export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
   const status = (cudaEventDestroy$c ??= binder.native('cudaEventDestroy'))(event);
   if (status !== 0) throw fail('cudaEventDestroy', status);
 }
-let cudaEventElapsedTime$: Scratch | undefined;
-let cudaEventElapsedTime$c: NativeFunction | undefined;
+let cudaEventElapsedTime$: typeof cudaEventElapsedTime | undefined;
 /** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param start in `cudaEvent_t`.
  * @param end in `cudaEvent_t`.
  * @returns the value of `ms`: out `float *`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventElapsedTime(start: T.cudaEvent_t | null, end: T.cudaEvent_t | null): number {
-  const s = (cudaEventElapsedTime$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof start !== 'number' || !(start >= 0 && start <= 9007199254740991) || start % 1 !== 0) start = addressArg('cudaEventElapsedTime', 'start', start, true) as typeof start;
-  if (typeof end !== 'number' || !(end >= 0 && end <= 9007199254740991) || end % 1 !== 0) end = addressArg('cudaEventElapsedTime', 'end', end, true) as typeof end;
-  const status = (cudaEventElapsedTime$c ??= binder.native('cudaEventElapsedTime'))(s.bytes, start, end);
-  if (status !== 0) throw fail('cudaEventElapsedTime', status);
-  return s.f32[0];
+  return (cudaEventElapsedTime$ ??= bind$cudaEventElapsedTime())(start, end);
+}
+/** cudaEventElapsedTime around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaEventElapsedTime(): typeof cudaEventElapsedTime {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$f32 = s.f32;
+  let native$: NativeFunction | undefined;
+  return function cudaEventElapsedTime(start, end) {
+    s$f64[0] = 0;
+    if (typeof start !== 'number' || !(start >= 0 && start <= 9007199254740991) || start % 1 !== 0) start = addressArg('cudaEventElapsedTime', 'start', start, true) as typeof start;
+    if (typeof end !== 'number' || !(end >= 0 && end <= 9007199254740991) || end % 1 !== 0) end = addressArg('cudaEventElapsedTime', 'end', end, true) as typeof end;
+    const status = (native$ ??= binder.native('cudaEventElapsedTime'))(s$bytes, start, end);
+    if (status !== 0) throw fail('cudaEventElapsedTime', status);
+    return s$f32[0];
+  };
 }
 let cudaEventQuery$c: NativeFunction | undefined;
 /** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.

@@ -8,8 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaGraphAddChildGraphNode$: Scratch | undefined;
-let cudaGraphAddChildGraphNode$c: NativeFunction | undefined;
+let cudaGraphAddChildGraphNode$: typeof cudaGraphAddChildGraphNode | undefined;
 /** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -17,15 +16,23 @@ let cudaGraphAddChildGraphNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, childGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
-  const s = (cudaGraphAddChildGraphNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddChildGraphNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddChildGraphNode', 'pDependencies', 'address', pDependencies, false);
-  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cudaGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddChildGraphNode$c ??= binder.native('cudaGraphAddChildGraphNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, childGraph);
-  if (status !== 0) throw fail('cudaGraphAddChildGraphNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddChildGraphNode$ ??= bind$cudaGraphAddChildGraphNode())(graph, pDependencies, childGraph);
+}
+/** cudaGraphAddChildGraphNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddChildGraphNode(): typeof cudaGraphAddChildGraphNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddChildGraphNode(graph, pDependencies, childGraph) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddChildGraphNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddChildGraphNode', 'pDependencies', 'address', pDependencies, false);
+    if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cudaGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddChildGraphNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, childGraph);
+    if (status !== 0) throw fail('cudaGraphAddChildGraphNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
 }
 let cudaGraphAddDependencies$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -44,25 +51,31 @@ export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: read
   const status = (cudaGraphAddDependencies$c ??= binder.native('cudaGraphAddDependencies'))(graph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cudaGraphAddDependencies', status);
 }
-let cudaGraphAddEmptyNode$: Scratch | undefined;
-let cudaGraphAddEmptyNode$c: NativeFunction | undefined;
+let cudaGraphAddEmptyNode$: typeof cudaGraphAddEmptyNode | undefined;
 /** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEmptyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): T.cudaGraphNode_t {
-  const s = (cudaGraphAddEmptyNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEmptyNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddEmptyNode', 'pDependencies', 'address', pDependencies, false);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddEmptyNode$c ??= binder.native('cudaGraphAddEmptyNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n);
-  if (status !== 0) throw fail('cudaGraphAddEmptyNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddEmptyNode$ ??= bind$cudaGraphAddEmptyNode())(graph, pDependencies);
 }
-let cudaGraphAddEventRecordNode$: Scratch | undefined;
-let cudaGraphAddEventRecordNode$c: NativeFunction | undefined;
+/** cudaGraphAddEmptyNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddEmptyNode(): typeof cudaGraphAddEmptyNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddEmptyNode(graph, pDependencies) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEmptyNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddEmptyNode', 'pDependencies', 'address', pDependencies, false);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddEmptyNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n);
+    if (status !== 0) throw fail('cudaGraphAddEmptyNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddEventRecordNode$: typeof cudaGraphAddEventRecordNode | undefined;
 /** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -70,18 +83,25 @@ let cudaGraphAddEventRecordNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
-  const s = (cudaGraphAddEventRecordNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventRecordNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddEventRecordNode', 'pDependencies', 'address', pDependencies, false);
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventRecordNode', 'event', event, true) as typeof event;
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddEventRecordNode$c ??= binder.native('cudaGraphAddEventRecordNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, event);
-  if (status !== 0) throw fail('cudaGraphAddEventRecordNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddEventRecordNode$ ??= bind$cudaGraphAddEventRecordNode())(graph, pDependencies, event);
 }
-let cudaGraphAddEventWaitNode$: Scratch | undefined;
-let cudaGraphAddEventWaitNode$c: NativeFunction | undefined;
+/** cudaGraphAddEventRecordNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddEventRecordNode(): typeof cudaGraphAddEventRecordNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddEventRecordNode(graph, pDependencies, event) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventRecordNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddEventRecordNode', 'pDependencies', 'address', pDependencies, false);
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventRecordNode', 'event', event, true) as typeof event;
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddEventRecordNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, event);
+    if (status !== 0) throw fail('cudaGraphAddEventRecordNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddEventWaitNode$: typeof cudaGraphAddEventWaitNode | undefined;
 /** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -89,18 +109,25 @@ let cudaGraphAddEventWaitNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
-  const s = (cudaGraphAddEventWaitNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventWaitNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddEventWaitNode', 'pDependencies', 'address', pDependencies, false);
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventWaitNode', 'event', event, true) as typeof event;
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddEventWaitNode$c ??= binder.native('cudaGraphAddEventWaitNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, event);
-  if (status !== 0) throw fail('cudaGraphAddEventWaitNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddEventWaitNode$ ??= bind$cudaGraphAddEventWaitNode())(graph, pDependencies, event);
 }
-let cudaGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
-let cudaGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
+/** cudaGraphAddEventWaitNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddEventWaitNode(): typeof cudaGraphAddEventWaitNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddEventWaitNode(graph, pDependencies, event) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventWaitNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddEventWaitNode', 'pDependencies', 'address', pDependencies, false);
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventWaitNode', 'event', event, true) as typeof event;
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddEventWaitNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, event);
+    if (status !== 0) throw fail('cudaGraphAddEventWaitNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddExternalSemaphoresSignalNode$: typeof cudaGraphAddExternalSemaphoresSignalNode | undefined;
 /** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -108,18 +135,25 @@ let cudaGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresSignalNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): T.cudaGraphNode_t {
-  const s = (cudaGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresSignalNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresSignalNode', 'pDependencies', 'address', pDependencies, false);
-  const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresSignalNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddExternalSemaphoresSignalNode$ ??= bind$cudaGraphAddExternalSemaphoresSignalNode())(graph, pDependencies, nodeParams);
 }
-let cudaGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
-let cudaGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
+/** cudaGraphAddExternalSemaphoresSignalNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddExternalSemaphoresSignalNode(): typeof cudaGraphAddExternalSemaphoresSignalNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresSignalNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresSignalNode', 'pDependencies', 'address', pDependencies, false);
+    const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresSignalNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddExternalSemaphoresWaitNode$: typeof cudaGraphAddExternalSemaphoresWaitNode | undefined;
 /** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -127,18 +161,25 @@ let cudaGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddExternalSemaphoresWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): T.cudaGraphNode_t {
-  const s = (cudaGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresWaitNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresWaitNode', 'pDependencies', 'address', pDependencies, false);
-  const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresWaitNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddExternalSemaphoresWaitNode$ ??= bind$cudaGraphAddExternalSemaphoresWaitNode())(graph, pDependencies, nodeParams);
 }
-let cudaGraphAddHostNode$: Scratch | undefined;
-let cudaGraphAddHostNode$c: NativeFunction | undefined;
+/** cudaGraphAddExternalSemaphoresWaitNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddExternalSemaphoresWaitNode(): typeof cudaGraphAddExternalSemaphoresWaitNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresWaitNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresWaitNode', 'pDependencies', 'address', pDependencies, false);
+    const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresWaitNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddHostNode$: typeof cudaGraphAddHostNode | undefined;
 /** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -146,18 +187,25 @@ let cudaGraphAddHostNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddHostNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaHostNodeParams | Uint8Array): T.cudaGraphNode_t {
-  const s = (cudaGraphAddHostNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddHostNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddHostNode', 'pDependencies', 'address', pDependencies, false);
-  const pNodeParams$ = recordArg('cudaGraphAddHostNode', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddHostNode$c ??= binder.native('cudaGraphAddHostNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
-  if (status !== 0) throw fail('cudaGraphAddHostNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddHostNode$ ??= bind$cudaGraphAddHostNode())(graph, pDependencies, pNodeParams);
 }
-let cudaGraphAddKernelNode$: Scratch | undefined;
-let cudaGraphAddKernelNode$c: NativeFunction | undefined;
+/** cudaGraphAddHostNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddHostNode(): typeof cudaGraphAddHostNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddHostNode(graph, pDependencies, pNodeParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddHostNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddHostNode', 'pDependencies', 'address', pDependencies, false);
+    const pNodeParams$ = recordArg('cudaGraphAddHostNode', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddHostNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
+    if (status !== 0) throw fail('cudaGraphAddHostNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddKernelNode$: typeof cudaGraphAddKernelNode | undefined;
 /** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -165,18 +213,25 @@ let cudaGraphAddKernelNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddKernelNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaKernelNodeParams | Uint8Array): T.cudaGraphNode_t {
-  const s = (cudaGraphAddKernelNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddKernelNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddKernelNode', 'pDependencies', 'address', pDependencies, false);
-  const pNodeParams$ = recordArg('cudaGraphAddKernelNode', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddKernelNode$c ??= binder.native('cudaGraphAddKernelNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
-  if (status !== 0) throw fail('cudaGraphAddKernelNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddKernelNode$ ??= bind$cudaGraphAddKernelNode())(graph, pDependencies, pNodeParams);
 }
-let cudaGraphAddMemAllocNode$: Scratch | undefined;
-let cudaGraphAddMemAllocNode$c: NativeFunction | undefined;
+/** cudaGraphAddKernelNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddKernelNode(): typeof cudaGraphAddKernelNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddKernelNode(graph, pDependencies, pNodeParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddKernelNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddKernelNode', 'pDependencies', 'address', pDependencies, false);
+    const pNodeParams$ = recordArg('cudaGraphAddKernelNode', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddKernelNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
+    if (status !== 0) throw fail('cudaGraphAddKernelNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddMemAllocNode$: typeof cudaGraphAddMemAllocNode | undefined;
 /** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -184,19 +239,26 @@ let cudaGraphAddMemAllocNode$c: NativeFunction | undefined;
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaMemAllocNodeParams`: fields given here in, the record the call fills returned.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams?: Partial<T.cudaMemAllocNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaMemAllocNodeParams } {
-  const s = (cudaGraphAddMemAllocNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemAllocNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddMemAllocNode', 'pDependencies', 'address', pDependencies, false);
-  const nodeParams$ = new Uint8Array(records.cudaMemAllocNodeParams().size);
-  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddMemAllocNode', 'nodeParams', records.cudaMemAllocNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemAllocNode$c ??= binder.native('cudaGraphAddMemAllocNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cudaGraphAddMemAllocNode', status);
-  return { pGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), nodeParams$) };
+  return (cudaGraphAddMemAllocNode$ ??= bind$cudaGraphAddMemAllocNode())(graph, pDependencies, nodeParams);
 }
-let cudaGraphAddMemFreeNode$: Scratch | undefined;
-let cudaGraphAddMemFreeNode$c: NativeFunction | undefined;
+/** cudaGraphAddMemAllocNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddMemAllocNode(): typeof cudaGraphAddMemAllocNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddMemAllocNode(graph, pDependencies, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemAllocNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddMemAllocNode', 'pDependencies', 'address', pDependencies, false);
+    const nodeParams$ = new Uint8Array(records.cudaMemAllocNodeParams().size);
+    if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddMemAllocNode', 'nodeParams', records.cudaMemAllocNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddMemAllocNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cudaGraphAddMemAllocNode', status);
+    return { pGraphNode: (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), nodeParams$) };
+  };
+}
+let cudaGraphAddMemFreeNode$: typeof cudaGraphAddMemFreeNode | undefined;
 /** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -204,18 +266,25 @@ let cudaGraphAddMemFreeNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemFreeNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dptr: T.Pointer): T.cudaGraphNode_t {
-  const s = (cudaGraphAddMemFreeNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemFreeNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddMemFreeNode', 'pDependencies', 'address', pDependencies, false);
-  pointerArg('cudaGraphAddMemFreeNode', 'dptr', dptr, true);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemFreeNode$c ??= binder.native('cudaGraphAddMemFreeNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, dptr);
-  if (status !== 0) throw fail('cudaGraphAddMemFreeNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddMemFreeNode$ ??= bind$cudaGraphAddMemFreeNode())(graph, pDependencies, dptr);
 }
-let cudaGraphAddMemcpyNode$: Scratch | undefined;
-let cudaGraphAddMemcpyNode$c: NativeFunction | undefined;
+/** cudaGraphAddMemFreeNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddMemFreeNode(): typeof cudaGraphAddMemFreeNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddMemFreeNode(graph, pDependencies, dptr) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemFreeNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddMemFreeNode', 'pDependencies', 'address', pDependencies, false);
+    pointerArg('cudaGraphAddMemFreeNode', 'dptr', dptr, true);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddMemFreeNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dptr);
+    if (status !== 0) throw fail('cudaGraphAddMemFreeNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddMemcpyNode$: typeof cudaGraphAddMemcpyNode | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -223,18 +292,25 @@ let cudaGraphAddMemcpyNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pCopyParams: T.cudaMemcpy3DParms | Uint8Array): T.cudaGraphNode_t {
-  const s = (cudaGraphAddMemcpyNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode', 'pDependencies', 'address', pDependencies, false);
-  const pCopyParams$ = recordArg('cudaGraphAddMemcpyNode', 'pCopyParams', records.cudaMemcpy3DParms(), pCopyParams, false);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNode$c ??= binder.native('cudaGraphAddMemcpyNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pCopyParams$);
-  if (status !== 0) throw fail('cudaGraphAddMemcpyNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddMemcpyNode$ ??= bind$cudaGraphAddMemcpyNode())(graph, pDependencies, pCopyParams);
 }
-let cudaGraphAddMemcpyNode1D$: Scratch | undefined;
-let cudaGraphAddMemcpyNode1D$c: NativeFunction | undefined;
+/** cudaGraphAddMemcpyNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddMemcpyNode(): typeof cudaGraphAddMemcpyNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddMemcpyNode(graph, pDependencies, pCopyParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode', 'pDependencies', 'address', pDependencies, false);
+    const pCopyParams$ = recordArg('cudaGraphAddMemcpyNode', 'pCopyParams', records.cudaMemcpy3DParms(), pCopyParams, false);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddMemcpyNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pCopyParams$);
+    if (status !== 0) throw fail('cudaGraphAddMemcpyNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddMemcpyNode1D$: typeof cudaGraphAddMemcpyNode1D | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -245,23 +321,30 @@ let cudaGraphAddMemcpyNode1D$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
-  const s = (cudaGraphAddMemcpyNode1D$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode1D', 'pDependencies', 'address', pDependencies, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
-  pointerArg('cudaGraphAddMemcpyNode1D', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
-  pointerArg('cudaGraphAddMemcpyNode1D', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
-  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNode1D$c ??= binder.native('cudaGraphAddMemcpyNode1D'))(s.bytes, graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
-  if (status !== 0) throw fail('cudaGraphAddMemcpyNode1D', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddMemcpyNode1D$ ??= bind$cudaGraphAddMemcpyNode1D())(graph, pDependencies, dst, src, count, kind);
 }
-let cudaGraphAddMemcpyNodeFromSymbol$: Scratch | undefined;
-let cudaGraphAddMemcpyNodeFromSymbol$c: NativeFunction | undefined;
+/** cudaGraphAddMemcpyNode1D around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddMemcpyNode1D(): typeof cudaGraphAddMemcpyNode1D {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddMemcpyNode1D(graph, pDependencies, dst, src, count, kind) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode1D', 'pDependencies', 'address', pDependencies, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
+    pointerArg('cudaGraphAddMemcpyNode1D', 'dst', dst, true, count);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
+    pointerArg('cudaGraphAddMemcpyNode1D', 'src', src, true, count);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
+    if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddMemcpyNode1D'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
+    if (status !== 0) throw fail('cudaGraphAddMemcpyNode1D', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddMemcpyNodeFromSymbol$: typeof cudaGraphAddMemcpyNodeFromSymbol | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -273,24 +356,31 @@ let cudaGraphAddMemcpyNodeFromSymbol$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
-  const s = (cudaGraphAddMemcpyNodeFromSymbol$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', 'address', pDependencies, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
-  pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
-  pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
-  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeFromSymbol', 'kind', 'i32', kind);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNodeFromSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s.bytes, graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
-  if (status !== 0) throw fail('cudaGraphAddMemcpyNodeFromSymbol', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddMemcpyNodeFromSymbol$ ??= bind$cudaGraphAddMemcpyNodeFromSymbol())(graph, pDependencies, dst, symbol, count, offset, kind);
 }
-let cudaGraphAddMemcpyNodeToSymbol$: Scratch | undefined;
-let cudaGraphAddMemcpyNodeToSymbol$c: NativeFunction | undefined;
+/** cudaGraphAddMemcpyNodeFromSymbol around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddMemcpyNodeFromSymbol(): typeof cudaGraphAddMemcpyNodeFromSymbol {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, dst, symbol, count, offset, kind) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', 'address', pDependencies, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
+    pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'dst', dst, true, count);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
+    pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'symbol', symbol, true, count);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
+    if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
+    if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeFromSymbol', 'kind', 'i32', kind);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
+    if (status !== 0) throw fail('cudaGraphAddMemcpyNodeFromSymbol', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddMemcpyNodeToSymbol$: typeof cudaGraphAddMemcpyNodeToSymbol | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -302,24 +392,31 @@ let cudaGraphAddMemcpyNodeToSymbol$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
-  const s = (cudaGraphAddMemcpyNodeToSymbol$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', 'address', pDependencies, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
-  pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
-  pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
-  if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeToSymbol', 'kind', 'i32', kind);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemcpyNodeToSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s.bytes, graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
-  if (status !== 0) throw fail('cudaGraphAddMemcpyNodeToSymbol', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddMemcpyNodeToSymbol$ ??= bind$cudaGraphAddMemcpyNodeToSymbol())(graph, pDependencies, symbol, src, count, offset, kind);
 }
-let cudaGraphAddMemsetNode$: Scratch | undefined;
-let cudaGraphAddMemsetNode$c: NativeFunction | undefined;
+/** cudaGraphAddMemcpyNodeToSymbol around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddMemcpyNodeToSymbol(): typeof cudaGraphAddMemcpyNodeToSymbol {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, symbol, src, count, offset, kind) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', 'address', pDependencies, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
+    pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'symbol', symbol, true, count);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
+    pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'src', src, true, count);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
+    if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
+    if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeToSymbol', 'kind', 'i32', kind);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s$bytes, graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
+    if (status !== 0) throw fail('cudaGraphAddMemcpyNodeToSymbol', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddMemsetNode$: typeof cudaGraphAddMemsetNode | undefined;
 /** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -327,18 +424,25 @@ let cudaGraphAddMemsetNode$c: NativeFunction | undefined;
  * @returns the value of `pGraphNode`: out `cudaGraphNode_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddMemsetNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pMemsetParams: T.cudaMemsetParams | Uint8Array): T.cudaGraphNode_t {
-  const s = (cudaGraphAddMemsetNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemsetNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddMemsetNode', 'pDependencies', 'address', pDependencies, false);
-  const pMemsetParams$ = recordArg('cudaGraphAddMemsetNode', 'pMemsetParams', records.cudaMemsetParams(), pMemsetParams, false);
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddMemsetNode$c ??= binder.native('cudaGraphAddMemsetNode'))(s.bytes, graph, pDependencies$.data, numDependencies$n, pMemsetParams$);
-  if (status !== 0) throw fail('cudaGraphAddMemsetNode', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t;
+  return (cudaGraphAddMemsetNode$ ??= bind$cudaGraphAddMemsetNode())(graph, pDependencies, pMemsetParams);
 }
-let cudaGraphAddNode$: Scratch | undefined;
-let cudaGraphAddNode$c: NativeFunction | undefined;
+/** cudaGraphAddMemsetNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddMemsetNode(): typeof cudaGraphAddMemsetNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddMemsetNode(graph, pDependencies, pMemsetParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemsetNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddMemsetNode', 'pDependencies', 'address', pDependencies, false);
+    const pMemsetParams$ = recordArg('cudaGraphAddMemsetNode', 'pMemsetParams', records.cudaMemsetParams(), pMemsetParams, false);
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddMemsetNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pMemsetParams$);
+    if (status !== 0) throw fail('cudaGraphAddMemsetNode', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+  };
+}
+let cudaGraphAddNode$: typeof cudaGraphAddNode | undefined;
 /** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param pDependencies in array of `cudaGraphNode_t`; its length is passed as `numDependencies`.
@@ -347,15 +451,23 @@ let cudaGraphAddNode$c: NativeFunction | undefined;
  * @returns `{ pGraphNode, nodeParams }`: `pGraphNode`: out `cudaGraphNode_t *`; `nodeParams`: in/out `cudaGraphNodeParams`: fields given here in, the record the call fills returned.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array | null, nodeParams?: Partial<T.cudaGraphNodeParams> | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
-  const s = (cudaGraphAddNode$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddNode', 'graph', graph, true) as typeof graph;
-  const pDependencies$ = scalarArrayArg('cudaGraphAddNode', 'pDependencies', 'address', pDependencies, false);
-  const dependencyData$ = recordArg('cudaGraphAddNode', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
-  const nodeParams$ = new Uint8Array(records.cudaGraphNodeParams().size);
-  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddNode', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
-  const numDependencies$n = pDependencies$.count;
-  const status = (cudaGraphAddNode$c ??= binder.native('cudaGraphAddNode'))(s.bytes, graph, pDependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
-  if (status !== 0) throw fail('cudaGraphAddNode', status);
-  return { pGraphNode: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$) };
+  return (cudaGraphAddNode$ ??= bind$cudaGraphAddNode())(graph, pDependencies, dependencyData, nodeParams);
+}
+/** cudaGraphAddNode around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphAddNode(): typeof cudaGraphAddNode {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphAddNode(graph, pDependencies, dependencyData, nodeParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddNode', 'graph', graph, true) as typeof graph;
+    const pDependencies$ = scalarArrayArg('cudaGraphAddNode', 'pDependencies', 'address', pDependencies, false);
+    const dependencyData$ = recordArg('cudaGraphAddNode', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
+    const nodeParams$ = new Uint8Array(records.cudaGraphNodeParams().size);
+    if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddNode', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
+    const numDependencies$n = pDependencies$.count;
+    const status = (native$ ??= binder.native('cudaGraphAddNode'))(s$bytes, graph, pDependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
+    if (status !== 0) throw fail('cudaGraphAddNode', status);
+    return { pGraphNode: (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$) };
+  };
 }

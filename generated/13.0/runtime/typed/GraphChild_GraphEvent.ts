@@ -8,36 +8,49 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaGraphChildGraphNodeGetGraph$: Scratch | undefined;
-let cudaGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
+let cudaGraphChildGraphNodeGetGraph$: typeof cudaGraphChildGraphNodeGetGraph | undefined;
 /** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t | null): T.cudaGraph_t {
-  const s = (cudaGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
-  s.f64[0] = 0;
-  const status = (cudaGraphChildGraphNodeGetGraph$c ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, s.bytes);
-  if (status !== 0) throw fail('cudaGraphChildGraphNodeGetGraph', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
+  return (cudaGraphChildGraphNodeGetGraph$ ??= bind$cudaGraphChildGraphNodeGetGraph())(node);
 }
-let cudaGraphClone$: Scratch | undefined;
-let cudaGraphClone$c: NativeFunction | undefined;
+/** cudaGraphChildGraphNodeGetGraph around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphChildGraphNodeGetGraph(): typeof cudaGraphChildGraphNodeGetGraph {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphChildGraphNodeGetGraph(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, s$bytes);
+    if (status !== 0) throw fail('cudaGraphChildGraphNodeGetGraph', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+  };
+}
+let cudaGraphClone$: typeof cudaGraphClone | undefined;
 /** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param originalGraph in `cudaGraph_t`.
  * @returns the value of `pGraphClone`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphClone(originalGraph: T.cudaGraph_t | null): T.cudaGraph_t {
-  const s = (cudaGraphClone$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cudaGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
-  const status = (cudaGraphClone$c ??= binder.native('cudaGraphClone'))(s.bytes, originalGraph);
-  if (status !== 0) throw fail('cudaGraphClone', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
+  return (cudaGraphClone$ ??= bind$cudaGraphClone())(originalGraph);
 }
-let cudaGraphConditionalHandleCreate$: Scratch | undefined;
-let cudaGraphConditionalHandleCreate$c: NativeFunction | undefined;
+/** cudaGraphClone around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphClone(): typeof cudaGraphClone {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphClone(originalGraph) {
+    s$f64[0] = 0;
+    if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cudaGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
+    const status = (native$ ??= binder.native('cudaGraphClone'))(s$bytes, originalGraph);
+    if (status !== 0) throw fail('cudaGraphClone', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+  };
+}
+let cudaGraphConditionalHandleCreate$: typeof cudaGraphConditionalHandleCreate | undefined;
 /** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param defaultLaunchValue in `unsigned int`.
@@ -45,28 +58,43 @@ let cudaGraphConditionalHandleCreate$c: NativeFunction | undefined;
  * @returns the value of `pHandle_out`: out `cudaGraphConditionalHandle *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, defaultLaunchValue: number, flags: number): bigint {
-  const s = (cudaGraphConditionalHandleCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphConditionalHandleCreate', 'graph', graph, true) as typeof graph;
-  if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cudaGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphConditionalHandleCreate', 'flags', 'u32', flags);
-  const status = (cudaGraphConditionalHandleCreate$c ??= binder.native('cudaGraphConditionalHandleCreate'))(s.bytes, graph, defaultLaunchValue, flags);
-  if (status !== 0) throw fail('cudaGraphConditionalHandleCreate', status);
-  return s.u64[0];
+  return (cudaGraphConditionalHandleCreate$ ??= bind$cudaGraphConditionalHandleCreate())(graph, defaultLaunchValue, flags);
 }
-let cudaGraphCreate$: Scratch | undefined;
-let cudaGraphCreate$c: NativeFunction | undefined;
+/** cudaGraphConditionalHandleCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphConditionalHandleCreate(): typeof cudaGraphConditionalHandleCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphConditionalHandleCreate(graph, defaultLaunchValue, flags) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphConditionalHandleCreate', 'graph', graph, true) as typeof graph;
+    if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cudaGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphConditionalHandleCreate', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaGraphConditionalHandleCreate'))(s$bytes, graph, defaultLaunchValue, flags);
+    if (status !== 0) throw fail('cudaGraphConditionalHandleCreate', status);
+    return s$u64[0];
+  };
+}
+let cudaGraphCreate$: typeof cudaGraphCreate | undefined;
 /** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphCreate(flags: number): T.cudaGraph_t {
-  const s = (cudaGraphCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphCreate', 'flags', 'u32', flags);
-  const status = (cudaGraphCreate$c ??= binder.native('cudaGraphCreate'))(s.bytes, flags);
-  if (status !== 0) throw fail('cudaGraphCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
+  return (cudaGraphCreate$ ??= bind$cudaGraphCreate())(flags);
+}
+/** cudaGraphCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphCreate(): typeof cudaGraphCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphCreate(flags) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphCreate', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaGraphCreate'))(s$bytes, flags);
+    if (status !== 0) throw fail('cudaGraphCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+  };
 }
 let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -99,19 +127,26 @@ export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
   const status = (cudaGraphDestroyNode$c ??= binder.native('cudaGraphDestroyNode'))(node);
   if (status !== 0) throw fail('cudaGraphDestroyNode', status);
 }
-let cudaGraphEventRecordNodeGetEvent$: Scratch | undefined;
-let cudaGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
+let cudaGraphEventRecordNodeGetEvent$: typeof cudaGraphEventRecordNodeGetEvent | undefined;
 /** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `event_out`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
-  const s = (cudaGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
-  s.f64[0] = 0;
-  const status = (cudaGraphEventRecordNodeGetEvent$c ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, s.bytes);
-  if (status !== 0) throw fail('cudaGraphEventRecordNodeGetEvent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
+  return (cudaGraphEventRecordNodeGetEvent$ ??= bind$cudaGraphEventRecordNodeGetEvent())(node);
+}
+/** cudaGraphEventRecordNodeGetEvent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphEventRecordNodeGetEvent(): typeof cudaGraphEventRecordNodeGetEvent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphEventRecordNodeGetEvent(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, s$bytes);
+    if (status !== 0) throw fail('cudaGraphEventRecordNodeGetEvent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+  };
 }
 let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -124,19 +159,26 @@ export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null,
   const status = (cudaGraphEventRecordNodeSetEvent$c ??= binder.native('cudaGraphEventRecordNodeSetEvent'))(node, event);
   if (status !== 0) throw fail('cudaGraphEventRecordNodeSetEvent', status);
 }
-let cudaGraphEventWaitNodeGetEvent$: Scratch | undefined;
-let cudaGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
+let cudaGraphEventWaitNodeGetEvent$: typeof cudaGraphEventWaitNodeGetEvent | undefined;
 /** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param node in `cudaGraphNode_t`.
  * @returns the value of `event_out`: out `cudaEvent_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
-  const s = (cudaGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
-  s.f64[0] = 0;
-  const status = (cudaGraphEventWaitNodeGetEvent$c ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, s.bytes);
-  if (status !== 0) throw fail('cudaGraphEventWaitNodeGetEvent', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaEvent_t;
+  return (cudaGraphEventWaitNodeGetEvent$ ??= bind$cudaGraphEventWaitNodeGetEvent())(node);
+}
+/** cudaGraphEventWaitNodeGetEvent around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphEventWaitNodeGetEvent(): typeof cudaGraphEventWaitNodeGetEvent {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphEventWaitNodeGetEvent(node) {
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, s$bytes);
+    if (status !== 0) throw fail('cudaGraphEventWaitNodeGetEvent', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+  };
 }
 let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

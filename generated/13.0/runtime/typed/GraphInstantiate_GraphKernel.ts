@@ -8,54 +8,75 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaGraphInstantiate$: Scratch | undefined;
-let cudaGraphInstantiate$c: NativeFunction | undefined;
+let cudaGraphInstantiate$: typeof cudaGraphInstantiate | undefined;
 /** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param flags in `unsigned long long`.
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
-  const s = (cudaGraphInstantiate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiate', 'flags', flags, false);
-  const status = (cudaGraphInstantiate$c ??= binder.native('cudaGraphInstantiate'))(s.bytes, graph, flags);
-  if (status !== 0) throw fail('cudaGraphInstantiate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t;
+  return (cudaGraphInstantiate$ ??= bind$cudaGraphInstantiate())(graph, flags);
 }
-let cudaGraphInstantiateWithFlags$: Scratch | undefined;
-let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
+/** cudaGraphInstantiate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphInstantiate(): typeof cudaGraphInstantiate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphInstantiate(graph, flags) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiate', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cudaGraphInstantiate'))(s$bytes, graph, flags);
+    if (status !== 0) throw fail('cudaGraphInstantiate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphExec_t;
+  };
+}
+let cudaGraphInstantiateWithFlags$: typeof cudaGraphInstantiateWithFlags | undefined;
 /** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param flags in `unsigned long long`.
  * @returns the value of `pGraphExec`: out `cudaGraphExec_t *`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
-  const s = (cudaGraphInstantiateWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
-  const status = (cudaGraphInstantiateWithFlags$c ??= binder.native('cudaGraphInstantiateWithFlags'))(s.bytes, graph, flags);
-  if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t;
+  return (cudaGraphInstantiateWithFlags$ ??= bind$cudaGraphInstantiateWithFlags())(graph, flags);
 }
-let cudaGraphInstantiateWithParams$: Scratch | undefined;
-let cudaGraphInstantiateWithParams$c: NativeFunction | undefined;
+/** cudaGraphInstantiateWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphInstantiateWithFlags(graph, flags) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
+    const status = (native$ ??= binder.native('cudaGraphInstantiateWithFlags'))(s$bytes, graph, flags);
+    if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphExec_t;
+  };
+}
+let cudaGraphInstantiateWithParams$: typeof cudaGraphInstantiateWithParams | undefined;
 /** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param graph in `cudaGraph_t`.
  * @param instantiateParams in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
  * @returns `{ pGraphExec, instantiateParams }`: `pGraphExec`: out `cudaGraphExec_t *`; `instantiateParams`: in/out `cudaGraphInstantiateParams_st`: fields given here in, the record the call fills returned.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphInstantiateWithParams(graph: T.cudaGraph_t | null, instantiateParams?: Partial<T.cudaGraphInstantiateParams_st> | Uint8Array): { pGraphExec: T.cudaGraphExec_t; instantiateParams: T.cudaGraphInstantiateParams_st } {
-  const s = (cudaGraphInstantiateWithParams$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithParams', 'graph', graph, true) as typeof graph;
-  const instantiateParams$ = new Uint8Array(records.cudaGraphInstantiateParams_st().size);
-  if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cudaGraphInstantiateWithParams', 'instantiateParams', records.cudaGraphInstantiateParams_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
-  const status = (cudaGraphInstantiateWithParams$c ??= binder.native('cudaGraphInstantiateWithParams'))(s.bytes, graph, instantiateParams$);
-  if (status !== 0) throw fail('cudaGraphInstantiateWithParams', status);
-  return { pGraphExec: (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraphExec_t, instantiateParams: decodeRecord<T.cudaGraphInstantiateParams_st>(records.cudaGraphInstantiateParams_st(), instantiateParams$) };
+  return (cudaGraphInstantiateWithParams$ ??= bind$cudaGraphInstantiateWithParams())(graph, instantiateParams);
+}
+/** cudaGraphInstantiateWithParams around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphInstantiateWithParams(): typeof cudaGraphInstantiateWithParams {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphInstantiateWithParams(graph, instantiateParams) {
+    s$f64[0] = 0;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithParams', 'graph', graph, true) as typeof graph;
+    const instantiateParams$ = new Uint8Array(records.cudaGraphInstantiateParams_st().size);
+    if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cudaGraphInstantiateWithParams', 'instantiateParams', records.cudaGraphInstantiateParams_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
+    const status = (native$ ??= binder.native('cudaGraphInstantiateWithParams'))(s$bytes, graph, instantiateParams$);
+    if (status !== 0) throw fail('cudaGraphInstantiateWithParams', status);
+    return { pGraphExec: (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphExec_t, instantiateParams: decodeRecord<T.cudaGraphInstantiateParams_st>(records.cudaGraphInstantiateParams_st(), instantiateParams$) };
+  };
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -76,34 +76,48 @@ export function cudaGraphicsMapResources(resources: readonly (T.cudaGraphicsReso
   const status = (cudaGraphicsMapResources$c ??= binder.native('cudaGraphicsMapResources'))(count$n, resources$.data, stream);
   if (status !== 0) throw fail('cudaGraphicsMapResources', status);
 }
-let cudaGraphicsResourceGetMappedMipmappedArray$: Scratch | undefined;
-let cudaGraphicsResourceGetMappedMipmappedArray$c: NativeFunction | undefined;
+let cudaGraphicsResourceGetMappedMipmappedArray$: typeof cudaGraphicsResourceGetMappedMipmappedArray | undefined;
 /** `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
  * @returns the value of `mipmappedArray`: out `cudaMipmappedArray_t *`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedMipmappedArray(resource: T.cudaGraphicsResource_t | null): T.cudaMipmappedArray_t {
-  const s = (cudaGraphicsResourceGetMappedMipmappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
-  const status = (cudaGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(s.bytes, resource);
-  if (status !== 0) throw fail('cudaGraphicsResourceGetMappedMipmappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaMipmappedArray_t;
+  return (cudaGraphicsResourceGetMappedMipmappedArray$ ??= bind$cudaGraphicsResourceGetMappedMipmappedArray())(resource);
 }
-let cudaGraphicsResourceGetMappedPointer$: Scratch | undefined;
-let cudaGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
+/** cudaGraphicsResourceGetMappedMipmappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphicsResourceGetMappedMipmappedArray(): typeof cudaGraphicsResourceGetMappedMipmappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphicsResourceGetMappedMipmappedArray(resource) {
+    s$f64[0] = 0;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
+    const status = (native$ ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(s$bytes, resource);
+    if (status !== 0) throw fail('cudaGraphicsResourceGetMappedMipmappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMipmappedArray_t;
+  };
+}
+let cudaGraphicsResourceGetMappedPointer$: typeof cudaGraphicsResourceGetMappedPointer | undefined;
 /** `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
  * @returns `{ devPtr, size }`: `devPtr`: out `void **`; `size`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceGetMappedPointer(resource: T.cudaGraphicsResource_t | null): { devPtr: T.DevicePointer; size: number } {
-  const s = (cudaGraphicsResourceGetMappedPointer$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
-  const status = (cudaGraphicsResourceGetMappedPointer$c ??= binder.native('cudaGraphicsResourceGetMappedPointer'))(s.slot(0), s.slot(1), resource);
-  if (status !== 0) throw fail('cudaGraphicsResourceGetMappedPointer', status);
-  return { devPtr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, size: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudaGraphicsResourceGetMappedPointer$ ??= bind$cudaGraphicsResourceGetMappedPointer())(resource);
+}
+/** cudaGraphicsResourceGetMappedPointer around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphicsResourceGetMappedPointer(): typeof cudaGraphicsResourceGetMappedPointer {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphicsResourceGetMappedPointer(resource) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
+    const status = (native$ ??= binder.native('cudaGraphicsResourceGetMappedPointer'))(s$slot0, s$slot1, resource);
+    if (status !== 0) throw fail('cudaGraphicsResourceGetMappedPointer', status);
+    return { devPtr: (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer, size: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
 }
 let cudaGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -116,8 +130,7 @@ export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource
   const status = (cudaGraphicsResourceSetMapFlags$c ??= binder.native('cudaGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cudaGraphicsResourceSetMapFlags', status);
 }
-let cudaGraphicsSubResourceGetMappedArray$: Scratch | undefined;
-let cudaGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
+let cudaGraphicsSubResourceGetMappedArray$: typeof cudaGraphicsSubResourceGetMappedArray | undefined;
 /** `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param resource in `cudaGraphicsResource_t`.
  * @param arrayIndex in `unsigned int`.
@@ -125,14 +138,22 @@ let cudaGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
  * @returns the value of `array`: out `cudaArray_t *`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsSubResourceGetMappedArray(resource: T.cudaGraphicsResource_t | null, arrayIndex: number, mipLevel: number): T.cudaArray_t {
-  const s = (cudaGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
-  if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cudaGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
-  if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
-  const status = (cudaGraphicsSubResourceGetMappedArray$c ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s.bytes, resource, arrayIndex, mipLevel);
-  if (status !== 0) throw fail('cudaGraphicsSubResourceGetMappedArray', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaArray_t;
+  return (cudaGraphicsSubResourceGetMappedArray$ ??= bind$cudaGraphicsSubResourceGetMappedArray())(resource, arrayIndex, mipLevel);
+}
+/** cudaGraphicsSubResourceGetMappedArray around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaGraphicsSubResourceGetMappedArray(): typeof cudaGraphicsSubResourceGetMappedArray {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel) {
+    s$f64[0] = 0;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
+    if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cudaGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
+    if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
+    const status = (native$ ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s$bytes, resource, arrayIndex, mipLevel);
+    if (status !== 0) throw fail('cudaGraphicsSubResourceGetMappedArray', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+  };
 }
 let cudaGraphicsUnmapResources$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

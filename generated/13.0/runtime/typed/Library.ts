@@ -22,88 +22,122 @@ export function cudaLibraryEnumerateKernels(numKernels: number, lib: T.cudaLibra
   if (status !== 0) throw fail('cudaLibraryEnumerateKernels', status);
   return Array.from(kernels$.subarray(0, Number(numKernels)), (x) => Number(x) as T.cudaKernel_t);
 }
-let cudaLibraryGetGlobal$: Scratch | undefined;
-let cudaLibraryGetGlobal$c: NativeFunction | undefined;
+let cudaLibraryGetGlobal$: typeof cudaLibraryGetGlobal | undefined;
 /** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetGlobal(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
-  const s = (cudaLibraryGetGlobal$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetGlobal', 'library', library, true) as typeof library;
-  if (typeof name !== 'string') throw argError('cudaLibraryGetGlobal', 'name', 'a string', name);
-  const status = (cudaLibraryGetGlobal$c ??= binder.native('cudaLibraryGetGlobal'))(s.slot(0), s.slot(1), library, name);
-  if (status !== 0) throw fail('cudaLibraryGetGlobal', status);
-  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudaLibraryGetGlobal$ ??= bind$cudaLibraryGetGlobal())(library, name);
 }
-let cudaLibraryGetKernel$: Scratch | undefined;
-let cudaLibraryGetKernel$c: NativeFunction | undefined;
+/** cudaLibraryGetGlobal around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaLibraryGetGlobal(): typeof cudaLibraryGetGlobal {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaLibraryGetGlobal(library, name) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetGlobal', 'library', library, true) as typeof library;
+    if (typeof name !== 'string') throw argError('cudaLibraryGetGlobal', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cudaLibraryGetGlobal'))(s$slot0, s$slot1, library, name);
+    if (status !== 0) throw fail('cudaLibraryGetGlobal', status);
+    return { dptr: (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer, bytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cudaLibraryGetKernel$: typeof cudaLibraryGetKernel | undefined;
 /** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param name in string (`const char *`).
  * @returns the value of `pKernel`: out `cudaKernel_t *`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernel(library: T.cudaLibrary_t | null, name: string): T.cudaKernel_t {
-  const s = (cudaLibraryGetKernel$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetKernel', 'library', library, true) as typeof library;
-  if (typeof name !== 'string') throw argError('cudaLibraryGetKernel', 'name', 'a string', name);
-  const status = (cudaLibraryGetKernel$c ??= binder.native('cudaLibraryGetKernel'))(s.bytes, library, name);
-  if (status !== 0) throw fail('cudaLibraryGetKernel', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaKernel_t;
+  return (cudaLibraryGetKernel$ ??= bind$cudaLibraryGetKernel())(library, name);
 }
-let cudaLibraryGetKernelCount$: Scratch | undefined;
-let cudaLibraryGetKernelCount$c: NativeFunction | undefined;
+/** cudaLibraryGetKernel around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaLibraryGetKernel(): typeof cudaLibraryGetKernel {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaLibraryGetKernel(library, name) {
+    s$f64[0] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetKernel', 'library', library, true) as typeof library;
+    if (typeof name !== 'string') throw argError('cudaLibraryGetKernel', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cudaLibraryGetKernel'))(s$bytes, library, name);
+    if (status !== 0) throw fail('cudaLibraryGetKernel', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaKernel_t;
+  };
+}
+let cudaLibraryGetKernelCount$: typeof cudaLibraryGetKernelCount | undefined;
 /** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param lib in `cudaLibrary_t`.
  * @returns the value of `count`: out `unsigned int *`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t | null): number {
-  const s = (cudaLibraryGetKernelCount$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
-  const status = (cudaLibraryGetKernelCount$c ??= binder.native('cudaLibraryGetKernelCount'))(s.bytes, lib);
-  if (status !== 0) throw fail('cudaLibraryGetKernelCount', status);
-  return s.u32[0];
+  return (cudaLibraryGetKernelCount$ ??= bind$cudaLibraryGetKernelCount())(lib);
 }
-let cudaLibraryGetManaged$: Scratch | undefined;
-let cudaLibraryGetManaged$c: NativeFunction | undefined;
+/** cudaLibraryGetKernelCount around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaLibraryGetKernelCount(): typeof cudaLibraryGetKernelCount {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaLibraryGetKernelCount(lib) {
+    s$f64[0] = 0;
+    if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
+    const status = (native$ ??= binder.native('cudaLibraryGetKernelCount'))(s$bytes, lib);
+    if (status !== 0) throw fail('cudaLibraryGetKernelCount', status);
+    return s$u32[0];
+  };
+}
+let cudaLibraryGetManaged$: typeof cudaLibraryGetManaged | undefined;
 /** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param name in string (`const char *`).
  * @returns `{ dptr, bytes }`: `dptr`: out `void **`; `bytes`: out `size_t *`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetManaged(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
-  const s = (cudaLibraryGetManaged$ ??= new Scratch(2));
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetManaged', 'library', library, true) as typeof library;
-  if (typeof name !== 'string') throw argError('cudaLibraryGetManaged', 'name', 'a string', name);
-  const status = (cudaLibraryGetManaged$c ??= binder.native('cudaLibraryGetManaged'))(s.slot(0), s.slot(1), library, name);
-  if (status !== 0) throw fail('cudaLibraryGetManaged', status);
-  return { dptr: (s.u32[1] * 4294967296 + s.u32[0]) as T.DevicePointer, bytes: (s.u32[3] * 4294967296 + s.u32[2]) };
+  return (cudaLibraryGetManaged$ ??= bind$cudaLibraryGetManaged())(library, name);
 }
-let cudaLibraryGetUnifiedFunction$: Scratch | undefined;
-let cudaLibraryGetUnifiedFunction$c: NativeFunction | undefined;
+/** cudaLibraryGetManaged around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaLibraryGetManaged(): typeof cudaLibraryGetManaged {
+  const s = new Scratch(2);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaLibraryGetManaged(library, name) {
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetManaged', 'library', library, true) as typeof library;
+    if (typeof name !== 'string') throw argError('cudaLibraryGetManaged', 'name', 'a string', name);
+    const status = (native$ ??= binder.native('cudaLibraryGetManaged'))(s$slot0, s$slot1, library, name);
+    if (status !== 0) throw fail('cudaLibraryGetManaged', status);
+    return { dptr: (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer, bytes: (s$u32[3] * 4294967296 + s$u32[2]) };
+  };
+}
+let cudaLibraryGetUnifiedFunction$: typeof cudaLibraryGetUnifiedFunction | undefined;
 /** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param library in `cudaLibrary_t`.
  * @param symbol in string (`const char *`).
  * @returns the value of `fptr`: out `void **`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryGetUnifiedFunction(library: T.cudaLibrary_t | null, symbol: string): number {
-  const s = (cudaLibraryGetUnifiedFunction$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
-  if (typeof symbol !== 'string') throw argError('cudaLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
-  const status = (cudaLibraryGetUnifiedFunction$c ??= binder.native('cudaLibraryGetUnifiedFunction'))(s.bytes, library, symbol);
-  if (status !== 0) throw fail('cudaLibraryGetUnifiedFunction', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]);
+  return (cudaLibraryGetUnifiedFunction$ ??= bind$cudaLibraryGetUnifiedFunction())(library, symbol);
 }
-let cudaLibraryLoadData$: Scratch | undefined;
-let cudaLibraryLoadData$c: NativeFunction | undefined;
+/** cudaLibraryGetUnifiedFunction around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaLibraryGetUnifiedFunction(): typeof cudaLibraryGetUnifiedFunction {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaLibraryGetUnifiedFunction(library, symbol) {
+    s$f64[0] = 0;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
+    if (typeof symbol !== 'string') throw argError('cudaLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
+    const status = (native$ ??= binder.native('cudaLibraryGetUnifiedFunction'))(s$bytes, library, symbol);
+    if (status !== 0) throw fail('cudaLibraryGetUnifiedFunction', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]);
+  };
+}
+let cudaLibraryLoadData$: typeof cudaLibraryLoadData | undefined;
 /** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param code in `const void *`: address or host buffer, or null.
  * @param jitOptions in array of `cudaJitOption`; its length is passed as `numJitOptions`.
@@ -113,21 +147,28 @@ let cudaLibraryLoadData$c: NativeFunction | undefined;
  * @returns the value of `library`: out `cudaLibrary_t *`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
-  const s = (cudaLibraryLoadData$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  pointerArg('cudaLibraryLoadData', 'code', code, true);
-  const jitOptions$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
-  const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
-  const libraryOptions$ = scalarArrayArg('cudaLibraryLoadData', 'libraryOptions', 'i32', libraryOptions, false);
-  const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
-  const numJitOptions$n = sameLength('cudaLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
-  const numLibraryOptions$n = sameLength('cudaLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cudaLibraryLoadData$c ??= binder.native('cudaLibraryLoadData'))(s.bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
-  if (status !== 0) throw fail('cudaLibraryLoadData', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaLibrary_t;
+  return (cudaLibraryLoadData$ ??= bind$cudaLibraryLoadData())(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
 }
-let cudaLibraryLoadFromFile$: Scratch | undefined;
-let cudaLibraryLoadFromFile$c: NativeFunction | undefined;
+/** cudaLibraryLoadData around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaLibraryLoadData(): typeof cudaLibraryLoadData {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaLibraryLoadData(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
+    s$f64[0] = 0;
+    pointerArg('cudaLibraryLoadData', 'code', code, true);
+    const jitOptions$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
+    const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
+    const libraryOptions$ = scalarArrayArg('cudaLibraryLoadData', 'libraryOptions', 'i32', libraryOptions, false);
+    const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
+    const numJitOptions$n = sameLength('cudaLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+    const numLibraryOptions$n = sameLength('cudaLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+    const status = (native$ ??= binder.native('cudaLibraryLoadData'))(s$bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+    if (status !== 0) throw fail('cudaLibraryLoadData', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaLibrary_t;
+  };
+}
+let cudaLibraryLoadFromFile$: typeof cudaLibraryLoadFromFile | undefined;
 /** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param fileName in string (`const char *`).
  * @param jitOptions in array of `cudaJitOption`; its length is passed as `numJitOptions`.
@@ -137,18 +178,26 @@ let cudaLibraryLoadFromFile$c: NativeFunction | undefined;
  * @returns the value of `library`: out `cudaLibrary_t *`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
-  const s = (cudaLibraryLoadFromFile$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof fileName !== 'string') throw argError('cudaLibraryLoadFromFile', 'fileName', 'a string', fileName);
-  const jitOptions$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
-  const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
-  const libraryOptions$ = scalarArrayArg('cudaLibraryLoadFromFile', 'libraryOptions', 'i32', libraryOptions, false);
-  const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
-  const numJitOptions$n = sameLength('cudaLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
-  const numLibraryOptions$n = sameLength('cudaLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
-  const status = (cudaLibraryLoadFromFile$c ??= binder.native('cudaLibraryLoadFromFile'))(s.bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
-  if (status !== 0) throw fail('cudaLibraryLoadFromFile', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaLibrary_t;
+  return (cudaLibraryLoadFromFile$ ??= bind$cudaLibraryLoadFromFile())(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues);
+}
+/** cudaLibraryLoadFromFile around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaLibraryLoadFromFile(): typeof cudaLibraryLoadFromFile {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
+    s$f64[0] = 0;
+    if (typeof fileName !== 'string') throw argError('cudaLibraryLoadFromFile', 'fileName', 'a string', fileName);
+    const jitOptions$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
+    const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
+    const libraryOptions$ = scalarArrayArg('cudaLibraryLoadFromFile', 'libraryOptions', 'i32', libraryOptions, false);
+    const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
+    const numJitOptions$n = sameLength('cudaLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+    const numLibraryOptions$n = sameLength('cudaLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+    const status = (native$ ??= binder.native('cudaLibraryLoadFromFile'))(s$bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
+    if (status !== 0) throw fail('cudaLibraryLoadFromFile', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaLibrary_t;
+  };
 }
 let cudaLibraryUnload$c: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.

@@ -8,17 +8,24 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];
 
-let cudaRuntimeGetVersion$: Scratch | undefined;
-let cudaRuntimeGetVersion$c: NativeFunction | undefined;
+let cudaRuntimeGetVersion$: typeof cudaRuntimeGetVersion | undefined;
 /** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `runtimeVersion`: out `int *`.
  * @remarks [NVIDIA group `CUDART__VERSION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART____VERSION.html). */
 export function cudaRuntimeGetVersion(): number {
-  const s = (cudaRuntimeGetVersion$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaRuntimeGetVersion$c ??= binder.nativeFixed('cudaRuntimeGetVersion', [s.bytes]))();
-  if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
-  return s.i32[0];
+  return (cudaRuntimeGetVersion$ ??= bind$cudaRuntimeGetVersion())();
+}
+/** cudaRuntimeGetVersion around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaRuntimeGetVersion(): typeof cudaRuntimeGetVersion {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$i32 = s.i32;
+  const native: NativeFunction = binder.nativeFixed('cudaRuntimeGetVersion', [s.bytes]);
+  return function cudaRuntimeGetVersion() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
+    return s$i32[0];
+  };
 }
 let cudaSetDevice$c: NativeFunction | undefined;
 /** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -137,47 +144,68 @@ export function cudaStreamCopyAttributes(dst: T.cudaStream_t | null, src: T.cuda
   const status = (cudaStreamCopyAttributes$c ??= binder.native('cudaStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cudaStreamCopyAttributes', status);
 }
-let cudaStreamCreate$: Scratch | undefined;
-let cudaStreamCreate$c: NativeFunction | undefined;
+let cudaStreamCreate$: typeof cudaStreamCreate | undefined;
 /** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreate(): T.cudaStream_t {
-  const s = (cudaStreamCreate$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  const status = (cudaStreamCreate$c ??= binder.nativeFixed('cudaStreamCreate', [s.bytes]))();
-  if (status !== 0) throw fail('cudaStreamCreate', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cudaStreamCreate$ ??= bind$cudaStreamCreate())();
 }
-let cudaStreamCreateWithFlags$: Scratch | undefined;
-let cudaStreamCreateWithFlags$c: NativeFunction | undefined;
+/** cudaStreamCreate around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamCreate(): typeof cudaStreamCreate {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$u32 = s.u32;
+  const native: NativeFunction = binder.nativeFixed('cudaStreamCreate', [s.bytes]);
+  return function cudaStreamCreate() {
+    s$f64[0] = 0;
+    const status = native();
+    if (status !== 0) throw fail('cudaStreamCreate', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
+}
+let cudaStreamCreateWithFlags$: typeof cudaStreamCreateWithFlags | undefined;
 /** `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithFlags(flags: number): T.cudaStream_t {
-  const s = (cudaStreamCreateWithFlags$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
-  const status = (cudaStreamCreateWithFlags$c ??= binder.native('cudaStreamCreateWithFlags'))(s.bytes, flags);
-  if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cudaStreamCreateWithFlags$ ??= bind$cudaStreamCreateWithFlags())(flags);
 }
-let cudaStreamCreateWithPriority$: Scratch | undefined;
-let cudaStreamCreateWithPriority$c: NativeFunction | undefined;
+/** cudaStreamCreateWithFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamCreateWithFlags(): typeof cudaStreamCreateWithFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamCreateWithFlags(flags) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
+    const status = (native$ ??= binder.native('cudaStreamCreateWithFlags'))(s$bytes, flags);
+    if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
+}
+let cudaStreamCreateWithPriority$: typeof cudaStreamCreateWithPriority | undefined;
 /** `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param flags in `unsigned int`.
  * @param priority in `int`.
  * @returns the value of `pStream`: out `cudaStream_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCreateWithPriority(flags: number, priority: number): T.cudaStream_t {
-  const s = (cudaStreamCreateWithPriority$ ??= new Scratch(1));
-  s.f64[0] = 0;
-  if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
-  if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
-  const status = (cudaStreamCreateWithPriority$c ??= binder.native('cudaStreamCreateWithPriority'))(s.bytes, flags, priority);
-  if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaStream_t;
+  return (cudaStreamCreateWithPriority$ ??= bind$cudaStreamCreateWithPriority())(flags, priority);
+}
+/** cudaStreamCreateWithPriority around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamCreateWithPriority(): typeof cudaStreamCreateWithPriority {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamCreateWithPriority(flags, priority) {
+    s$f64[0] = 0;
+    if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
+    if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
+    const status = (native$ ??= binder.native('cudaStreamCreateWithPriority'))(s$bytes, flags, priority);
+    if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+  };
 }
 let cudaStreamDestroy$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -188,19 +216,26 @@ export function cudaStreamDestroy(stream: T.cudaStream_t | null): void {
   const status = (cudaStreamDestroy$c ??= binder.native('cudaStreamDestroy'))(stream);
   if (status !== 0) throw fail('cudaStreamDestroy', status);
 }
-let cudaStreamEndCapture$: Scratch | undefined;
-let cudaStreamEndCapture$c: NativeFunction | undefined;
+let cudaStreamEndCapture$: typeof cudaStreamEndCapture | undefined;
 /** `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns the value of `pGraph`: out `cudaGraph_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamEndCapture(stream: T.cudaStream_t | null): T.cudaGraph_t {
-  const s = (cudaStreamEndCapture$ ??= new Scratch(1));
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  const status = (cudaStreamEndCapture$c ??= binder.native('cudaStreamEndCapture'))(stream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamEndCapture', status);
-  return (s.u32[1] * 4294967296 + s.u32[0]) as T.cudaGraph_t;
+  return (cudaStreamEndCapture$ ??= bind$cudaStreamEndCapture())(stream);
+}
+/** cudaStreamEndCapture around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamEndCapture(): typeof cudaStreamEndCapture {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamEndCapture(stream) {
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamEndCapture'))(stream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamEndCapture', status);
+    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+  };
 }
 let cudaStreamGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
@@ -216,94 +251,136 @@ export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.c
   if (status !== 0) throw fail('cudaStreamGetAttribute', status);
   return decodeRecord<T.cudaLaunchAttributeValue>(records.cudaLaunchAttributeValue(), value_out$);
 }
-let cudaStreamGetCaptureInfo$: Scratch | undefined;
-let cudaStreamGetCaptureInfo$c: NativeFunction | undefined;
+let cudaStreamGetCaptureInfo$: typeof cudaStreamGetCaptureInfo | undefined;
 /** `cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns `{ captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out }`: `captureStatus_out`: out `enum cudaStreamCaptureStatus *`; `id_out`: out `unsigned long long *`; `graph_out`: out `cudaGraph_t *`; `dependencies_out`: out `const cudaGraphNode_t **`; `edgeData_out`: out `const cudaGraphEdgeData **`; `numDependencies_out`: out `size_t *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t | null): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number; edgeData_out: number; numDependencies_out: number } {
-  const s = (cudaStreamGetCaptureInfo$ ??= new Scratch(6));
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  s.f64[1] = 0;
-  s.f64[2] = 0;
-  s.f64[3] = 0;
-  s.f64[4] = 0;
-  s.f64[5] = 0;
-  const status = (cudaStreamGetCaptureInfo$c ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
-  if (status !== 0) throw fail('cudaStreamGetCaptureInfo', status);
-  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: (s.u32[5] * 4294967296 + s.u32[4]) as T.cudaGraph_t, dependencies_out: (s.u32[7] * 4294967296 + s.u32[6]), edgeData_out: (s.u32[9] * 4294967296 + s.u32[8]), numDependencies_out: (s.u32[11] * 4294967296 + s.u32[10]) };
+  return (cudaStreamGetCaptureInfo$ ??= bind$cudaStreamGetCaptureInfo())(stream);
 }
-let cudaStreamGetDevice$: Scratch | undefined;
-let cudaStreamGetDevice$c: NativeFunction | undefined;
+/** cudaStreamGetCaptureInfo around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetCaptureInfo(): typeof cudaStreamGetCaptureInfo {
+  const s = new Scratch(6);
+  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$i32 = s.i32, s$u64 = s.u64, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetCaptureInfo(stream) {
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    s$f64[1] = 0;
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    s$f64[4] = 0;
+    s$f64[5] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s$slot0, s$slot1, s$slot2, s$slot3, s$slot4, s$slot5);
+    if (status !== 0) throw fail('cudaStreamGetCaptureInfo', status);
+    return { captureStatus_out: s$i32[0] as T.cudaStreamCaptureStatus, id_out: s$u64[1], graph_out: (s$u32[5] * 4294967296 + s$u32[4]) as T.cudaGraph_t, dependencies_out: (s$u32[7] * 4294967296 + s$u32[6]), edgeData_out: (s$u32[9] * 4294967296 + s$u32[8]), numDependencies_out: (s$u32[11] * 4294967296 + s$u32[10]) };
+  };
+}
+let cudaStreamGetDevice$: typeof cudaStreamGetDevice | undefined;
 /** `cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `device`: out `int *`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetDevice(hStream: T.cudaStream_t | null): number {
-  const s = (cudaStreamGetDevice$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetDevice', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cudaStreamGetDevice$c ??= binder.native('cudaStreamGetDevice'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamGetDevice', status);
-  return s.i32[0];
+  return (cudaStreamGetDevice$ ??= bind$cudaStreamGetDevice())(hStream);
 }
-let cudaStreamGetFlags$: Scratch | undefined;
-let cudaStreamGetFlags$c: NativeFunction | undefined;
+/** cudaStreamGetDevice around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetDevice(): typeof cudaStreamGetDevice {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetDevice(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetDevice', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetDevice'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamGetDevice', status);
+    return s$i32[0];
+  };
+}
+let cudaStreamGetFlags$: typeof cudaStreamGetFlags | undefined;
 /** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `flags`: out `unsigned int *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetFlags(hStream: T.cudaStream_t | null): number {
-  const s = (cudaStreamGetFlags$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cudaStreamGetFlags$c ??= binder.native('cudaStreamGetFlags'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamGetFlags', status);
-  return s.u32[0];
+  return (cudaStreamGetFlags$ ??= bind$cudaStreamGetFlags())(hStream);
 }
-let cudaStreamGetId$: Scratch | undefined;
-let cudaStreamGetId$c: NativeFunction | undefined;
+/** cudaStreamGetFlags around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetFlags(): typeof cudaStreamGetFlags {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetFlags(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetFlags'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamGetFlags', status);
+    return s$u32[0];
+  };
+}
+let cudaStreamGetId$: typeof cudaStreamGetId | undefined;
 /** `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `streamId`: out `unsigned long long *`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetId(hStream: T.cudaStream_t | null): bigint {
-  const s = (cudaStreamGetId$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetId', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cudaStreamGetId$c ??= binder.native('cudaStreamGetId'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamGetId', status);
-  return s.u64[0];
+  return (cudaStreamGetId$ ??= bind$cudaStreamGetId())(hStream);
 }
-let cudaStreamGetPriority$: Scratch | undefined;
-let cudaStreamGetPriority$c: NativeFunction | undefined;
+/** cudaStreamGetId around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetId(): typeof cudaStreamGetId {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetId(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetId', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetId'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamGetId', status);
+    return s$u64[0];
+  };
+}
+let cudaStreamGetPriority$: typeof cudaStreamGetPriority | undefined;
 /** `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param hStream in `cudaStream_t`.
  * @returns the value of `priority`: out `int *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetPriority(hStream: T.cudaStream_t | null): number {
-  const s = (cudaStreamGetPriority$ ??= new Scratch(1));
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
-  s.f64[0] = 0;
-  const status = (cudaStreamGetPriority$c ??= binder.native('cudaStreamGetPriority'))(hStream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamGetPriority', status);
-  return s.i32[0];
+  return (cudaStreamGetPriority$ ??= bind$cudaStreamGetPriority())(hStream);
 }
-let cudaStreamIsCapturing$: Scratch | undefined;
-let cudaStreamIsCapturing$c: NativeFunction | undefined;
+/** cudaStreamGetPriority around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamGetPriority(): typeof cudaStreamGetPriority {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamGetPriority(hStream) {
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamGetPriority'))(hStream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamGetPriority', status);
+    return s$i32[0];
+  };
+}
+let cudaStreamIsCapturing$: typeof cudaStreamIsCapturing | undefined;
 /** `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call.
  * @param stream in `cudaStream_t`.
  * @returns the value of `pCaptureStatus`: out `enum cudaStreamCaptureStatus *`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamIsCapturing(stream: T.cudaStream_t | null): T.cudaStreamCaptureStatus {
-  const s = (cudaStreamIsCapturing$ ??= new Scratch(1));
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
-  s.f64[0] = 0;
-  const status = (cudaStreamIsCapturing$c ??= binder.native('cudaStreamIsCapturing'))(stream, s.bytes);
-  if (status !== 0) throw fail('cudaStreamIsCapturing', status);
-  return s.i32[0] as T.cudaStreamCaptureStatus;
+  return (cudaStreamIsCapturing$ ??= bind$cudaStreamIsCapturing())(stream);
+}
+/** cudaStreamIsCapturing around its own Scratch, its views and its C function (built on the first call). */
+function bind$cudaStreamIsCapturing(): typeof cudaStreamIsCapturing {
+  const s = new Scratch(1);
+  const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
+  let native$: NativeFunction | undefined;
+  return function cudaStreamIsCapturing(stream) {
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
+    s$f64[0] = 0;
+    const status = (native$ ??= binder.native('cudaStreamIsCapturing'))(stream, s$bytes);
+    if (status !== 0) throw fail('cudaStreamIsCapturing', status);
+    return s$i32[0] as T.cudaStreamCaptureStatus;
+  };
 }
 let cudaStreamQuery$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call.
