@@ -1,7 +1,8 @@
 // Emits `index.ts`: the typed layer, from the parameter-semantics model (generator/semantics). Each
 // function checks every argument in JS (koffi would convert or crash on bad values), calls the C
 // function, throws the module's CudaError subclass on a failing status, and returns the outputs (one
-// value, or an object named as in C). Scalar outputs go through a per-function preallocated Scratch.
+// value, or an object named as in C). Scalar outputs go through a per-function Scratch, made with the
+// function itself on its first call (writeBound).
 // What each parameter contributes is decided per role in ./typed-roles.ts; this file writes the plan out.
 import { supportSpecifier } from '../support-path';
 import type { FunctionDecl } from '../ir/schema';
