@@ -1,7 +1,8 @@
 // Where the gap between C and cuda-ts goes under Bun and Deno (issue 26 §2), on the GPU: each runtime's
 // child (bench/runtime-child.ts, CommonJS copy of the tree) with BENCH_CHILD_BARE=1, so that one process
 // times, interleaved, C (libbench.so), the runtime's own FFI with nothing of cuda-ts (bench/ffi-bare.ts),
-// and cuda-ts's raw, typed and objects layers. Prints ns per operation and each column's ratio to C.
+// and cuda-ts's raw, typed and objects layers. Prints ns per operation, each column's ratio to C and the
+// min-max of its per-repetition ratios. BENCH_PIN and BENCH_ISOLATE as in bench/c-floor-pin.ts.
 //   npx tsx bench/runtimes-bare.ts            RUNTIMES=bun,deno (default) BUN=… DENO=… BENCH_REPS=…
 //   BENCH_CHILD_ROWS=cuCtxGetCurrent,…        (default: the trivial calls and launches of 0 and 4 args)
 import { spawnSync } from 'node:child_process';
@@ -13,12 +14,22 @@ import { BENCH_DIR } from './common';
 import type { ChildResult } from './runtime-child';
 import { childCommand, childTree } from './runtimes-gpu';
 import { findRuntimeBinary } from './runtime-binaries';
+import { floorRecordWords, type FloorRecord } from './c-floor-pin';
 
 const COLUMNS = ['native-c-inproc', 'ffi-bare', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects'];
 const ROWS = 'cuCtxGetCurrent,cuDeviceGetAttribute,launch_0args,launch_4args';
 
 function median(row: unknown): number | undefined {
   return row && typeof row === 'object' && 'median' in row ? (row as { median: number }).median : undefined;
+}
+
+/** The min-max of a row's per-repetition ratios to C's (repetitions are interleaved: the same moments). */
+function repSpread(row: unknown, c: unknown): string {
+  const reps = (r: unknown) => (r && typeof r === 'object' && 'reps' in r ? (r as { reps: number[] }).reps : []);
+  const [a, b] = [reps(row), reps(c)];
+  if (!a.length || a.length !== b.length) return '';
+  const q = a.map((x, i) => x / b[i]);
+  return ` [${Math.min(...q).toFixed(2)}-${Math.max(...q).toFixed(2)}]`;
 }
 
 function main(): void {
@@ -45,13 +56,15 @@ function main(): void {
     const res = JSON.parse(readFileSync(out, 'utf8')) as ChildResult;
     console.log(`\n${rt} ${res.version}  (${String(res.meta.ffi_bare ?? res.notes['ffi-bare'] ?? '')})${res.skipped ? `  skipped: ${res.skipped}` : ''}`);
     for (const [impl, why] of Object.entries(res.notes)) console.log(`  ${impl}: ${why}`);
-    console.log(`  ${'row'.padEnd(22)}${COLUMNS.map((c) => c.replace('cuda-ts-', '').replace('native-c-inproc', 'C').padStart(18)).join('')}`);
+    console.log(`  ${floorRecordWords(res.meta.floor as FloorRecord | undefined)}`);
+    console.log(`  ${'row'.padEnd(22)}${COLUMNS.map((c) => c.replace('cuda-ts-', '').replace('native-c-inproc', 'C').padStart(30)).join('')}`);
     for (const row of (env.BENCH_CHILD_ROWS ?? ROWS).split(',')) {
-      const c = median(res.rows['native-c-inproc']?.[row]);
+      const cRow = res.rows['native-c-inproc']?.[row];
+      const c = median(cRow);
       const cells = COLUMNS.map((impl) => {
         const m = median(res.rows[impl]?.[row]);
-        if (m === undefined) return '—'.padStart(18);
-        return `${m.toFixed(1)}${c ? ` (${(m / c).toFixed(3)}×)` : ''}`.padStart(18);
+        if (m === undefined) return '—'.padStart(30);
+        return `${m.toFixed(1)}${c ? ` (${(m / c).toFixed(3)}×)${impl === 'native-c-inproc' ? '' : repSpread(res.rows[impl]?.[row], cRow)}` : ''}`.padStart(30);
       });
       console.log(`  ${row.padEnd(22)}${cells.join('')}`);
     }
