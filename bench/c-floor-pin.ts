@@ -4,10 +4,6 @@
 //   BENCH_PIN            the core the timing thread is pinned to after set-up (bench.c reads it too);
 //                        unset or 'off': the threads stay where the OS puts them
 //   BENCH_FLOOR_WARMUP   launches of the untimed warm-up pass of each launch_* row (at least)
-//   BENCH_ISOLATE        '0': leave the process's other threads where they are; else (default) while
-//                        the timing thread is pinned, every other thread of its process is moved off
-//                        that core and its SMT sibling (bench_isolate_others): Deno's process showed
-//                        blocks slowed 50% by its own threads sharing the core (H200, 2026-12-02)
 // Pinned: the rows timed per operation (calls, launches, allocations, events). Not pinned: the 256 MiB
 // copy rows, with the start-up affinity back: the objects layer's staged pageable copies use helper
 // threads (worker_threads) created on first use, which would inherit the one core and share it.
@@ -17,8 +13,6 @@
 export interface FloorSettings {
   pinCpu?: number;
   warmupLaunches: number;
-  /** Move the process's other threads off the pinned core while it is pinned (BENCH_ISOLATE). */
-  isolate: boolean;
   why?: string;
 }
 
@@ -48,11 +42,10 @@ export function floorSettings(env: Record<string, string | undefined> = process.
   const pinText = (env.BENCH_PIN ?? '').trim();
   const warmText = (env.BENCH_FLOOR_WARMUP ?? '').trim();
   const warm = /^\d{1,9}$/.test(warmText) && Number(warmText) > 0 ? Number(warmText) : DEFAULT_WARMUP_LAUNCHES;
-  const isolate = (env.BENCH_ISOLATE ?? '').trim() !== '0';
   const warmWhy = warmText && warm !== Number(warmText) ? `BENCH_FLOOR_WARMUP=${warmText} is not a positive count: ${warm} launches` : undefined;
-  if (pinText === '' || pinText === 'off') return { warmupLaunches: warm, isolate, why: [`not pinned (BENCH_PIN ${pinText ? 'off' : 'unset'})`, warmWhy].filter(Boolean).join('; ') };
-  if (!/^\d{1,4}$/.test(pinText)) return { warmupLaunches: warm, isolate, why: [`not pinned: BENCH_PIN=${pinText} is not a CPU number`, warmWhy].filter(Boolean).join('; ') };
-  return { pinCpu: Number(pinText), warmupLaunches: warm, isolate, why: warmWhy };
+  if (pinText === '' || pinText === 'off') return { warmupLaunches: warm, why: [`not pinned (BENCH_PIN ${pinText ? 'off' : 'unset'})`, warmWhy].filter(Boolean).join('; ') };
+  if (!/^\d{1,4}$/.test(pinText)) return { warmupLaunches: warm, why: [`not pinned: BENCH_PIN=${pinText} is not a CPU number`, warmWhy].filter(Boolean).join('; ') };
+  return { pinCpu: Number(pinText), warmupLaunches: warm, why: warmWhy };
 }
 
 /** Whether a row is timed on the pinned core: the rows timed per operation (unit ns), not the copies. */
@@ -75,8 +68,6 @@ export interface FloorRecord {
   unpinned_rows: string[];
   /** The CPUs the timing thread was on after each pinned row (sched_getcpu), where known. */
   cpus_seen: number[];
-  /** The process's other threads moved off the pinned core (bench_isolate_others), or why not; absent: not asked. */
-  others_moved?: number | string;
   why?: string;
 }
 
@@ -89,13 +80,7 @@ export class RowPinner {
   private pinned = false;
   readonly record: FloorRecord;
 
-  constructor(
-    private readonly settings: FloorSettings,
-    private readonly pin: ((cpu: number) => number) | undefined,
-    private readonly cpuNow?: () => number,
-    /** bench_isolate_others: moves the process's other threads off a core (-1: back); count or -errno. */
-    private readonly isolate?: (cpu: number) => number,
-  ) {
+  constructor(private readonly settings: FloorSettings, private readonly pin: ((cpu: number) => number) | undefined, private readonly cpuNow?: () => number) {
     const why = settings.pinCpu !== undefined && !pin ? 'not pinned: libbench.so (bench_pin_thread) not loaded' : settings.why;
     this.record = { pin_cpu: null, warmup_launches: settings.warmupLaunches, pinned_rows: [], unpinned_rows: [], cpus_seen: [], why };
   }
@@ -112,7 +97,6 @@ export class RowPinner {
       }
       this.pinned = true;
       this.record.pin_cpu = this.settings.pinCpu!;
-      if (this.settings.isolate) this.isolateOthers(this.settings.pinCpu!);
     } else if (!want) this.release();
     (this.pinned ? this.record.pinned_rows : this.record.unpinned_rows).push(row);
   }
@@ -124,23 +108,9 @@ export class RowPinner {
     if (c >= 0 && !this.record.cpus_seen.includes(c)) this.record.cpus_seen.push(c);
   }
 
-  /** Moves the other threads off `cpu`'s core; the record keeps the largest count moved, or why none. */
-  private isolateOthers(cpu: number): void {
-    if (!this.isolate) {
-      this.record.others_moved = 'libbench.so has no bench_isolate_others';
-      return;
-    }
-    const n = this.isolate(cpu);
-    if (n < 0) this.record.others_moved = `bench_isolate_others(${cpu}) failed (${n})`;
-    else if (typeof this.record.others_moved !== 'number' || n > this.record.others_moved) this.record.others_moved = n;
-  }
-
   /** Back to the start-up affinity (the process's later work and the processes it starts get it). */
   release(): void {
-    if (this.pinned) {
-      this.pin!(-1);
-      if (this.settings.isolate) this.isolate?.(-1);
-    }
+    if (this.pinned) this.pin!(-1);
     this.pinned = false;
   }
 }
@@ -149,6 +119,5 @@ export class RowPinner {
 export function floorRecordWords(r: FloorRecord | undefined): string {
   if (!r) return 'pinning not reported';
   const where = r.pin_cpu === null ? r.why ?? 'not pinned' : `timing thread pinned to core ${r.pin_cpu} after set-up (seen on ${r.cpus_seen.join(',') || '?'}) for ${r.pinned_rows.length} rows`;
-  const others = r.others_moved === undefined ? '' : typeof r.others_moved === 'number' ? `, the process's ${r.others_moved} other threads kept off its core` : ` (other threads not moved: ${r.others_moved})`;
-  return `${where}${others}; launch rows warmed up ≥ ${r.warmup_launches} launches`;
+  return `${where}; launch rows warmed up ≥ ${r.warmup_launches} launches`;
 }

@@ -16,8 +16,8 @@ import { RowPinner, floorRecordWords, floorSettings, floorWarm } from './c-floor
 // (bench.c's passes, timed by this clock).
 // ---------------------------------------------------------------------------------------------
 
-/** The timing thread's pinning through libbench.so (bench_pin_thread, bench_current_cpu, bench_isolate_others). */
-type PinFns = { pin: (cpu: number) => number; cpuNow: () => number; isolate: (cpu: number) => number };
+/** The timing thread's pinning through libbench.so (bench_pin_thread, bench_current_cpu). */
+type PinFns = { pin: (cpu: number) => number; cpuNow: () => number };
 
 /** bench.c's passes in this process (libbench.so from bench/native/build.sh), or why not; `pins` gets its pinning functions. */
 function nativePasses(ptxPath: string, pins: Partial<PinFns>): Passes | string {
@@ -36,7 +36,6 @@ function nativePasses(ptxPath: string, pins: Partial<PinFns>): Passes | string {
   if (st !== 0) return `bench_init failed (${st})`;
   pins.pin = so.func('int bench_pin_thread(int cpu)') as PinFns['pin'];
   pins.cpuNow = so.func('int bench_current_cpu()') as PinFns['cpuNow'];
-  pins.isolate = so.func('int bench_isolate_others(int cpu)') as PinFns['isolate'];
   const out: Passes = {};
   for (const [name] of ROWS) {
     out[name] = (ops) => {
@@ -101,7 +100,7 @@ export function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: str
   meta.interleaved = { implementations: Object.keys(impls), reps, blocks_per_rep: BLOCKS, repetition: repetitionWords(reps), not_run: notes };
   // The floor method (bench/c-floor-pin.ts): set-up is done; the timing thread is pinned per row from here.
   const settings = floorSettings();
-  const pinner = new RowPinner(settings, pins.pin, pins.cpuNow, pins.isolate);
+  const pinner = new RowPinner(settings, pins.pin, pins.cpuNow);
   const rows: Record<string, Record<string, MeasuredRow | { skipped: string }>> = {};
   try {
     for (const [name, ops, warm, unit, bytes, granule] of ROWS) {

@@ -55,8 +55,6 @@ type NativeFns = {
   pin: (cpu: number) => number;
   /** bench_current_cpu: where the calling thread runs. */
   cpuNow: () => number;
-  /** bench_isolate_others: the process's other threads off a core (-1: back); count or -errno. */
-  isolate: (cpu: number) => number;
   how: string;
 };
 
@@ -68,34 +66,33 @@ function nativeFunctions(lib: string): NativeFns {
     const { dlopen } = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
     const s = dlopen(lib, {
       bench_init: { args: ['ptr', 'i32'], returns: 'i32' }, bench_pass: { args: ['ptr', 'i64'], returns: 'i32' },
-      bench_pin_thread: { args: ['i32'], returns: 'i32' }, bench_current_cpu: { args: [], returns: 'i32' }, bench_isolate_others: { args: ['i32'], returns: 'i32' },
+      bench_pin_thread: { args: ['i32'], returns: 'i32' }, bench_current_cpu: { args: [], returns: 'i32' },
     }).symbols;
-    return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, isolate: s.bench_isolate_others, how: 'bun:ffi dlopen' };
+    return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how: 'bun:ffi dlopen' };
   }
   if (g.Deno) {
     const s = g.Deno.dlopen(lib, {
       bench_init: { parameters: ['buffer', 'i32'], result: 'i32' }, bench_pass: { parameters: ['buffer', 'i64'], result: 'i32' },
-      bench_pin_thread: { parameters: ['i32'], result: 'i32' }, bench_current_cpu: { parameters: [], result: 'i32' }, bench_isolate_others: { parameters: ['i32'], result: 'i32' },
+      bench_pin_thread: { parameters: ['i32'], result: 'i32' }, bench_current_cpu: { parameters: [], result: 'i32' },
     }).symbols;
-    return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, isolate: s.bench_isolate_others, how: 'Deno.dlopen' };
+    return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how: 'Deno.dlopen' };
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const koffi = require('koffi') as typeof import('koffi');
   const so = koffi.load(lib);
   return {
     init: so.func('int bench_init(void *ptx, int ordinal)') as never, pass: so.func('int bench_pass(void *row, int64_t ops)') as never,
-    pin: so.func('int bench_pin_thread(int cpu)') as never, cpuNow: so.func('int bench_current_cpu()') as never,
-    isolate: so.func('int bench_isolate_others(int cpu)') as never, how: 'koffi',
+    pin: so.func('int bench_pin_thread(int cpu)') as never, cpuNow: so.func('int bench_current_cpu()') as never, how: 'koffi',
   };
 }
 
 /** bench.c's passes in this process, or why not; `pins` gets libbench.so's pinning functions. */
-export function nativePasses(rows: string[], meta: Record<string, unknown>, pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow' | 'isolate'>> = {}): Passes | string {
+export function nativePasses(rows: string[], meta: Record<string, unknown>, pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {}): Passes | string {
   const lib = process.env.BENCH_NATIVE_LIB;
   if (!lib) return 'BENCH_NATIVE_LIB not set (libbench.so from bench/native/build.sh)';
   const fns = nativeFunctions(lib);
   meta.native_c_loaded_by = fns.how;
-  Object.assign(pins, { pin: fns.pin, cpuNow: fns.cpuNow, isolate: fns.isolate });
+  Object.assign(pins, { pin: fns.pin, cpuNow: fns.cpuNow });
   const cstr = (s: string) => new TextEncoder().encode(`${s}\0`);
   const st = fns.init(cstr(findPtx()), Number(process.env.BENCH_DEVICE ?? 0) | 0);
   if (st !== 0) return `bench_init failed (${st})`;
@@ -111,11 +108,11 @@ export function nativePasses(rows: string[], meta: Record<string, unknown>, pins
 }
 
 /** Every implementation's passes (a failure becomes a note), and the closers of what they opened. */
-function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[]; pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow' | 'isolate'>> } {
+function implementations(cu: Driver, S: State, rows: string[], meta: Record<string, unknown>): { impls: Record<string, Passes>; notes: Record<string, string>; closers: (() => void)[]; pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> } {
   const only = process.env.BENCH_CHILD_IMPLS?.split(',').map((s) => s.trim()).filter(Boolean);
   const { impls, notes, attempt } = passCollector((name) => !only?.length || only.includes(name));
   const closers: (() => void)[] = [];
-  const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow' | 'isolate'>> = {};
+  const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {};
   attempt('native-c-inproc', () => nativePasses(rows, meta, pins));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (process.env.BENCH_CHILD_BARE === '1') {
@@ -179,7 +176,7 @@ export function runChild(): ChildResult {
   Object.assign(result.meta, { runtime, version, backends: Object.fromEntries(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuLaunchKernel'].map((n) => [n, cu.binder.backendOf(n)])) });
   const { impls, notes, closers, pins } = implementations(cu, S, rows, result.meta);
   result.notes = notes;
-  const pinner = new RowPinner(floorSettings(), pins.pin, pins.cpuNow, pins.isolate); // after set-up, as bench/c-floor.ts recommends
+  const pinner = new RowPinner(floorSettings(), pins.pin, pins.cpuNow); // after set-up, as bench/c-floor.ts recommends
   try {
     result.rows = measureRows(impls, rows, pinner);
   } catch (e) {

@@ -2,7 +2,7 @@
 // child (bench/runtime-child.ts, CommonJS copy of the tree) with BENCH_CHILD_BARE=1, so that one process
 // times, interleaved, C (libbench.so), the runtime's own FFI with nothing of cuda-ts (bench/ffi-bare.ts),
 // and cuda-ts's raw, typed and objects layers. Prints ns per operation, each column's ratio to C and the
-// min-max of its per-repetition ratios. BENCH_PIN and BENCH_ISOLATE as in bench/c-floor-pin.ts.
+// min-max of its per-repetition ratios. BENCH_PIN as in bench/c-floor-pin.ts.
 //   npx tsx bench/runtimes-bare.ts            RUNTIMES=bun,deno (default) BUN=… DENO=… BENCH_REPS=…
 //   BENCH_CHILD_ROWS=cuCtxGetCurrent,…        (default: the trivial calls and launches of 0 and 4 args)
 import { spawnSync } from 'node:child_process';

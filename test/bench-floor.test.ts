@@ -12,9 +12,8 @@ const method = (pinCpu: number | undefined, warmupLaunches = 4000): FloorMethod 
 
 describe('floorSettings', () => {
   test('a core and a warm-up count are taken; unset or off pins nothing', () => {
-    expect(floorSettings({ BENCH_PIN: '15', BENCH_FLOOR_WARMUP: '6000' })).toEqual({ pinCpu: 15, warmupLaunches: 6000, isolate: true, why: undefined });
-    expect(floorSettings({})).toEqual({ warmupLaunches: H200_FINDING.warmupLaunches, isolate: true, why: 'not pinned (BENCH_PIN unset)' });
-    expect(floorSettings({ BENCH_PIN: '15', BENCH_ISOLATE: '0' }).isolate).toBe(false);
+    expect(floorSettings({ BENCH_PIN: '15', BENCH_FLOOR_WARMUP: '6000' })).toEqual({ pinCpu: 15, warmupLaunches: 6000, why: undefined });
+    expect(floorSettings({})).toEqual({ warmupLaunches: H200_FINDING.warmupLaunches, why: 'not pinned (BENCH_PIN unset)' });
     expect(floorSettings({ BENCH_PIN: 'off' }).pinCpu).toBeUndefined();
   });
 
@@ -32,7 +31,7 @@ describe('floorSettings', () => {
 });
 
 describe('floorWarm and isPinnedRow', () => {
-  const s = { warmupLaunches: 4500, isolate: true };
+  const s = { warmupLaunches: 4500 };
   test('launch rows get at least the floor warm-up, rounded up to their granule; other rows keep theirs', () => {
     expect(floorWarm('launch_0args', 5000, 1000, s)).toBe(5000);
     expect(floorWarm('launch_sync', 1000, 100, s)).toBe(4500);
@@ -54,7 +53,7 @@ describe('RowPinner', () => {
 
   test('pins once for a run of per-operation rows, restores for a copy row and at the end, records where it ran', () => {
     const t = fakeThread();
-    const p = new RowPinner({ pinCpu: 9, warmupLaunches: 4000, isolate: false }, t.pin, t.cpuNow);
+    const p = new RowPinner({ pinCpu: 9, warmupLaunches: 4000 }, t.pin, t.cpuNow);
     for (const [r, u] of [['cuCtxGetCurrent', 'ns'], ['launch_0args', 'ns'], ['h2d_pageable_256MiB', 'GB/s'], ['alloc_free_async_1MiB', 'ns']]) {
       p.beforeRow(r, u);
       p.afterRow();
@@ -67,44 +66,14 @@ describe('RowPinner', () => {
 
   test('a failing pin leaves the row unpinned and says why; no pin function pins nothing', () => {
     const t = fakeThread(-22);
-    const p = new RowPinner({ pinCpu: 9, warmupLaunches: 4000, isolate: true }, t.pin, t.cpuNow);
+    const p = new RowPinner({ pinCpu: 9, warmupLaunches: 4000 }, t.pin, t.cpuNow);
     p.beforeRow('launch_0args', 'ns');
     p.release();
     expect(p.record).toMatchObject({ pin_cpu: null, unpinned_rows: ['launch_0args'], why: 'bench_pin_thread(9) failed (-22): not pinned' });
     expect(t.calls).toEqual([9]);
-    const none = new RowPinner({ pinCpu: 9, warmupLaunches: 4000, isolate: true }, undefined);
+    const none = new RowPinner({ pinCpu: 9, warmupLaunches: 4000 }, undefined);
     none.beforeRow('launch_0args', 'ns');
     expect(none.record).toMatchObject({ pin_cpu: null, unpinned_rows: ['launch_0args'], why: 'not pinned: libbench.so (bench_pin_thread) not loaded' });
-  });
-});
-
-describe('RowPinner, the other threads', () => {
-  test('moved off the core with each pin and back with each release; the record keeps the count', () => {
-    const pins: number[] = [];
-    const moves: number[] = [];
-    const p = new RowPinner({ pinCpu: 9, warmupLaunches: 4000, isolate: true }, (c) => (pins.push(c), 0), () => 9, (c) => (moves.push(c), c < 0 ? 0 : 12));
-    for (const [r, u] of [['cuCtxGetCurrent', 'ns'], ['h2d_pageable_256MiB', 'GB/s'], ['launch_0args', 'ns']]) p.beforeRow(r, u);
-    p.release();
-    expect(moves).toEqual([9, -1, 9, -1]);
-    expect(pins).toEqual([9, -1, 9, -1]);
-    expect(p.record.others_moved).toBe(12);
-    expect(floorRecordWords(p.record)).toBe("timing thread pinned to core 9 after set-up (seen on ?) for 2 rows, the process's 12 other threads kept off its core; launch rows warmed up ≥ 4000 launches");
-  });
-
-  test('not asked (BENCH_ISOLATE=0): never called; asked without the function or with a failure: the record says why', () => {
-    const moves: number[] = [];
-    const off = new RowPinner({ pinCpu: 9, warmupLaunches: 4000, isolate: false }, () => 0, () => 9, (c) => (moves.push(c), 3));
-    off.beforeRow('launch_0args', 'ns');
-    off.release();
-    expect(moves).toEqual([]);
-    expect(off.record.others_moved).toBeUndefined();
-    const missing = new RowPinner({ pinCpu: 9, warmupLaunches: 4000, isolate: true }, () => 0, () => 9);
-    missing.beforeRow('launch_0args', 'ns');
-    expect(missing.record.others_moved).toBe('libbench.so has no bench_isolate_others');
-    const failing = new RowPinner({ pinCpu: 9, warmupLaunches: 4000, isolate: true }, () => 0, () => 9, () => -22);
-    failing.beforeRow('launch_0args', 'ns');
-    expect(failing.record.others_moved).toBe('bench_isolate_others(9) failed (-22)');
-    expect(floorRecordWords(failing.record)).toContain('(other threads not moved: bench_isolate_others(9) failed (-22))');
   });
 });
 

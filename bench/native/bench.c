@@ -57,7 +57,6 @@
  */
 #define _GNU_SOURCE
 #include <cuda.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -66,7 +65,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -348,20 +346,14 @@ static long long time_pass(const char *row, long ops) {
     return (long long)(now_ns() - t0);
 }
 
-/* The calling thread's affinity at the first pin_thread or isolate_others call (the process's start-up mask). */
-static cpu_set_t original;
-static int original_saved;
-static int save_original(void) {
-    if (!original_saved) {
-        if (sched_getaffinity(0, sizeof(original), &original) != 0) return -errno;
-        original_saved = 1;
-    }
-    return 0;
-}
-
 /* The calling thread's affinity: one CPU, or (cpu < 0) the mask it had at the first call. */
 static int pin_thread(int cpu) {
-    if (save_original() != 0) return -errno;
+    static cpu_set_t original;
+    static int saved;
+    if (!saved) {
+        if (sched_getaffinity(0, sizeof(original), &original) != 0) return -errno;
+        saved = 1;
+    }
     cpu_set_t set;
     if (cpu < 0) set = original;
     else {
@@ -370,54 +362,6 @@ static int pin_thread(int cpu) {
         CPU_SET(cpu, &set);
     }
     return sched_setaffinity(0, sizeof(set), &set) != 0 ? -errno : 0;
-}
-
-/* cpu and the CPUs sharing its core (SMT siblings, from sysfs; cpu alone where sysfs does not say). */
-static void core_of(int cpu, cpu_set_t *core) {
-    CPU_ZERO(core);
-    CPU_SET(cpu, core);
-    char path[96], list[256];
-    snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    if (fgets(list, sizeof(list), f)) {
-        for (char *p = list; *p && *p != '\n';) { /* "14,30" or "14-15" */
-            char *end;
-            long a = strtol(p, &end, 10), b = a;
-            if (end == p) break;
-            if (*end == '-') b = strtol(end + 1, &end, 10);
-            for (long c = a; c <= b && c < CPU_SETSIZE; c++) CPU_SET((int)c, core);
-            p = *end == ',' ? end + 1 : end;
-        }
-    }
-    fclose(f);
-}
-
-/* Every other thread of this process off cpu's core (the runtime's own threads, GC and compiler helpers
- * included, would otherwise share the timing thread's core or its SMT sibling), or (cpu < 0) each back
- * to the start-up mask. Threads started later inherit their creator's mask. Returns the threads moved
- * or -errno (-EINVAL: no CPU left for them). */
-static int isolate_others(int cpu) {
-    if (save_original() != 0) return -errno;
-    cpu_set_t set = original;
-    if (cpu >= 0) {
-        if (cpu >= CPU_SETSIZE) return -EINVAL;
-        cpu_set_t core;
-        core_of(cpu, &core);
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &core)) CPU_CLR(c, &set);
-        if (CPU_COUNT(&set) == 0) return -EINVAL;
-    }
-    pid_t self = (pid_t)syscall(SYS_gettid);
-    DIR *dir = opendir("/proc/self/task");
-    if (!dir) return -errno;
-    int moved = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
-        pid_t tid = (pid_t)atoi(e->d_name);
-        if (tid > 0 && tid != self && sched_setaffinity(tid, sizeof(set), &set) == 0) moved++;
-    }
-    closedir(dir);
-    return moved;
 }
 
 #ifdef BENCH_SHARED
@@ -445,8 +389,6 @@ long long bench_time_pass(const char *row, long ops) { return time_pass(row, ops
 int bench_pin_thread(int cpu) { return pin_thread(cpu); }
 /* The CPU the calling thread runs on now (sched_getcpu). */
 int bench_current_cpu(void) { return sched_getcpu(); }
-/* Every other thread of this process off cpu's core (-1: back to the start-up mask): threads moved, or -errno. */
-int bench_isolate_others(int cpu) { return isolate_others(cpu); }
 #endif
 
 /* The state every pass uses: context, stream, module, kernels, buffers, events. */
