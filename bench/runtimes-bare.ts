@@ -10,7 +10,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildNative } from './c-floor';
-import { BENCH_DIR } from './common';
+import { BENCH_DIR, isMeasured, type Row } from './common';
+import { ratioStats } from './interleave';
 import type { ChildResult } from './runtime-child';
 import { childCommand, childTree } from './runtimes-gpu';
 import { findRuntimeBinary } from './runtime-binaries';
@@ -24,12 +25,10 @@ function median(row: unknown): number | undefined {
 }
 
 /** The min-max of a row's per-repetition ratios to C's (repetitions are interleaved: the same moments). */
-function repSpread(row: unknown, c: unknown): string {
-  const reps = (r: unknown) => (r && typeof r === 'object' && 'reps' in r ? (r as { reps: number[] }).reps : []);
-  const [a, b] = [reps(row), reps(c)];
-  if (!a.length || a.length !== b.length) return '';
-  const q = a.map((x, i) => x / b[i]);
-  return ` [${Math.min(...q).toFixed(2)}-${Math.max(...q).toFixed(2)}]`;
+function repSpread(row: Row | undefined, c: Row | undefined): string {
+  if (!isMeasured(row) || !isMeasured(c) || !row.reps.length || row.reps.length !== c.reps.length) return '';
+  const { min, max } = ratioStats(row.reps, c.reps);
+  return ` [${min.toFixed(2)}-${max.toFixed(2)}]`;
 }
 
 function main(): void {
