@@ -142,7 +142,7 @@ function writeCapacityCall(site: CallSite, plan: FunctionPlan, cap: CapacityPlan
  */
 function writeBound(w: Writer, head: string, fn: FunctionDecl, plan: FunctionPlan, opts: FunctionOptions, callbacks: ParamView[]): void {
   const F = fn.name;
-  // one slot: the whole buffer is that slot (s.bytes, the same 8 bytes), without Scratch.slot's call
+  // one slot: the whole buffer is that slot (s.bytes, the same 8 bytes): one view fewer to name in bind$F
   if (plan.slots === 1) plan.callArgs = plan.callArgs.map((a) => (a === 's.slot(0)' ? 's.bytes' : a));
   let bind = `binder.native('${F}')`;
   if (!plan.capacity && !plan.register.length && plan.callArgs.length > 0 && plan.callArgs.every(isSlotArgument)) {
