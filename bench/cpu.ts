@@ -27,7 +27,7 @@
 // PASS when the whole spread is under it, FAIL when all of it is over, "noisy" when it crosses it.
 import koffi from 'koffi';
 import { SCALE, fmt, log, resultsDir, table, writeJson } from './common';
-import { BLOCKS, judge, measureInterleaved, ratioStats, repetitionWords } from './interleave';
+import { BLOCKS, judgeRatios, measureInterleaved, ratioStats, repetitionWords } from './interleave';
 import { hasDist, loadModule, measureStartup, type Loader, type StartupResult } from './startup';
 import type { MeasuredRow } from './common';
 
@@ -214,9 +214,9 @@ function main(): void {
   const qTK = q('getVersion/typed', 'getVersion/koffi');
   const qRK = q('getVersion/raw', 'getVersion/koffi');
   const qTRx = q('getVersion/typed-tsx', 'getVersion/raw-tsx');
-  const verdictTR = judge(qTR.median, [qTR.min, qTR.max], TARGET_TYPED_VS_RAW, 'lower');
+  const verdictTR = judgeRatios(qTR, TARGET_TYPED_VS_RAW, 'lower');
   const rowsOut = overheadTable(rows, lastError, verdictTR);
-  console.log(`\nCPU call overhead against libcudart (ns/call; node ${process.version}, koffi ${koffi.version ?? '?'}). ${N} calls per implementation per repetition, ${repetitionWords(REPS)}. A cell is the median over the repetitions; a ratio "m [min-max]" is the median of the per-repetition ratios and their min-max; the verdict is PASS when the whole spread meets the target, FAIL when none of it does, noisy otherwise.\n`);
+  console.log(`\nCPU call overhead against libcudart (ns/call; node ${process.version}, koffi ${koffi.version ?? '?'}). ${N} calls per implementation per repetition, ${repetitionWords(REPS)}. A cell is the median over the repetitions; a ratio "m [min-max]" is the median of the per-repetition ratios and their min-max; the verdict is PASS when the median's 95% interval (order statistics; min-max up to 8 repetitions) meets the target, FAIL when none of it does, noisy otherwise.\n`);
   console.log(table(['call, cuda-ts loaded as', 'koffi', 'raw', 'typed', 'raw/koffi', 'typed/koffi', 'typed/raw', 'target', ''], rowsOut));
   printStartups(startup);
 

@@ -1,8 +1,11 @@
 // Interleaved measurement: every implementation of a row runs in the same repetitions, in turn, so
 // that drift on a shared machine — clock changes, other tenants — lands on all implementations alike
-// and shows as the spread of the per-repetition ratios instead of as a ratio. Verdicts use that
-// spread: PASS when every repetition meets the target, FAIL when none does, "noisy" when the spread
-// crosses it.
+// and shows as the spread of the per-repetition ratios instead of as a ratio. Verdicts judge the
+// median of those ratios by its distribution-free 95% confidence interval (order statistics, see
+// medianInterval): PASS when the whole interval meets the target, FAIL when none of it does, "noisy"
+// when it crosses. Up to 8 repetitions that interval is their min-max (every repetition must meet
+// the target for a PASS); with more it is narrower, so more repetitions sharpen a verdict instead of
+// making "noisy" likelier, as a min-max rule would.
 //
 // A repetition is robust to one disturbance: each implementation's work of a repetition (`ops`) is
 // split into BLOCKS short sub-blocks, run interleaved with the other implementations' sub-blocks
@@ -136,16 +139,66 @@ export function measureInterleaved(row: InterleavedRow, reps: number, clock: () 
   return out;
 }
 
-/** Median and min–max of the per-repetition ratios a[k] / b[k]. */
-export function ratioStats(a: number[], b: number[]): { median: number; min: number; max: number } {
+/** The per-repetition ratios of two interleaved rows, summed up. */
+export interface RatioStats {
+  median: number;
+  min: number;
+  max: number;
+  /** The median's 95% confidence interval (see {@link medianInterval}); min-max up to 8 repetitions. */
+  lo: number;
+  hi: number;
+  /** Repetitions. */
+  n: number;
+}
+
+/** Median, min–max and the median's 95% interval of the per-repetition ratios a[k] / b[k]. */
+export function ratioStats(a: number[], b: number[]): RatioStats {
   const n = Math.min(a.length, b.length);
   const r = Array.from({ length: n }, (_, k) => a[k] / b[k]);
-  return { median: median(r), min: Math.min(...r), max: Math.max(...r) };
+  return { median: median(r), min: Math.min(...r), max: Math.max(...r), ...medianInterval(r), n };
+}
+
+/** The confidence of the interval that verdicts judge. */
+export const VERDICT_CONFIDENCE = 0.95;
+
+/**
+ * A distribution-free confidence interval of the median of `values`: the order statistics x(k) and
+ * x(n+1-k) for the largest k whose coverage, 1 - 2·P(Binomial(n, 1/2) < k), is at least `level`
+ * (at least k = 1: min-max, whose coverage is under 95% below 6 values). For 95%: min-max up to 8
+ * values, the 2nd smallest and largest of 9-11, the 6th of 21.
+ */
+export function medianInterval(values: readonly number[], level = VERDICT_CONFIDENCE): { lo: number; hi: number } {
+  const x = [...values].sort((p, q) => p - q);
+  const n = x.length;
+  if (!n) return { lo: NaN, hi: NaN };
+  let k = 1;
+  let p = 2 ** -n; // P(Binomial(n, 1/2) = k - 1)
+  let cdf = p; // P(Binomial(n, 1/2) < k)
+  while (k + 1 <= (n + 1) / 2) {
+    const next = (p * (n - k + 1)) / k; // P(Binomial(n, 1/2) = k)
+    if (1 - 2 * (cdf + next) < level) break;
+    k++;
+    p = next;
+    cdf += next;
+  }
+  return { lo: x[k - 1], hi: x[n - k] };
+}
+
+/** A verdict on per-repetition ratios: {@link judge} on the median's 95% interval. */
+export function judgeRatios(q: RatioStats, target: number, better: 'lower' | 'higher'): 'PASS' | 'FAIL' | 'noisy' {
+  return judge(q.median, [q.lo, q.hi], target, better);
+}
+
+/** "1.234x [lo-hi]", the median's interval, with the min-max where the interval is narrower. */
+export function ratioWords(q: RatioStats, digits = 3): string {
+  const f = (v: number) => v.toFixed(digits);
+  const spread = q.lo === q.min && q.hi === q.max ? '' : `; ${q.n} reps, min-max ${f(q.min)}-${f(q.max)}`;
+  return `${f(q.median)}x [${f(q.lo)}-${f(q.hi)}${spread}]`;
 }
 
 /**
- * A verdict from a spread: `lower` — the value must be ≤ target (times, ratios of times);
- * `higher` — ≥ target (bandwidth ratios).
+ * A verdict from an interval (the median's, {@link judgeRatios}): `lower` — the value must be ≤ target
+ * (times, ratios of times); `higher` — ≥ target (bandwidth ratios).
  */
 export function judge(value: number, spread: [number, number], target: number, better: 'lower' | 'higher'): 'PASS' | 'FAIL' | 'noisy' {
   const [lo, hi] = spread;

@@ -30,7 +30,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judge, ratioStats, repetitionWords } from './interleave';
+import { type RatioStats, judgeRatios, ratioStats, ratioWords, repetitionWords } from './interleave';
 import { IMPORT_PER_ROUND, IMPORT_ROUNDS, importRoundWords, importTable, importVerdicts, type ImportVerdict } from './import';
 import { importCases, measureImports } from './startup';
 import { CHILD_RUNTIMES, runtimeTable, runtimeVerdicts } from './runtimes-report';
@@ -125,7 +125,7 @@ async function python(): Promise<ImplResult[]> {
   return lastJson<ImplResult[]>(r.stdout);
 }
 
-type Spread = { median: number; min: number; max: number };
+type Spread = RatioStats;
 interface CpuResult {
   rows: Record<string, MeasuredRow>;
   ratios: { typed_vs_raw: number; typed_vs_koffi: number; raw_vs_koffi: number; tsx_typed_vs_raw?: number };
@@ -265,8 +265,7 @@ const ratioJudge = (verdicts: Verdict[], get: GetRow) => (target: string, row: s
   const bad = extra?.(vr.median);
   if (vr.interleaved && br.interleaved) {
     const q = ratioStats(vr.reps, br.reps);
-    const v = judge(q.median, [q.min, q.max], limit, better);
-    return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${q.median.toFixed(3)}x [${q.min.toFixed(3)}-${q.max.toFixed(3)}]`, verdict: bad ? 'FAIL' : v, why: bad });
+    return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: ratioWords(q), verdict: bad ? 'FAIL' : judgeRatios(q, limit, better), why: bad });
   }
   const ratio = vr.median / br.median;
   const ok = better === 'lower' ? ratio <= limit : ratio >= limit;
@@ -313,9 +312,8 @@ function startupAndCpuTargets(st: ImplResult | undefined, cpuRes: CpuResult | un
   if (cpuRes) {
     const tr = cpuRes.ratios.typed_vs_raw;
     const q = cpuRes.spreads?.typed_vs_raw;
-    const spread = q ? ` [${q.min.toFixed(3)}-${q.max.toFixed(3)}]` : ' (medians)';
-    const verdict = q ? judge(q.median, [q.min, q.max], 1.3, 'lower') : tr <= 1.3 ? 'PASS' : 'FAIL';
-    verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${tr.toFixed(3)}x${spread} (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict });
+    const verdict = q ? judgeRatios(q, 1.3, 'lower') : tr <= 1.3 ? 'PASS' : 'FAIL';
+    verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${q ? ratioWords(q) : `${tr.toFixed(3)}x (medians)`} (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict });
   } else verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: '-', verdict: 'SKIP', why: steps.cpu?.skipped ?? 'not run' });
   return verdicts;
 }
@@ -343,7 +341,7 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined, floor: ChosenFl
 
   // Targets.
   const verdicts: Verdict[] = [...gpuTargets(get, m), ...startupAndCpuTargets(st, cpuRes)];
-  out.push('\ntargets (issues 5, 11, 17; "noisy": the per-repetition spread crosses the target):');
+  out.push('\ntargets (issues 5, 11, 17; the [lo-hi] of a ratio is the 95% interval of the median of the per-repetition ratios (their min-max up to 8 repetitions); PASS when all of it meets the target, "noisy" when it crosses the target):');
   out.push(table(['target', 'row', 'judged on', 'value', 'verdict'], verdicts.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5));
 
   // await vs blocking synchronize.

@@ -9,7 +9,7 @@
 // affinity, and the launch rows warm up BENCH_FLOOR_WARMUP launches first; meta.floor says what it did.
 //
 // Env: BENCH_CHILD_OUT (where the JSON goes; else stdout), BENCH_PTX, BENCH_NATIVE_LIB (libbench.so),
-//      BENCH_SCALE, BENCH_REPS, BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS),
+//      BENCH_SCALE, BENCH_CHILD_REPS (else BENCH_REPS, else CHILD_REPS), BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS),
 //      BENCH_PIN, BENCH_FLOOR_WARMUP (bench/c-floor-pin.ts), BENCH_CHILD_BARE=1 (also the runtime's own FFI
 //      with no cuda-ts code: implementation `ffi-bare`, bench/ffi-bare.ts), BENCH_CHILD_IMPLS (comma list: only
 //      those implementations, e.g. to see whether one column's figure depends on the others beside it).
@@ -21,7 +21,7 @@ import { measureInterleaved } from './interleave';
 import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, passCollector, setup } from './gpu-common';
 import { fresh, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, objectsPasses } from './gpu-objects';
-import { CHILD_ROWS } from './runtimes-report';
+import { CHILD_REPS, CHILD_ROWS } from './runtimes-report';
 import { RowPinner, floorSettings, floorWarm } from './c-floor-pin';
 import { barePasses } from './ffi-bare';
 
@@ -138,7 +138,7 @@ function implementations(cu: Driver, S: State, rows: string[], meta: Record<stri
 
 /** The rows of `rows`, interleaved over the implementations, the timing thread pinned per row by `pinner`. */
 function measureRows(impls: Record<string, Passes>, rows: string[], pinner: RowPinner): ChildResult['rows'] {
-  const reps = Number(process.env.BENCH_REPS ?? 7) | 0 || 7;
+  const reps = Number(process.env.BENCH_CHILD_REPS ?? process.env.BENCH_REPS ?? CHILD_REPS) | 0 || CHILD_REPS;
   const settings = floorSettings();
   const out: ChildResult['rows'] = {};
   try {

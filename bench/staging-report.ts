@@ -3,7 +3,7 @@
 // direct path (same run, interleaved) in both directions, and the objects layer's pageable rows of the
 // main table ≥ CuPy's.
 import { type ImplResult, type MeasuredRow, fmt, isMeasured, table } from './common';
-import { judge, ratioStats } from './interleave';
+import { judgeRatios, ratioStats, ratioWords } from './interleave';
 import { CHUNK_SWEEP, RING_SWEEP, STAGING_MARGIN, STAGING_SIZES, THREAD_SWEEP, sizeLabel } from './staging';
 
 /** A verdict line (the shape of bench/run.ts's). */
@@ -105,7 +105,7 @@ export function stagingVerdicts(staging: ImplResult | undefined, m: (impl: strin
       continue;
     }
     const q = ratioStats(s.reps, d.reps);
-    out.push({ target, row: `${dir}_256MiB`, judged: 'staged vs direct, interleaved', value: `${q.median.toFixed(3)}x [${q.min.toFixed(3)}-${q.max.toFixed(3)}] (${fmt(s.median)} vs ${fmt(d.median)} GB/s)`, verdict: judge(q.median, [q.min, q.max], 1.5, 'higher') });
+    out.push({ target, row: `${dir}_256MiB`, judged: 'staged vs direct, interleaved', value: `${ratioWords(q)} (${fmt(s.median)} vs ${fmt(d.median)} GB/s)`, verdict: judgeRatios(q, 1.5, 'higher') });
   }
   for (const dir of ['h2d', 'd2h']) {
     const row = `${dir}_pageable_256MiB`;

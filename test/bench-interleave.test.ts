@@ -1,7 +1,7 @@
 // bench/interleave.ts, measureImports (bench/startup.ts) and importVerdicts (bench/import.ts): the
 // sub-block interleaving and the judging, on synthetic passes timed by a fake clock (no GPU, no timing
 // noise); and bench/gpu.ts's raw and typed passes against bench.c's loops (same calls per pass).
-import { blockPlan, judge, measureInterleaved, ratioStats, rotation, type InterleavedMeasuredRow, type Pass } from '../bench/interleave';
+import { blockPlan, judge, judgeRatios, measureInterleaved, medianInterval, ratioStats, ratioWords, rotation, type InterleavedMeasuredRow, type Pass } from '../bench/interleave';
 import { IMPORT_TARGETS, measureImports, type ImportCase } from '../bench/startup';
 import { importVerdicts } from '../bench/import';
 import { rawPasses, typedPasses, fresh, type RawApi, type State } from '../bench/gpu';
@@ -97,7 +97,7 @@ describe('measureInterleaved', () => {
     expect(k.blocks[1][2]).toBeCloseTo(40 + 50e6 / 200_000, 6); // the stall is there, in its sub-block
     expect(k.reps).toEqual([40, 40, 40, 40, 40, 40, 40]); // ... and in no repetition's value
     const q = ratioStats(t.reps, k.reps);
-    expect(q).toEqual({ median: 1.15, min: 1.15, max: 1.15 });
+    expect(q).toEqual({ median: 1.15, min: 1.15, max: 1.15, lo: 1.15, hi: 1.15, n: 7 });
     expect(judge(q.median, [q.min, q.max], 1.2, 'lower')).toBe('PASS');
   });
 
@@ -150,7 +150,51 @@ describe('judge', () => {
     expect(judge(0.98, [0.95, 1.0], 0.97, 'higher')).toBe('noisy');
   });
   test('ratioStats pairs repetition k with repetition k', () => {
-    expect(ratioStats([2, 4, 9], [1, 2, 3])).toEqual({ median: 2, min: 2, max: 3 });
+    expect(ratioStats([2, 4, 9], [1, 2, 3])).toEqual({ median: 2, min: 2, max: 3, lo: 2, hi: 3, n: 3 });
+  });
+});
+
+describe('the median\'s 95% interval', () => {
+  /** Coverage of the order statistics x(k), x(n+1-k) as an interval of the median: 1 - 2 P(Bin(n, 1/2) < k). */
+  const coverage = (n: number, k: number) => {
+    let below = 0;
+    for (let i = 0; i < k; i++) {
+      let c = 1;
+      for (let j = 0; j < i; j++) c = (c * (n - j)) / (j + 1);
+      below += c / 2 ** n;
+    }
+    return 1 - 2 * below;
+  };
+  /** The rank k that medianInterval picked for 1..n (values are their own ranks). */
+  const rankOf = (n: number) => medianInterval(Array.from({ length: n }, (_, i) => n - i)).lo;
+
+  test('is min-max up to 8 values, then the widest-coverage ranks with at least 95%', () => {
+    for (let n = 1; n <= 8; n++) expect(medianInterval(Array.from({ length: n }, (_, i) => i + 1))).toEqual({ lo: 1, hi: n });
+    expect(rankOf(9)).toBe(2);
+    expect(rankOf(12)).toBe(3);
+    expect(rankOf(21)).toBe(6);
+    for (let n = 6; n <= 60; n++) {
+      const k = rankOf(n);
+      expect(coverage(n, k)).toBeGreaterThanOrEqual(0.95);
+      if (k + 1 <= (n + 1) / 2) expect(coverage(n, k + 1)).toBeLessThan(0.95);
+      expect(medianInterval(Array.from({ length: n }, (_, i) => i + 1)).hi).toBe(n + 1 - k);
+    }
+    expect(medianInterval([])).toEqual({ lo: NaN, hi: NaN });
+  });
+
+  test('more repetitions sharpen a verdict: 21 with five slow ones pass where 7 with two slow ones are noisy', () => {
+    const fast = 1.7;
+    const slow = 2.3;
+    const seven = ratioStats([fast, slow, fast, fast, slow, fast, fast], Array(7).fill(1));
+    expect(judgeRatios(seven, 2, 'lower')).toBe('noisy');
+    const many = Array.from({ length: 21 }, (_, i) => (i % 4 === 1 ? slow : fast)); // 5 of 21 slow
+    const q = ratioStats(many, Array(21).fill(1));
+    expect([q.lo, q.hi]).toEqual([fast, fast]);
+    expect(judgeRatios(q, 2, 'lower')).toBe('PASS');
+    expect(ratioWords(q)).toBe('1.700x [1.700-1.700; 21 reps, min-max 1.700-2.300]');
+    // ... and a state that holds most repetitions still fails the target
+    const mostlySlow = ratioStats(Array.from({ length: 21 }, (_, i) => (i % 4 === 1 ? fast : slow)), Array(21).fill(1));
+    expect(judgeRatios(mostlySlow, 2, 'lower')).toBe('FAIL');
   });
 });
 
