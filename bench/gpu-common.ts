@@ -51,6 +51,8 @@ export interface State {
   BATCH: number;
   ALLOC_BYTES: number;
   COPY_BYTES: number;
+  /** Whether the 256 MiB copy rows are set up (dBig, hPinned and hPageable allocated; else 0 and empty). */
+  copies: boolean;
 }
 
 export type Passes = Record<string, (ops: number) => void>;
@@ -105,8 +107,21 @@ export function findPtx(): string {
   throw new Error('kernels.ptx not found (set BENCH_PTX)');
 }
 
-/** Shared setup through the typed layer (not timed). */
-export function setup(cu: Driver): { S: State; meta: Record<string, unknown>; cleanup: () => void } {
+/** The rows that copy 256 MiB: the only ones that need the copy buffers of {@link setup}. */
+export const COPY_ROWS: readonly string[] = ROWS.filter((r) => r[3] === 'GB/s').map((r) => r[0]);
+
+/** Whether any of `rows` is a copy row. */
+export function wantsCopies(rows: readonly string[]): boolean {
+  return rows.some((r) => COPY_ROWS.includes(r));
+}
+
+/**
+ * Shared setup through the typed layer (not timed). `copies: false` leaves out the 256 MiB buffers of
+ * the copy rows (and their passes): a process that times only calls and launches (bench/runtime-child.ts)
+ * should not hold 256 MiB of JS memory it never copies, which V8 counts as external memory pressure and
+ * answers with incremental marking, concurrent with the rows (`--trace-gc` under Deno: 0.75 s of it).
+ */
+export function setup(cu: Driver, { copies = true }: { copies?: boolean } = {}): { S: State; meta: Record<string, unknown>; cleanup: () => void } {
   const ptxPath = findPtx();
   const ptx = Buffer.concat([readFileSync(ptxPath), Buffer.from([0])]);
   cu.cuInit(0);
@@ -137,13 +152,13 @@ export function setup(cu: Driver): { S: State; meta: Record<string, unknown>; cl
   const params16 = BigUint64Array.from(Array.from({ length: 16 }, (_, i) => BigInt(base + 32 + 8 * i)));
   const evStart = cu.cuEventCreate(0);
   const evStop = cu.cuEventCreate(0);
-  const dBig = cu.cuMemAlloc(COPY_BYTES);
-  const hPinned = cu.cuMemAllocHost(COPY_BYTES);
-  new Uint8Array(koffi.view(hPinned, COPY_BYTES)).fill(1);
-  const hPageable = new Uint8Array(COPY_BYTES).fill(2);
+  const dBig = copies ? cu.cuMemAlloc(COPY_BYTES) : 0;
+  const hPinned = copies ? cu.cuMemAllocHost(COPY_BYTES) : 0;
+  if (copies) new Uint8Array(koffi.view(hPinned, COPY_BYTES)).fill(1);
+  const hPageable = copies ? new Uint8Array(COPY_BYTES).fill(2) : new Uint8Array(0);
   const S: State = {
     dev, stream, fEmpty, fArgs4, fArgs16, params4, params16, evStart, evStop, dBig, hPinned, hPageable,
-    attrSm: A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, BATCH, ALLOC_BYTES, COPY_BYTES,
+    attrSm: A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, BATCH, ALLOC_BYTES, COPY_BYTES, copies,
   };
   const meta = {
     device: cu.cuDeviceGetName(256, dev),
@@ -156,8 +171,8 @@ export function setup(cu: Driver): { S: State; meta: Record<string, unknown>; cl
   };
   const cleanup = () => {
     cu.cuStreamSynchronize(stream);
-    cu.cuMemFreeHost(hPinned);
-    cu.cuMemFree(dBig);
+    if (dBig) cu.cuMemFree(dBig);
+    if (hPinned) cu.cuMemFreeHost(hPinned);
     cu.cuMemFree(dA);
     cu.cuMemFree(dB);
     cu.cuEventDestroy(evStart);

@@ -231,8 +231,11 @@ export async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined
   return impl.result();
 }
 
-/** The objects layer's passes of the shared rows (declared kernels, one LaunchConfig, direct calls). */
-export function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () => void } {
+/**
+ * The objects layer's passes of the shared rows (declared kernels, one LaunchConfig, direct calls);
+ * `copies: false` leaves out the 256 MiB copy rows and their buffers (see gpu-common's setup).
+ */
+export function objectsPasses(O: Any, ptx: Buffer, { copies = true }: { copies?: boolean } = {}): { passes: Passes; close: () => void } {
   const dev = O.Device.get(Number(process.env.BENCH_DEVICE ?? 0) | 0);
   const SMS = O.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
   dev.setCurrent();
@@ -287,7 +290,7 @@ export function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () 
   } catch (e) {
     log(`objects event_record_elapsed not interleaved: ${reason(e)}`);
   }
-  try {
+  if (copies) try {
     const big = O.DeviceBuffer.alloc(COPY_BYTES);
     extras.push(big);
     const pinned = O.PinnedHostBuffer.alloc(COPY_BYTES);

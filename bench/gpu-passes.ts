@@ -101,10 +101,13 @@ export function rawPasses(apiIn: RawApi, S: State): Passes {
         if (s2 !== 0) fail('cuStreamSynchronize', s2);
       }
     },
-    h2d_pinned_256MiB: copy(true, S.hPinned),
-    d2h_pinned_256MiB: copy(false, S.hPinned),
-    h2d_pageable_256MiB: copy(true, S.hPageable),
-    d2h_pageable_256MiB: copy(false, S.hPageable),
+    // the copy rows only where set-up allocated their buffers (gpu-common's setup, `copies`)
+    ...(S.copies ? {
+      h2d_pinned_256MiB: copy(true, S.hPinned),
+      d2h_pinned_256MiB: copy(false, S.hPinned),
+      h2d_pageable_256MiB: copy(true, S.hPageable),
+      d2h_pageable_256MiB: copy(false, S.hPageable),
+    } : {}),
   };
 }
 
@@ -173,10 +176,13 @@ export function typedPasses(cuIn: Driver, S: State): Passes {
       }
       if (ops % BATCH) cu.cuStreamSynchronize(st);
     },
-    h2d_pinned_256MiB: copy(true, S.hPinned),
-    d2h_pinned_256MiB: copy(false, S.hPinned),
-    h2d_pageable_256MiB: copy(true, S.hPageable),
-    d2h_pageable_256MiB: copy(false, S.hPageable),
+    // the copy rows only where set-up allocated their buffers (gpu-common's setup, `copies`)
+    ...(S.copies ? {
+      h2d_pinned_256MiB: copy(true, S.hPinned),
+      d2h_pinned_256MiB: copy(false, S.hPinned),
+      h2d_pageable_256MiB: copy(true, S.hPageable),
+      d2h_pageable_256MiB: copy(false, S.hPageable),
+    } : {}),
   };
 }
 

@@ -18,7 +18,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type MeasuredRow, reason } from './common';
 import { measureInterleaved } from './interleave';
-import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, passCollector, setup } from './gpu-common';
+import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, passCollector, setup, wantsCopies } from './gpu-common';
 import { fresh, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, objectsPasses } from './gpu-objects';
 import { CHILD_REPS, CHILD_ROWS } from './runtimes-report';
@@ -129,7 +129,7 @@ function implementations(cu: Driver, S: State, rows: string[], meta: Record<stri
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const O = require('../src/index') as Any;
     const ptx = Buffer.concat([readFileSync(findPtx()), Buffer.from([0])]);
-    const { passes, close } = objectsPasses(O, ptx);
+    const { passes, close } = objectsPasses(O, ptx, { copies: S.copies });
     closers.push(close);
     return passes;
   });
@@ -168,7 +168,7 @@ export function runChild(): ChildResult {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     cu = require('../generated/13.0/driver/index') as Driver;
-    ({ S, meta: result.meta, cleanup } = setup(cu));
+    ({ S, meta: result.meta, cleanup } = setup(cu, { copies: wantsCopies(rows) }));
   } catch (e) {
     result.skipped = `${runtime} ${version}: driver setup failed: ${reason(e)}`;
     return result;

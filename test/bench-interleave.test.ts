@@ -5,6 +5,7 @@ import { blockPlan, judge, judgeRatios, measureInterleaved, medianInterval, rati
 import { IMPORT_TARGETS, measureImports, type ImportCase } from '../bench/startup';
 import { importVerdicts } from '../bench/import';
 import { rawPasses, typedPasses, fresh, type RawApi, type State } from '../bench/gpu';
+import { COPY_ROWS, wantsCopies } from '../bench/gpu-common';
 
 /** A fake clock and passes that advance it by a fixed cost per op, plus extra ns on chosen calls. */
 function fakeBench(costs: Record<string, number>) {
@@ -282,7 +283,7 @@ describe("bench/gpu.ts passes do bench.c's work", () => {
     return { api, counts };
   };
   const ROW_NAMES = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB'];
-  const S = { dev: 0, stream: 1, fEmpty: 2, fArgs4: 3, fArgs16: 4, params4: new BigUint64Array(4), params16: new BigUint64Array(16), evStart: 5, evStop: 6, dBig: 7, hPinned: 8, hPageable: new Uint8Array(8), attrSm: 16, BATCH, ALLOC_BYTES: 1 << 20, COPY_BYTES: 1 << 28 } as State;
+  const S = { dev: 0, stream: 1, fEmpty: 2, fArgs4: 3, fArgs16: 4, params4: new BigUint64Array(4), params16: new BigUint64Array(16), evStart: 5, evStop: 6, dBig: 7, hPinned: 8, hPageable: new Uint8Array(8), attrSm: 16, BATCH, ALLOC_BYTES: 1 << 20, COPY_BYTES: 1 << 28, copies: true } as State;
 
   for (const [layer, make] of [['raw', rawPasses], ['typed', typedPasses], ['raw (fresh copy)', fresh(rawPasses)]] as const) {
     test(`${layer}: every row's pass makes the calls of bench.c's, for whole and partial batches`, () => {
@@ -294,6 +295,13 @@ describe("bench/gpu.ts passes do bench.c's work", () => {
           expect([row, ops, counts]).toEqual([row, ops, cCalls(row, ops)]);
         }
       }
+    });
+    test(`${layer}: without the copy buffers (set-up's copies: false) there are no copy rows, the others remain`, () => {
+      const passes = (make as (a: unknown, s: State) => Record<string, (ops: number) => void>)(counting(layer === 'typed').api as unknown as RawApi, { ...S, copies: false, dBig: 0, hPinned: 0, hPageable: new Uint8Array(0) });
+      expect(Object.keys(passes).sort()).toEqual(ROW_NAMES.filter((r) => !COPY_ROWS.includes(r)).sort());
+      expect(COPY_ROWS).toEqual(['h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB']);
+      expect(wantsCopies(['cuCtxGetCurrent', 'launch_4args'])).toBe(false);
+      expect(wantsCopies(['cuCtxGetCurrent', 'd2h_pageable_256MiB'])).toBe(true);
     });
   }
 });
