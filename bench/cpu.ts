@@ -24,7 +24,8 @@
 // rotates every sub-block), and its value is the median of its sub-blocks, ns per call; so one
 // preemption or GC pause on this shared 2-core machine moves no repetition. Each ratio is the median of
 // the per-repetition ratios, with their min–max (the spread); target (issue 5): typed / raw ≤ 1.3×,
-// PASS when the whole spread is under it, FAIL when all of it is over, "noisy" when it crosses it.
+// PASS when the median's 95% interval (bench/interleave.ts: the min-max up to 8 repetitions) is under
+// it, FAIL when all of it is over, "noisy" when it crosses it.
 import koffi from 'koffi';
 import { SCALE, fmt, log, resultsDir, table, writeJson } from './common';
 import { BLOCKS, judgeRatios, measureInterleaved, ratioStats, repetitionWords } from './interleave';
