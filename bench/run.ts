@@ -20,7 +20,8 @@
 //      BENCH_SKIP=native,gpu,bun,deno,python,cpu,import,staging (steps to leave out), BUN, DENO (the
 //      runtimes' binaries; else on PATH, else /tmp/bun/bun, /tmp/deno/deno), PYTHON (default python3),
 //      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx),
-//      BENCH_REPS (interleaved repetitions, default 7), BENCH_BLOCKS (sub-blocks per repetition, default 5;
+//      BENCH_REPS (interleaved repetitions, default 7; the Bun and Deno processes: BENCH_CHILD_REPS, else
+//      BENCH_REPS, else 21), BENCH_BLOCKS (sub-blocks per repetition, default 5;
 //      1 = one pass per repetition), BENCH_IMPORT_SAMPLES / BENCH_IMPORT_PER_ROUND (import rounds, default 5,
 //      and spawns of each case per round, default 3), BENCH_PIN (the timing thread's core; 'off' pins
 //      nothing; default: a GPU-local core, bench/c-floor-host.ts's pickCores), BENCH_FLOOR_WARMUP (launch
