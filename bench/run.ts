@@ -126,12 +126,11 @@ async function python(): Promise<ImplResult[]> {
   return lastJson<ImplResult[]>(r.stdout);
 }
 
-type Spread = RatioStats;
 interface CpuResult {
   rows: Record<string, MeasuredRow>;
   ratios: { typed_vs_raw: number; typed_vs_koffi: number; raw_vs_koffi: number; tsx_typed_vs_raw?: number };
   /** Median and min–max of the per-repetition ratios (bench/cpu.ts). */
-  spreads?: { typed_vs_raw: Spread; typed_vs_koffi: Spread; raw_vs_koffi: Spread; tsx_typed_vs_raw?: Spread };
+  spreads?: { typed_vs_raw: RatioStats; typed_vs_koffi: RatioStats; raw_vs_koffi: RatioStats; tsx_typed_vs_raw?: RatioStats };
   meta: Record<string, unknown>;
 }
 async function cpu(): Promise<CpuResult> {
