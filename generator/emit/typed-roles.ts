@@ -7,7 +7,7 @@ import { safeIdent } from '../model';
 import { takesTypedArg, type Elem, type Sem } from '../semantics';
 import type { ModuleEmitContext } from './context';
 import { qualify, rawParamType } from './raw';
-import { allocArray, arrayType, attrDecoder, attrEncoder, checkScalar, ctypeTag, elemInType, elemType, finishArray, readSlot, writeSlot, zeroSlot } from './typed-elem';
+import { allocArray, arrayType, attrDecoder, attrEncoder, checkScalar, ctypeTag, elemInType, elemType, finishArray, readSlot, readsAsNumber64, writeSlot, zeroSlot } from './typed-elem';
 
 /** Names the typed layer's function bodies use for themselves: parameters must not shadow them. */
 const TYPED_LOCALS = new Set(['s', 'status', 'raw', 'T', 'records', 'fail', 'result', 'describe', 'n', 'call']);
@@ -21,6 +21,8 @@ export interface Out {
   name: string;
   type: string;
   value: string;
+  /** The Scratch slot whose two 32-bit halves make this value, a number that may exceed 2^31 (handles, addresses, sizes). */
+  slot64?: number;
 }
 
 /** One C parameter as the role emitters see it. */
@@ -182,11 +184,16 @@ const emitCount: RoleEmitter<'count'> = (s, x, plan) => {
   plan.callArgs.push(`${x.ident}$n`);
 };
 
+/** The output read from slot `i` of the Scratch. */
+function slotOut(name: string, e: Elem, i: number): Out {
+  return { name, type: elemType(e), value: readSlot(e, i), ...(readsAsNumber64(e) ? { slot64: i } : {}) };
+}
+
 const emitOut: RoleEmitter<'out'> = (s, x, plan) => {
   const i = takeSlot(plan, x.p.name);
   plan.callArgs.push(`s.slot(${i})`);
   plan.pre.push(zeroSlot(i));
-  plan.outs.push({ name: x.p.name, type: elemType(s.elem), value: readSlot(s.elem, i) });
+  plan.outs.push(slotOut(x.p.name, s.elem, i));
 };
 
 const emitInout: RoleEmitter<'inout'> = (s, x, plan, env) => {
@@ -194,7 +201,7 @@ const emitInout: RoleEmitter<'inout'> = (s, x, plan, env) => {
   plan.sig.push(`${x.ident}: ${elemInType(s.elem)}${s.elem.t === 'handle' ? ' | null' : ''}`);
   plan.pre.push(...checkScalar(env.fn.name, x.p.name, x.ident, s.elem, s.elem.t === 'handle'));
   plan.callArgs.push(`s.slot(${i})`);
-  plan.outs.push({ name: x.p.name, type: elemType(s.elem), value: readSlot(s.elem, i) });
+  plan.outs.push(slotOut(x.p.name, s.elem, i));
   plan.pre.push(writeSlot(s.elem, i, x.ident)); // a null handle was turned into 0 by its check
 };
 

@@ -40,12 +40,17 @@ function bind$cufftGetSize(): typeof cufftGetSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftGetSize(handle) {
     if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize', 'handle', 'i32', handle);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftGetSize'))(handle, s$bytes);
     if (status !== 0) throw fail('cufftGetSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftGetSize1d$: typeof cufftGetSize1d | undefined;
@@ -63,6 +68,7 @@ function bind$cufftGetSize1d(): typeof cufftGetSize1d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftGetSize1d(handle, nx, type, batch) {
     if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize1d', 'handle', 'i32', handle);
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize1d', 'nx', 'i32', nx);
@@ -71,7 +77,11 @@ function bind$cufftGetSize1d(): typeof cufftGetSize1d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftGetSize1d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftGetSize2d$: typeof cufftGetSize2d | undefined;
@@ -89,6 +99,7 @@ function bind$cufftGetSize2d(): typeof cufftGetSize2d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftGetSize2d(handle, nx, ny, type) {
     if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize2d', 'handle', 'i32', handle);
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize2d', 'nx', 'i32', nx);
@@ -97,7 +108,11 @@ function bind$cufftGetSize2d(): typeof cufftGetSize2d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, s$bytes);
     if (status !== 0) throw fail('cufftGetSize2d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftGetSize3d$: typeof cufftGetSize3d | undefined;
@@ -116,6 +131,7 @@ function bind$cufftGetSize3d(): typeof cufftGetSize3d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftGetSize3d(handle, nx, ny, nz, type) {
     if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSize3d', 'handle', 'i32', handle);
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftGetSize3d', 'nx', 'i32', nx);
@@ -125,7 +141,11 @@ function bind$cufftGetSize3d(): typeof cufftGetSize3d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, s$bytes);
     if (status !== 0) throw fail('cufftGetSize3d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftGetSizeMany$: typeof cufftGetSizeMany | undefined;
@@ -150,6 +170,7 @@ function bind$cufftGetSizeMany(): typeof cufftGetSizeMany {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftGetSizeMany(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
     if (typeof handle !== 'number' || (handle | 0) !== handle) throw intError('cufftGetSizeMany', 'handle', 'i32', handle);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany', 'rank', 'i32', rank);
@@ -165,7 +186,11 @@ function bind$cufftGetSizeMany(): typeof cufftGetSizeMany {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftGetSizeMany'))(handle, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftGetSizeMany', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftGetSizeMany64$: typeof cufftGetSizeMany64 | undefined;
@@ -190,6 +215,7 @@ function bind$cufftGetSizeMany64(): typeof cufftGetSizeMany64 {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftGetSizeMany64(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftGetSizeMany64', 'plan', 'i32', plan);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany64', 'rank', 'i32', rank);
@@ -205,7 +231,11 @@ function bind$cufftGetSizeMany64(): typeof cufftGetSizeMany64 {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftGetSizeMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftGetSizeMany64', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftGetVersion$: typeof cufftGetVersion | undefined;

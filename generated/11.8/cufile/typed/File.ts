@@ -61,12 +61,17 @@ function bind$cuFileBatchIOSetUp(): typeof cuFileBatchIOSetUp {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuFileBatchIOSetUp(nr) {
     s$f64[0] = 0;
     if (typeof nr !== 'number' || (nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
     const status = ((native$ ??= binder.native('cuFileBatchIOSetUp'))(s$bytes, nr) as { err: number }).err;
     if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
@@ -177,12 +182,17 @@ function bind$cuFileHandleRegister(): typeof cuFileHandleRegister {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuFileHandleRegister(descr) {
     s$f64[0] = 0;
     const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
     const status = ((native$ ??= binder.native('cuFileHandleRegister'))(s$bytes, descr$) as { err: number }).err;
     if (status !== 0) throw fail('cuFileHandleRegister', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuFileRead$c: NativeFunction | undefined;

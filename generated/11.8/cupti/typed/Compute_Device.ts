@@ -46,6 +46,7 @@ function bind$cuptiDeviceEnumEventDomains(): typeof cuptiDeviceEnumEventDomains 
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiDeviceEnumEventDomains(device, arraySizeBytes, domainArray) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
     if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
@@ -53,7 +54,11 @@ function bind$cuptiDeviceEnumEventDomains(): typeof cuptiDeviceEnumEventDomains 
     pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
     const status = (native$ ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s$bytes, domainArray);
     if (status !== 0) throw fail('cuptiDeviceEnumEventDomains', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiDeviceEnumMetrics$: typeof cuptiDeviceEnumMetrics | undefined;
@@ -100,6 +105,7 @@ function bind$cuptiDeviceGetAttribute(): typeof cuptiDeviceGetAttribute {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiDeviceGetAttribute(device, attrib, value) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiDeviceGetAttribute', 'attrib', 'i32', attrib);
@@ -107,7 +113,11 @@ function bind$cuptiDeviceGetAttribute(): typeof cuptiDeviceGetAttribute {
     pointerArg('cuptiDeviceGetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, s$bytes, value);
     if (status !== 0) throw fail('cuptiDeviceGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiDeviceGetEventDomainAttribute$: typeof cuptiDeviceGetEventDomainAttribute | undefined;
@@ -126,6 +136,7 @@ function bind$cuptiDeviceGetEventDomainAttribute(): typeof cuptiDeviceGetEventDo
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiDeviceGetEventDomainAttribute(device, eventDomain, attrib, value) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
     if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiDeviceGetEventDomainAttribute', 'eventDomain', 'u32', eventDomain);
@@ -134,7 +145,11 @@ function bind$cuptiDeviceGetEventDomainAttribute(): typeof cuptiDeviceGetEventDo
     pointerArg('cuptiDeviceGetEventDomainAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, s$bytes, value);
     if (status !== 0) throw fail('cuptiDeviceGetEventDomainAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiDeviceGetNumEventDomains$: typeof cuptiDeviceGetNumEventDomains | undefined;

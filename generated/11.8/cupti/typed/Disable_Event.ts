@@ -79,13 +79,18 @@ function bind$cuptiEnumEventDomains(): typeof cuptiEnumEventDomains {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEnumEventDomains(arraySizeBytes, domainArray) {
     if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
     s$u64[0] = BigInt(arraySizeBytes as number | bigint);
     pointerArg('cuptiEnumEventDomains', 'domainArray', domainArray, false);
     const status = (native$ ??= binder.native('cuptiEnumEventDomains'))(s$bytes, domainArray);
     if (status !== 0) throw fail('cuptiEnumEventDomains', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiEnumMetrics$: typeof cuptiEnumMetrics | undefined;
@@ -159,6 +164,7 @@ function bind$cuptiEventDomainGetAttribute(): typeof cuptiEventDomainGetAttribut
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventDomainGetAttribute(eventDomain, attrib, value) {
     if (typeof eventDomain !== 'number' || (eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventDomainGetAttribute', 'attrib', 'i32', attrib);
@@ -166,7 +172,11 @@ function bind$cuptiEventDomainGetAttribute(): typeof cuptiEventDomainGetAttribut
     pointerArg('cuptiEventDomainGetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, s$bytes, value);
     if (status !== 0) throw fail('cuptiEventDomainGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiEventDomainGetNumEvents$: typeof cuptiEventDomainGetNumEvents | undefined;
@@ -205,6 +215,7 @@ function bind$cuptiEventGetAttribute(): typeof cuptiEventGetAttribute {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventGetAttribute(event, attrib, value) {
     if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGetAttribute', 'attrib', 'i32', attrib);
@@ -212,7 +223,11 @@ function bind$cuptiEventGetAttribute(): typeof cuptiEventGetAttribute {
     pointerArg('cuptiEventGetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiEventGetAttribute'))(event, attrib, s$bytes, value);
     if (status !== 0) throw fail('cuptiEventGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiEventGetIdFromName$: typeof cuptiEventGetIdFromName | undefined;
@@ -263,13 +278,18 @@ function bind$cuptiEventGroupCreate(): typeof cuptiEventGroupCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventGroupCreate(context, flags) {
     if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuptiEventGroupCreate'))(context, s$bytes, flags);
     if (status !== 0) throw fail('cuptiEventGroupCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiEventGroupDestroy$c: NativeFunction | undefined;
@@ -314,6 +334,7 @@ function bind$cuptiEventGroupGetAttribute(): typeof cuptiEventGroupGetAttribute 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventGroupGetAttribute(eventGroup, attrib, value) {
     pointerArg('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, true);
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupGetAttribute', 'attrib', 'i32', attrib);
@@ -321,7 +342,11 @@ function bind$cuptiEventGroupGetAttribute(): typeof cuptiEventGroupGetAttribute 
     pointerArg('cuptiEventGroupGetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, s$bytes, value);
     if (status !== 0) throw fail('cuptiEventGroupGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiEventGroupReadAllEvents$: typeof cuptiEventGroupReadAllEvents | undefined;
@@ -375,6 +400,7 @@ function bind$cuptiEventGroupReadEvent(): typeof cuptiEventGroupReadEvent {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventGroupReadEvent(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer) {
     pointerArg('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, true);
     if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadEvent', 'flags', 'i32', flags);
@@ -384,7 +410,11 @@ function bind$cuptiEventGroupReadEvent(): typeof cuptiEventGroupReadEvent {
     pointerArg('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, false);
     const status = (native$ ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s$bytes, eventValueBuffer);
     if (status !== 0) throw fail('cuptiEventGroupReadEvent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiEventGroupRemoveAllEvents$c: NativeFunction | undefined;
@@ -464,6 +494,7 @@ function bind$cuptiEventGroupSetsCreate(): typeof cuptiEventGroupSetsCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventGroupSetsCreate(context, eventIdArraySizeBytes, eventIdArray) {
     if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
     if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiEventGroupSetsCreate', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
@@ -471,7 +502,11 @@ function bind$cuptiEventGroupSetsCreate(): typeof cuptiEventGroupSetsCreate {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, s$bytes);
     if (status !== 0) throw fail('cuptiEventGroupSetsCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiEventGroupSetsDestroy$c: NativeFunction | undefined;

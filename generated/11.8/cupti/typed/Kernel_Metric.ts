@@ -107,6 +107,7 @@ function bind$cuptiMetricGetAttribute(): typeof cuptiMetricGetAttribute {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiMetricGetAttribute(metric, attrib, value) {
     if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiMetricGetAttribute', 'attrib', 'i32', attrib);
@@ -114,7 +115,11 @@ function bind$cuptiMetricGetAttribute(): typeof cuptiMetricGetAttribute {
     pointerArg('cuptiMetricGetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, s$bytes, value);
     if (status !== 0) throw fail('cuptiMetricGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiMetricGetIdFromName$: typeof cuptiMetricGetIdFromName | undefined;

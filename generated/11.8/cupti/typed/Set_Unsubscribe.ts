@@ -42,13 +42,18 @@ function bind$cuptiSubscribe(): typeof cuptiSubscribe {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiSubscribe(callback, userdata) {
     s$f64[0] = 0;
     callbackArg('cuptiSubscribe', 'callback', callback, true);
     pointerArg('cuptiSubscribe', 'userdata', userdata, true);
     const status = (native$ ??= binder.native('cuptiSubscribe'))(s$bytes, callback, userdata);
     if (status !== 0) throw fail('cuptiSubscribe', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUpti_SubscriberHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUpti_SubscriberHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUpti_SubscriberHandle;
   };
 }
 let cuptiSupportedDomains$: typeof cuptiSupportedDomains | undefined;

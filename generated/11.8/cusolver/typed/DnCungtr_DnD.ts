@@ -276,6 +276,7 @@ function bind$cusolverDnDBgels_bufferSize(): typeof cusolverDnDBgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDBgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDBgels_bufferSize', 'm', 'i32', m);
@@ -291,7 +292,11 @@ function bind$cusolverDnDBgels_bufferSize(): typeof cusolverDnDBgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDBgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDBgesv$: typeof cusolverDnDBgesv | undefined;
@@ -360,6 +365,7 @@ function bind$cusolverDnDBgesv_bufferSize(): typeof cusolverDnDBgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDBgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDBgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDBgesv_bufferSize', 'n', 'i32', n_);
@@ -375,7 +381,11 @@ function bind$cusolverDnDBgesv_bufferSize(): typeof cusolverDnDBgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDBgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDDgels$: typeof cusolverDnDDgels | undefined;
@@ -444,6 +454,7 @@ function bind$cusolverDnDDgels_bufferSize(): typeof cusolverDnDDgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDDgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDDgels_bufferSize', 'm', 'i32', m);
@@ -459,7 +470,11 @@ function bind$cusolverDnDDgels_bufferSize(): typeof cusolverDnDDgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDDgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDDgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDDgesv$: typeof cusolverDnDDgesv | undefined;
@@ -528,6 +543,7 @@ function bind$cusolverDnDDgesv_bufferSize(): typeof cusolverDnDDgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDDgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDDgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDDgesv_bufferSize', 'n', 'i32', n_);
@@ -543,7 +559,11 @@ function bind$cusolverDnDDgesv_bufferSize(): typeof cusolverDnDDgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDDgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDDgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDHgels$: typeof cusolverDnDHgels | undefined;
@@ -612,6 +632,7 @@ function bind$cusolverDnDHgels_bufferSize(): typeof cusolverDnDHgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDHgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDHgels_bufferSize', 'm', 'i32', m);
@@ -627,7 +648,11 @@ function bind$cusolverDnDHgels_bufferSize(): typeof cusolverDnDHgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDHgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDHgesv$: typeof cusolverDnDHgesv | undefined;
@@ -696,6 +721,7 @@ function bind$cusolverDnDHgesv_bufferSize(): typeof cusolverDnDHgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDHgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDHgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDHgesv_bufferSize', 'n', 'i32', n_);
@@ -711,7 +737,11 @@ function bind$cusolverDnDHgesv_bufferSize(): typeof cusolverDnDHgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDHgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDSgels$: typeof cusolverDnDSgels | undefined;
@@ -780,6 +810,7 @@ function bind$cusolverDnDSgels_bufferSize(): typeof cusolverDnDSgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDSgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDSgels_bufferSize', 'm', 'i32', m);
@@ -795,7 +826,11 @@ function bind$cusolverDnDSgels_bufferSize(): typeof cusolverDnDSgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDSgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDSgesv$: typeof cusolverDnDSgesv | undefined;
@@ -864,6 +899,7 @@ function bind$cusolverDnDSgesv_bufferSize(): typeof cusolverDnDSgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDSgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDSgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDSgesv_bufferSize', 'n', 'i32', n_);
@@ -879,7 +915,11 @@ function bind$cusolverDnDSgesv_bufferSize(): typeof cusolverDnDSgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDSgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDXgels$: typeof cusolverDnDXgels | undefined;
@@ -948,6 +988,7 @@ function bind$cusolverDnDXgels_bufferSize(): typeof cusolverDnDXgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDXgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDXgels_bufferSize', 'm', 'i32', m);
@@ -963,7 +1004,11 @@ function bind$cusolverDnDXgels_bufferSize(): typeof cusolverDnDXgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDXgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnDXgesv$: typeof cusolverDnDXgesv | undefined;
@@ -1032,6 +1077,7 @@ function bind$cusolverDnDXgesv_bufferSize(): typeof cusolverDnDXgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnDXgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDXgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDXgesv_bufferSize', 'n', 'i32', n_);
@@ -1047,6 +1093,10 @@ function bind$cusolverDnDXgesv_bufferSize(): typeof cusolverDnDXgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnDXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnDXgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -104,6 +104,7 @@ function bind$cusolverDnSBgels_bufferSize(): typeof cusolverDnSBgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSBgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels_bufferSize', 'm', 'i32', m);
@@ -119,7 +120,11 @@ function bind$cusolverDnSBgels_bufferSize(): typeof cusolverDnSBgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSBgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSBgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSBgesv$: typeof cusolverDnSBgesv | undefined;
@@ -188,6 +193,7 @@ function bind$cusolverDnSBgesv_bufferSize(): typeof cusolverDnSBgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSBgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv_bufferSize', 'n', 'i32', n_);
@@ -203,7 +209,11 @@ function bind$cusolverDnSBgesv_bufferSize(): typeof cusolverDnSBgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSBgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSBgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSHgels$: typeof cusolverDnSHgels | undefined;
@@ -272,6 +282,7 @@ function bind$cusolverDnSHgels_bufferSize(): typeof cusolverDnSHgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSHgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels_bufferSize', 'm', 'i32', m);
@@ -287,7 +298,11 @@ function bind$cusolverDnSHgels_bufferSize(): typeof cusolverDnSHgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSHgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSHgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSHgesv$: typeof cusolverDnSHgesv | undefined;
@@ -356,6 +371,7 @@ function bind$cusolverDnSHgesv_bufferSize(): typeof cusolverDnSHgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSHgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv_bufferSize', 'n', 'i32', n_);
@@ -371,7 +387,11 @@ function bind$cusolverDnSHgesv_bufferSize(): typeof cusolverDnSHgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSHgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSHgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSSgels$: typeof cusolverDnSSgels | undefined;
@@ -440,6 +460,7 @@ function bind$cusolverDnSSgels_bufferSize(): typeof cusolverDnSSgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSSgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels_bufferSize', 'm', 'i32', m);
@@ -455,7 +476,11 @@ function bind$cusolverDnSSgels_bufferSize(): typeof cusolverDnSSgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSSgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSSgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSSgesv$: typeof cusolverDnSSgesv | undefined;
@@ -524,6 +549,7 @@ function bind$cusolverDnSSgesv_bufferSize(): typeof cusolverDnSSgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSSgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv_bufferSize', 'n', 'i32', n_);
@@ -539,7 +565,11 @@ function bind$cusolverDnSSgesv_bufferSize(): typeof cusolverDnSSgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSSgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSSgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSXgels$: typeof cusolverDnSXgels | undefined;
@@ -608,6 +638,7 @@ function bind$cusolverDnSXgels_bufferSize(): typeof cusolverDnSXgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSXgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels_bufferSize', 'm', 'i32', m);
@@ -623,7 +654,11 @@ function bind$cusolverDnSXgels_bufferSize(): typeof cusolverDnSXgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSXgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSXgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSXgesv$: typeof cusolverDnSXgesv | undefined;
@@ -692,6 +727,7 @@ function bind$cusolverDnSXgesv_bufferSize(): typeof cusolverDnSXgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSXgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv_bufferSize', 'n', 'i32', n_);
@@ -707,6 +743,10 @@ function bind$cusolverDnSXgesv_bufferSize(): typeof cusolverDnSXgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSXgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnSXgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -348,11 +348,16 @@ function bind$cusolverRfCreate(): typeof cusolverRfCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverRfCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverRfCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverRfCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverRfHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverRfHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverRfHandle_t;
   };
 }
 let cusolverRfDestroy$c: NativeFunction | undefined;

@@ -124,11 +124,16 @@ function bind$cusolverSpCreate(): typeof cusolverSpCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverSpCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverSpCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverSpCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverSpHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverSpHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverSpHandle_t;
   };
 }
 let cusolverSpCreateCsrqrInfo$: typeof cusolverSpCreateCsrqrInfo | undefined;
@@ -142,11 +147,16 @@ function bind$cusolverSpCreateCsrqrInfo(): typeof cusolverSpCreateCsrqrInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverSpCreateCsrqrInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverSpCreateCsrqrInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverSpCreateCsrqrInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrqrInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csrqrInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csrqrInfo_t;
   };
 }
 let cusolverSpDcsreigsHost$c: NativeFunction | undefined;

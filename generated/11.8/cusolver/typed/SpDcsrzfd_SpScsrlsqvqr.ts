@@ -70,12 +70,17 @@ function bind$cusolverSpGetStream(): typeof cusolverSpGetStream {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverSpGetStream(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverSpGetStream', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaStream_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaStream_t;
   };
 }
 let cusolverSpScsreigsHost$c: NativeFunction | undefined;

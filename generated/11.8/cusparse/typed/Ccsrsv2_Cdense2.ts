@@ -95,6 +95,7 @@ function bind$cusparseCcsrsv2_bufferSizeExt(): typeof cusparseCcsrsv2_bufferSize
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCcsrsv2_bufferSizeExt(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCcsrsv2_bufferSizeExt', 'transA', 'i32', transA);
@@ -108,7 +109,11 @@ function bind$cusparseCcsrsv2_bufferSizeExt(): typeof cusparseCcsrsv2_bufferSize
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s$bytes);
     if (status !== 0) throw fail('cusparseCcsrsv2_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseCcsrsv2_solve$c: NativeFunction | undefined;
@@ -191,6 +196,7 @@ function bind$cusparseCcsru2csr_bufferSizeExt(): typeof cusparseCcsru2csr_buffer
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCcsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsru2csr_bufferSizeExt', 'm', 'i32', m);
@@ -203,7 +209,11 @@ function bind$cusparseCcsru2csr_bufferSizeExt(): typeof cusparseCcsru2csr_buffer
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s$bytes);
     if (status !== 0) throw fail('cusparseCcsru2csr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseCdense2csc$c: NativeFunction | undefined;

@@ -56,6 +56,7 @@ function bind$cusparseConstrainedGeMM_bufferSize(): typeof cusparseConstrainedGe
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseConstrainedGeMM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseConstrainedGeMM_bufferSize', 'opA', 'i32', opA);
@@ -69,7 +70,11 @@ function bind$cusparseConstrainedGeMM_bufferSize(): typeof cusparseConstrainedGe
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstrainedGeMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, s$bytes);
     if (status !== 0) throw fail('cusparseConstrainedGeMM_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseCooAoSGet$: typeof cusparseCooAoSGet | undefined;
@@ -179,11 +184,16 @@ function bind$cusparseCreate(): typeof cusparseCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseHandle_t;
   };
 }
 let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
@@ -206,6 +216,7 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
@@ -219,7 +230,11 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateBlockedEll'))(s$bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateBsric02Info$: typeof cusparseCreateBsric02Info | undefined;
@@ -233,11 +248,16 @@ function bind$cusparseCreateBsric02Info(): typeof cusparseCreateBsric02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsric02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsric02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsric02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsric02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsric02Info_t;
   };
 }
 let cusparseCreateBsrilu02Info$: typeof cusparseCreateBsrilu02Info | undefined;
@@ -251,11 +271,16 @@ function bind$cusparseCreateBsrilu02Info(): typeof cusparseCreateBsrilu02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrilu02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsrilu02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrilu02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsrilu02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsrilu02Info_t;
   };
 }
 let cusparseCreateBsrsm2Info$: typeof cusparseCreateBsrsm2Info | undefined;
@@ -269,11 +294,16 @@ function bind$cusparseCreateBsrsm2Info(): typeof cusparseCreateBsrsm2Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsm2Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsrsm2Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsm2Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsrsm2Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsrsm2Info_t;
   };
 }
 let cusparseCreateBsrsv2Info$: typeof cusparseCreateBsrsv2Info | undefined;
@@ -287,11 +317,16 @@ function bind$cusparseCreateBsrsv2Info(): typeof cusparseCreateBsrsv2Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsv2Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsrsv2Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsv2Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsrsv2Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsrsv2Info_t;
   };
 }
 let cusparseCreateColorInfo$: typeof cusparseCreateColorInfo | undefined;
@@ -305,11 +340,16 @@ function bind$cusparseCreateColorInfo(): typeof cusparseCreateColorInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateColorInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateColorInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateColorInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseColorInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseColorInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseColorInfo_t;
   };
 }
 let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
@@ -332,6 +372,7 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
@@ -345,7 +386,11 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateCoo'))(s$bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateCoo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateCooAoS$: typeof cusparseCreateCooAoS | undefined;
@@ -368,6 +413,7 @@ function bind$cusparseCreateCooAoS(): typeof cusparseCreateCooAoS {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCooAoS(rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'rows', rows, true);
@@ -380,7 +426,11 @@ function bind$cusparseCreateCooAoS(): typeof cusparseCreateCooAoS {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCooAoS', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateCooAoS'))(s$bytes, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateCooAoS', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
@@ -404,6 +454,7 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
@@ -418,7 +469,11 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateCsc'))(s$bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateCsc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
@@ -442,6 +497,7 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
@@ -456,7 +512,11 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateCsr'))(s$bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateCsr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateCsrgemm2Info$: typeof cusparseCreateCsrgemm2Info | undefined;
@@ -471,11 +531,16 @@ function bind$cusparseCreateCsrgemm2Info(): typeof cusparseCreateCsrgemm2Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrgemm2Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsrgemm2Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsrgemm2Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrgemm2Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csrgemm2Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csrgemm2Info_t;
   };
 }
 let cusparseCreateCsric02Info$: typeof cusparseCreateCsric02Info | undefined;
@@ -489,11 +554,16 @@ function bind$cusparseCreateCsric02Info(): typeof cusparseCreateCsric02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsric02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsric02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csric02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csric02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csric02Info_t;
   };
 }
 let cusparseCreateCsrilu02Info$: typeof cusparseCreateCsrilu02Info | undefined;
@@ -507,11 +577,16 @@ function bind$cusparseCreateCsrilu02Info(): typeof cusparseCreateCsrilu02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrilu02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsrilu02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrilu02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csrilu02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csrilu02Info_t;
   };
 }
 let cusparseCreateCsrsm2Info$: typeof cusparseCreateCsrsm2Info | undefined;
@@ -526,11 +601,16 @@ function bind$cusparseCreateCsrsm2Info(): typeof cusparseCreateCsrsm2Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrsm2Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsrsm2Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsrsm2Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrsm2Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csrsm2Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csrsm2Info_t;
   };
 }
 let cusparseCreateCsrsv2Info$: typeof cusparseCreateCsrsv2Info | undefined;
@@ -545,11 +625,16 @@ function bind$cusparseCreateCsrsv2Info(): typeof cusparseCreateCsrsv2Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrsv2Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsrsv2Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsrsv2Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrsv2Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csrsv2Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csrsv2Info_t;
   };
 }
 let cusparseCreateCsru2csrInfo$: typeof cusparseCreateCsru2csrInfo | undefined;
@@ -563,11 +648,16 @@ function bind$cusparseCreateCsru2csrInfo(): typeof cusparseCreateCsru2csrInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsru2csrInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsru2csrInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csru2csrInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csru2csrInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csru2csrInfo_t;
   };
 }
 let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
@@ -587,6 +677,7 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnMat(rows, cols, ld, values, valueType, order) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
@@ -597,7 +688,11 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateDnMat'))(s$bytes, rows, cols, ld, values, valueType, order);
     if (status !== 0) throw fail('cusparseCreateDnMat', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseDnMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseDnMatDescr_t;
   };
 }
 let cusparseCreateDnVec$: typeof cusparseCreateDnVec | undefined;
@@ -614,6 +709,7 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnVec(size, values, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
@@ -621,7 +717,11 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values, valueType);
     if (status !== 0) throw fail('cusparseCreateDnVec', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnVecDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseDnVecDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseDnVecDescr_t;
   };
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
@@ -647,11 +747,16 @@ function bind$cusparseCreateMatDescr(): typeof cusparseCreateMatDescr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateMatDescr', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateMatDescr() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateMatDescr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseMatDescr_t;
   };
 }
 let cusparseCreatePruneInfo$: typeof cusparseCreatePruneInfo | undefined;
@@ -665,11 +770,16 @@ function bind$cusparseCreatePruneInfo(): typeof cusparseCreatePruneInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreatePruneInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreatePruneInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.pruneInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.pruneInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.pruneInfo_t;
   };
 }
 let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
@@ -690,6 +800,7 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
@@ -701,6 +812,10 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateSpVec'))(s$bytes, size, nnz, indices, values, idxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateSpVec', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpVecDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpVecDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpVecDescr_t;
   };
 }

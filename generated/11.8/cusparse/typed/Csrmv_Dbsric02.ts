@@ -89,6 +89,7 @@ function bind$cusparseCsrmvEx_bufferSize(): typeof cusparseCsrmvEx_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsrmvEx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsrmvEx_bufferSize', 'alg', 'i32', alg);
@@ -113,7 +114,11 @@ function bind$cusparseCsrmvEx_bufferSize(): typeof cusparseCsrmvEx_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCsrmvEx_bufferSize'))(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, s$bytes);
     if (status !== 0) throw fail('cusparseCsrmvEx_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDaxpyi$c: NativeFunction | undefined;
@@ -288,6 +293,7 @@ function bind$cusparseDbsric02_bufferSizeExt(): typeof cusparseDbsric02_bufferSi
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -302,6 +308,10 @@ function bind$cusparseDbsric02_bufferSizeExt(): typeof cusparseDbsric02_bufferSi
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseDbsric02_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -102,6 +102,7 @@ function bind$cusparseDbsrsv2_bufferSizeExt(): typeof cusparseDbsrsv2_bufferSize
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -117,7 +118,11 @@ function bind$cusparseDbsrsv2_bufferSizeExt(): typeof cusparseDbsrsv2_bufferSize
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseDbsrsv2_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDbsrsv2_solve$c: NativeFunction | undefined;
@@ -435,6 +440,7 @@ function bind$cusparseDcsr2gebsr_bufferSizeExt(): typeof cusparseDcsr2gebsr_buff
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDcsr2gebsr_bufferSizeExt(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -449,6 +455,10 @@ function bind$cusparseDcsr2gebsr_bufferSizeExt(): typeof cusparseDcsr2gebsr_buff
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s$bytes);
     if (status !== 0) throw fail('cusparseDcsr2gebsr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

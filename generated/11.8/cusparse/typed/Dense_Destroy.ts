@@ -39,6 +39,7 @@ function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_b
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDenseToSparse_bufferSize(handle, matA, matB, alg) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
@@ -47,7 +48,11 @@ function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_b
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s$bytes);
     if (status !== 0) throw fail('cusparseDenseToSparse_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDenseToSparse_convert$c: NativeFunction | undefined;

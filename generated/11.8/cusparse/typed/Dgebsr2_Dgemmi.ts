@@ -134,6 +134,7 @@ function bind$cusparseDgebsr2gebsc_bufferSizeExt(): typeof cusparseDgebsr2gebsc_
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
@@ -147,7 +148,11 @@ function bind$cusparseDgebsr2gebsc_bufferSizeExt(): typeof cusparseDgebsr2gebsc_
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
     if (status !== 0) throw fail('cusparseDgebsr2gebsc_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDgebsr2gebsr$c: NativeFunction | undefined;
@@ -260,6 +265,7 @@ function bind$cusparseDgebsr2gebsr_bufferSizeExt(): typeof cusparseDgebsr2gebsr_
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -277,7 +283,11 @@ function bind$cusparseDgebsr2gebsr_bufferSizeExt(): typeof cusparseDgebsr2gebsr_
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
     if (status !== 0) throw fail('cusparseDgebsr2gebsr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDgemmi$c: NativeFunction | undefined;

@@ -49,6 +49,7 @@ function bind$cusparseXcscsort_bufferSizeExt(): typeof cusparseXcscsort_bufferSi
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseXcscsort_bufferSizeExt(handle, m, n_, nnz, cscColPtrA, cscRowIndA) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcscsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcscsort_bufferSizeExt', 'm', 'i32', m);
@@ -59,7 +60,11 @@ function bind$cusparseXcscsort_bufferSizeExt(): typeof cusparseXcscsort_bufferSi
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseXcscsort_bufferSizeExt'))(handle, m, n_, nnz, cscColPtrA, cscRowIndA, s$bytes);
     if (status !== 0) throw fail('cusparseXcscsort_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseXcsr2bsrNnz$c: NativeFunction | undefined;

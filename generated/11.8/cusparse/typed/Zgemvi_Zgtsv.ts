@@ -119,6 +119,7 @@ function bind$cusparseZgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgps
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
@@ -133,7 +134,11 @@ function bind$cusparseZgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgps
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s$bytes);
     if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseZgthr$c: NativeFunction | undefined;
@@ -217,6 +222,7 @@ function bind$cusparseZgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgts
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
@@ -229,6 +235,10 @@ function bind$cusparseZgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgts
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s$bytes);
     if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -22,12 +22,17 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxAttach(flags) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuCtxAttach'))(s$bytes, flags);
     if (status !== 0) throw fail('cuCtxAttach', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
@@ -45,13 +50,18 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxCreate(flags, dev) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuCtxCreate'))(s$bytes, flags, dev);
     if (status !== 0) throw fail('cuCtxCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxCreate_v3$: typeof cuCtxCreate_v3 | undefined;
@@ -69,6 +79,7 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxCreate_v3(paramsArray, flags, dev) {
     s$f64[0] = 0;
     const paramsArray$ = recordArrayArg('cuCtxCreate_v3', 'paramsArray', records.CUexecAffinityParam_st(), paramsArray, false);
@@ -77,7 +88,11 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
     const numParams$n = paramsArray$.count;
     const status = (native$ ??= binder.native('cuCtxCreate_v3'))(s$bytes, paramsArray$.bytes, numParams$n, flags, dev);
     if (status !== 0) throw fail('cuCtxCreate_v3', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
@@ -172,11 +187,16 @@ function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuCtxGetCurrent', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxGetCurrent() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuCtxGetCurrent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxGetDevice$: typeof cuCtxGetDevice | undefined;
@@ -243,12 +263,17 @@ function bind$cuCtxGetLimit(): typeof cuCtxGetLimit {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxGetLimit(limit) {
     s$f64[0] = 0;
     if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
     const status = (native$ ??= binder.native('cuCtxGetLimit'))(s$bytes, limit);
     if (status !== 0) throw fail('cuCtxGetLimit', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCtxGetSharedMemConfig$: typeof cuCtxGetSharedMemConfig | undefined;
@@ -303,11 +328,16 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuCtxPopCurrent', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxPopCurrent() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuCtxPopCurrent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;

@@ -172,12 +172,17 @@ function bind$cuDeviceGetDefaultMemPool(): typeof cuDeviceGetDefaultMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceGetDefaultMemPool(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceGetDefaultMemPool'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuDeviceGetExecAffinitySupport$: typeof cuDeviceGetExecAffinitySupport | undefined;
@@ -254,12 +259,17 @@ function bind$cuDeviceGetMemPool(): typeof cuDeviceGetMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceGetMemPool(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceGetMemPool'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDeviceGetMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
@@ -358,6 +368,7 @@ function bind$cuDeviceGetTexture1DLinearMaxWidth(): typeof cuDeviceGetTexture1DL
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceGetTexture1DLinearMaxWidth(format, numChannels, dev) {
     s$f64[0] = 0;
     if (typeof format !== 'number' || (format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
@@ -365,7 +376,11 @@ function bind$cuDeviceGetTexture1DLinearMaxWidth(): typeof cuDeviceGetTexture1DL
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s$bytes, format, numChannels, dev);
     if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
@@ -457,12 +472,17 @@ function bind$cuDevicePrimaryCtxRetain(): typeof cuDevicePrimaryCtxRetain {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDevicePrimaryCtxRetain(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDevicePrimaryCtxRetain'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
@@ -515,11 +535,16 @@ function bind$cuDeviceTotalMem(): typeof cuDeviceTotalMem {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceTotalMem(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceTotalMem'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDeviceTotalMem', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -41,12 +41,17 @@ function bind$cuEventCreate(): typeof cuEventCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuEventCreate(Flags) {
     s$f64[0] = 0;
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuEventCreate', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuEventCreate'))(s$bytes, Flags);
     if (status !== 0) throw fail('cuEventCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUevent;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUevent;
   };
 }
 let cuEventDestroy$c: NativeFunction | undefined;

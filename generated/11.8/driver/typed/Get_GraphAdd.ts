@@ -63,12 +63,17 @@ function bind$cuGetExportTable(): typeof cuGetExportTable {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGetExportTable(pExportTableId) {
     s$f64[0] = 0;
     const pExportTableId$ = recordArg('cuGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
     const status = (native$ ??= binder.native('cuGetExportTable'))(s$bytes, pExportTableId$);
     if (status !== 0) throw fail('cuGetExportTable', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuGetProcAddress$: typeof cuGetProcAddress | undefined;
@@ -86,6 +91,7 @@ function bind$cuGetProcAddress(): typeof cuGetProcAddress {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGetProcAddress(symbol, cudaVersion, flags) {
     if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
     s$f64[0] = 0;
@@ -93,7 +99,11 @@ function bind$cuGetProcAddress(): typeof cuGetProcAddress {
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGetProcAddress', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuGetProcAddress'))(symbol, s$bytes, cudaVersion, flags);
     if (status !== 0) throw fail('cuGetProcAddress', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuGraphAddBatchMemOpNode$: typeof cuGraphAddBatchMemOpNode | undefined;
@@ -111,6 +121,7 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddBatchMemOpNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -119,7 +130,11 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddBatchMemOpNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddBatchMemOpNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddChildGraphNode$: typeof cuGraphAddChildGraphNode | undefined;
@@ -137,6 +152,7 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddChildGraphNode(hGraph, dependencies, childGraph) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -145,7 +161,11 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddChildGraphNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, childGraph);
     if (status !== 0) throw fail('cuGraphAddChildGraphNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
@@ -177,6 +197,7 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEmptyNode(hGraph, dependencies) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -184,7 +205,11 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEmptyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n);
     if (status !== 0) throw fail('cuGraphAddEmptyNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddEventRecordNode$: typeof cuGraphAddEventRecordNode | undefined;
@@ -202,6 +227,7 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEventRecordNode(hGraph, dependencies, event) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -210,7 +236,11 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEventRecordNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cuGraphAddEventRecordNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddEventWaitNode$: typeof cuGraphAddEventWaitNode | undefined;
@@ -228,6 +258,7 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEventWaitNode(hGraph, dependencies, event) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -236,7 +267,11 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEventWaitNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cuGraphAddEventWaitNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddExternalSemaphoresSignalNode$: typeof cuGraphAddExternalSemaphoresSignalNode | undefined;
@@ -254,6 +289,7 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -262,7 +298,11 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddExternalSemaphoresSignalNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddExternalSemaphoresWaitNode$: typeof cuGraphAddExternalSemaphoresWaitNode | undefined;
@@ -280,6 +320,7 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -288,7 +329,11 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddExternalSemaphoresWaitNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddHostNode$: typeof cuGraphAddHostNode | undefined;
@@ -306,6 +351,7 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddHostNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -314,7 +360,11 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddHostNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddHostNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddKernelNode$: typeof cuGraphAddKernelNode | undefined;
@@ -332,6 +382,7 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddKernelNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -340,7 +391,11 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddKernelNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddKernelNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddMemAllocNode$: typeof cuGraphAddMemAllocNode | undefined;
@@ -385,6 +440,7 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemFreeNode(hGraph, dependencies, dptr) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -393,7 +449,11 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemFreeNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, dptr);
     if (status !== 0) throw fail('cuGraphAddMemFreeNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddMemcpyNode$: typeof cuGraphAddMemcpyNode | undefined;
@@ -412,6 +472,7 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemcpyNode(hGraph, dependencies, copyParams, ctx) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -421,7 +482,11 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemcpyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
     if (status !== 0) throw fail('cuGraphAddMemcpyNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddMemsetNode$: typeof cuGraphAddMemsetNode | undefined;
@@ -440,6 +505,7 @@ function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemsetNode(hGraph, dependencies, memsetParams, ctx) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -449,6 +515,10 @@ function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemsetNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
     if (status !== 0) throw fail('cuGraphAddMemsetNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }

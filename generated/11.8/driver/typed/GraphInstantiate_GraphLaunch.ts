@@ -48,13 +48,18 @@ function bind$cuGraphInstantiateWithFlags(): typeof cuGraphInstantiateWithFlags 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphInstantiateWithFlags(hGraph, flags) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuGraphInstantiateWithFlags'))(s$bytes, hGraph, flags);
     if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphExec;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphExec;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphExec;
   };
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;

@@ -21,12 +21,17 @@ function bind$cuImportExternalMemory(): typeof cuImportExternalMemory {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuImportExternalMemory(memHandleDesc) {
     s$f64[0] = 0;
     const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
     const status = (native$ ??= binder.native('cuImportExternalMemory'))(s$bytes, memHandleDesc$);
     if (status !== 0) throw fail('cuImportExternalMemory', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalMemory;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUexternalMemory;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUexternalMemory;
   };
 }
 let cuImportExternalSemaphore$: typeof cuImportExternalSemaphore | undefined;
@@ -42,12 +47,17 @@ function bind$cuImportExternalSemaphore(): typeof cuImportExternalSemaphore {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuImportExternalSemaphore(semHandleDesc) {
     s$f64[0] = 0;
     const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
     const status = (native$ ??= binder.native('cuImportExternalSemaphore'))(s$bytes, semHandleDesc$);
     if (status !== 0) throw fail('cuImportExternalSemaphore', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalSemaphore;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUexternalSemaphore;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUexternalSemaphore;
   };
 }
 let cuInit$c: NativeFunction | undefined;
@@ -107,12 +117,17 @@ function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuIpcOpenEventHandle(handle) {
     s$f64[0] = 0;
     checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
     const status = (native$ ??= binder.native('cuIpcOpenEventHandle'))(s$bytes, handle);
     if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUevent;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUevent;
   };
 }
 let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
@@ -129,12 +144,17 @@ function bind$cuIpcOpenMemHandle(): typeof cuIpcOpenMemHandle {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuIpcOpenMemHandle(handle, Flags) {
     s$f64[0] = 0;
     checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuIpcOpenMemHandle'))(s$bytes, handle, Flags);
     if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }

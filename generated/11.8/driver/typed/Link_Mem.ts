@@ -86,6 +86,7 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLinkCreate(options, optionValues) {
     const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
     const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
@@ -93,7 +94,11 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
     const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
     const status = (native$ ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s$bytes);
     if (status !== 0) throw fail('cuLinkCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlinkState;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUlinkState;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUlinkState;
   };
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
@@ -132,6 +137,7 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAddressReserve(size, alignment, addr, flags) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
@@ -140,7 +146,11 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemAddressReserve'))(s$bytes, size, alignment, addr, flags);
     if (status !== 0) throw fail('cuMemAddressReserve', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAdvise$c: NativeFunction | undefined;
@@ -172,12 +182,17 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAlloc(bytesize) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAlloc'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAlloc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
@@ -194,13 +209,18 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocAsync(bytesize, hStream) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocAsync'))(s$bytes, bytesize, hStream);
     if (status !== 0) throw fail('cuMemAllocAsync', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
@@ -218,6 +238,7 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocFromPoolAsync(bytesize, pool, hStream) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
@@ -225,7 +246,11 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocFromPoolAsync'))(s$bytes, bytesize, pool, hStream);
     if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
@@ -241,12 +266,17 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocHost(bytesize) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAllocHost'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAllocHost', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
@@ -264,13 +294,18 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocManaged(bytesize, flags) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuMemAllocManaged'))(s$bytes, bytesize, flags);
     if (status !== 0) throw fail('cuMemAllocManaged', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;
@@ -429,13 +464,18 @@ function bind$cuMemGetAllocationGranularity(): typeof cuMemGetAllocationGranular
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemGetAllocationGranularity(prop, option) {
     s$f64[0] = 0;
     const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
     if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
     const status = (native$ ??= binder.native('cuMemGetAllocationGranularity'))(s$bytes, prop$, option);
     if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
@@ -513,13 +553,18 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemHostAlloc(bytesize, Flags) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuMemHostAlloc'))(s$bytes, bytesize, Flags);
     if (status !== 0) throw fail('cuMemHostAlloc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
@@ -537,13 +582,18 @@ function bind$cuMemHostGetDevicePointer(): typeof cuMemHostGetDevicePointer {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemHostGetDevicePointer(p, Flags) {
     s$f64[0] = 0;
     pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuMemHostGetDevicePointer'))(s$bytes, p, Flags);
     if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemHostGetFlags$: typeof cuMemHostGetFlags | undefined;
@@ -655,12 +705,17 @@ function bind$cuMemPoolCreate(): typeof cuMemPoolCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolCreate(poolProps) {
     s$f64[0] = 0;
     const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
     const status = (native$ ??= binder.native('cuMemPoolCreate'))(s$bytes, poolProps$);
     if (status !== 0) throw fail('cuMemPoolCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
@@ -752,6 +807,7 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolImportFromShareableHandle(handle, handleType, flags) {
     s$f64[0] = 0;
     pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
@@ -759,7 +815,11 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemPoolImportFromShareableHandle'))(s$bytes, handle, handleType, flags);
     if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuMemPoolImportPointer$: typeof cuMemPoolImportPointer | undefined;
@@ -776,13 +836,18 @@ function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolImportPointer(pool, shareData) {
     s$f64[0] = 0;
     if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
     const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
     const status = (native$ ??= binder.native('cuMemPoolImportPointer'))(s$bytes, pool, shareData$);
     if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;

@@ -23,6 +23,7 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize) {
     s$f64[0] = 0;
     if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
@@ -30,7 +31,11 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
     const status = (native$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s$bytes, func, numBlocks, blockSize);
     if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cuOccupancyMaxActiveBlocksPerMultiprocessor | undefined;

@@ -65,12 +65,17 @@ function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuSurfRefGetArray(hSurfRef) {
     s$f64[0] = 0;
     if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
     const status = (native$ ??= binder.native('cuSurfRefGetArray'))(s$bytes, hSurfRef);
     if (status !== 0) throw fail('cuSurfRefGetArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
@@ -171,11 +176,16 @@ function bind$cuTexRefCreate(): typeof cuTexRefCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuTexRefCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuTexRefCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUtexref;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUtexref;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUtexref;
   };
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
@@ -202,12 +212,17 @@ function bind$cuTexRefGetAddress(): typeof cuTexRefGetAddress {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetAddress(hTexRef) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetAddress'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetAddress', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuTexRefGetAddressMode$: typeof cuTexRefGetAddressMode | undefined;
@@ -248,12 +263,17 @@ function bind$cuTexRefGetArray(): typeof cuTexRefGetArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetArray(hTexRef) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetArray'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
@@ -439,12 +459,17 @@ function bind$cuTexRefGetMipmappedArray(): typeof cuTexRefGetMipmappedArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetMipmappedArray(hTexRef) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetMipmappedArray'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetMipmappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmipmappedArray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmipmappedArray;
   };
 }
 let cuTexRefSetAddress$: typeof cuTexRefSetAddress | undefined;
@@ -463,6 +488,7 @@ function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefSetAddress(hTexRef, dptr, bytes) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -470,7 +496,11 @@ function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
     if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || bytes % 1 !== 0) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
     const status = (native$ ??= binder.native('cuTexRefSetAddress'))(s$bytes, hTexRef, dptr, bytes);
     if (status !== 0) throw fail('cuTexRefSetAddress', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;

@@ -103,12 +103,17 @@ function bind$nvmlDeviceGetDeviceHandleFromMigDeviceHandle(): typeof nvmlDeviceG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice) {
     if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || migDevice % 1 !== 0) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlDevice_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlDevice_t;
   };
 }
 let nvmlDeviceGetDisplayActive$: typeof nvmlDeviceGetDisplayActive | undefined;

@@ -125,13 +125,18 @@ function bind$nvmlDeviceGetGpuInstanceById(): typeof nvmlDeviceGetGpuInstanceByI
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetGpuInstanceById(device, id) {
     if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
     if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceById', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpuInstance_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlGpuInstance_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlGpuInstance_t;
   };
 }
 let nvmlDeviceGetGpuInstanceId$: typeof nvmlDeviceGetGpuInstanceId | undefined;

@@ -47,6 +47,7 @@ function bind$nvrtcCreateProgram(): typeof nvrtcCreateProgram {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcCreateProgram(src, name, headers, includeNames) {
     s$f64[0] = 0;
     if (typeof src !== 'string') throw argError('nvrtcCreateProgram', 'src', 'a string', src);
@@ -56,7 +57,11 @@ function bind$nvrtcCreateProgram(): typeof nvrtcCreateProgram {
     const numHeaders$n = sameLength('nvrtcCreateProgram', ['headers', 'includeNames'], [headers$.count, includeNames$.count], [headers !== null, includeNames !== null]);
     const status = (native$ ??= binder.native('nvrtcCreateProgram'))(s$bytes, src, name, numHeaders$n, headers$.data, includeNames$.data);
     if (status !== 0) throw fail('nvrtcCreateProgram', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvrtcProgram;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvrtcProgram;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvrtcProgram;
   };
 }
 let nvrtcDestroyProgram$: typeof nvrtcDestroyProgram | undefined;
@@ -72,12 +77,17 @@ function bind$nvrtcDestroyProgram(): typeof nvrtcDestroyProgram {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcDestroyProgram(prog) {
     if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
     s$u64[0] = BigInt(prog as number | bigint);
     const status = (native$ ??= binder.nativeFixed('nvrtcDestroyProgram', [s$bytes]))();
     if (status !== 0) throw fail('nvrtcDestroyProgram', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvrtcProgram;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvrtcProgram;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvrtcProgram;
   };
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
@@ -104,12 +114,17 @@ function bind$nvrtcGetCUBINSize(): typeof nvrtcGetCUBINSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetCUBINSize(prog) {
     if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetCUBINSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetCUBINSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvrtcGetErrorString$c: NativeFunction | undefined;
@@ -169,12 +184,17 @@ function bind$nvrtcGetNVVMSize(): typeof nvrtcGetNVVMSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetNVVMSize(prog) {
     if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetNVVMSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetNVVMSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvrtcGetNumSupportedArchs$: typeof nvrtcGetNumSupportedArchs | undefined;
@@ -220,12 +240,17 @@ function bind$nvrtcGetPTXSize(): typeof nvrtcGetPTXSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetPTXSize(prog) {
     if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetPTXSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetPTXSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
@@ -252,12 +277,17 @@ function bind$nvrtcGetProgramLogSize(): typeof nvrtcGetProgramLogSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetProgramLogSize(prog) {
     if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetProgramLogSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetProgramLogSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvrtcGetSupportedArchs$c: NativeFunction | undefined;

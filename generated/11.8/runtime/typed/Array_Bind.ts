@@ -59,13 +59,18 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaArrayGetPlane(hArray, planeIdx) {
     s$f64[0] = 0;
     if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
     if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
     const status = (native$ ??= binder.native('cudaArrayGetPlane'))(s$bytes, hArray, planeIdx);
     if (status !== 0) throw fail('cudaArrayGetPlane', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
@@ -111,6 +116,7 @@ function bind$cudaBindTexture(): typeof cudaBindTexture {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaBindTexture(texref, devPtr, desc, size) {
     s$f64[0] = 0;
     const texref$ = recordArg('cudaBindTexture', 'texref', records.textureReference(), texref, false);
@@ -120,7 +126,11 @@ function bind$cudaBindTexture(): typeof cudaBindTexture {
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
     const status = (native$ ??= binder.native('cudaBindTexture'))(s$bytes, texref$, devPtr, desc$, size);
     if (status !== 0) throw fail('cudaBindTexture', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaBindTexture2D$: typeof cudaBindTexture2D | undefined;
@@ -142,6 +152,7 @@ function bind$cudaBindTexture2D(): typeof cudaBindTexture2D {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaBindTexture2D(texref, devPtr, desc, width, height, pitch) {
     s$f64[0] = 0;
     const texref$ = recordArg('cudaBindTexture2D', 'texref', records.textureReference(), texref, false);
@@ -152,7 +163,11 @@ function bind$cudaBindTexture2D(): typeof cudaBindTexture2D {
     if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaBindTexture2D', 'pitch', pitch, false);
     const status = (native$ ??= binder.native('cudaBindTexture2D'))(s$bytes, texref$, devPtr, desc$, width, height, pitch);
     if (status !== 0) throw fail('cudaBindTexture2D', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaBindTextureToArray$c: NativeFunction | undefined;

@@ -22,13 +22,18 @@ function bind$cudaExternalMemoryGetMappedBuffer(): typeof cudaExternalMemoryGetM
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
     s$f64[0] = 0;
     if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
     const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
     const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
     if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaExternalMemoryGetMappedMipmappedArray$: typeof cudaExternalMemoryGetMappedMipmappedArray | undefined;
@@ -45,13 +50,18 @@ function bind$cudaExternalMemoryGetMappedMipmappedArray(): typeof cudaExternalMe
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
     s$f64[0] = 0;
     if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
     const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
     const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
     if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMipmappedArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMipmappedArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMipmappedArray_t;
   };
 }
 let cudaFree$c: NativeFunction | undefined;

@@ -103,13 +103,18 @@ function bind$cudaGetDriverEntryPoint(): typeof cudaGetDriverEntryPoint {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetDriverEntryPoint(symbol, flags) {
     if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
     s$f64[0] = 0;
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
     const status = (native$ ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s$bytes, flags);
     if (status !== 0) throw fail('cudaGetDriverEntryPoint', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaGetErrorName$c: NativeFunction | undefined;
@@ -144,12 +149,17 @@ function bind$cudaGetExportTable(): typeof cudaGetExportTable {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetExportTable(pExportTableId) {
     s$f64[0] = 0;
     const pExportTableId$ = recordArg('cudaGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
     const status = (native$ ??= binder.native('cudaGetExportTable'))(s$bytes, pExportTableId$);
     if (status !== 0) throw fail('cudaGetExportTable', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaGetFuncBySymbol$: typeof cudaGetFuncBySymbol | undefined;
@@ -165,12 +175,17 @@ function bind$cudaGetFuncBySymbol(): typeof cudaGetFuncBySymbol {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetFuncBySymbol(symbolPtr) {
     s$f64[0] = 0;
     pointerArg('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, true);
     const status = (native$ ??= binder.native('cudaGetFuncBySymbol'))(s$bytes, symbolPtr);
     if (status !== 0) throw fail('cudaGetFuncBySymbol', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaFunction_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaFunction_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaFunction_t;
   };
 }
 let cudaGetLastError$c: NativeFunction | undefined;
@@ -194,13 +209,18 @@ function bind$cudaGetMipmappedArrayLevel(): typeof cudaGetMipmappedArrayLevel {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetMipmappedArrayLevel(mipmappedArray, level) {
     s$f64[0] = 0;
     if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
     if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
     const status = (native$ ??= binder.native('cudaGetMipmappedArrayLevel'))(s$bytes, mipmappedArray, level);
     if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
@@ -240,12 +260,17 @@ function bind$cudaGetSymbolAddress(): typeof cudaGetSymbolAddress {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetSymbolAddress(symbol) {
     s$f64[0] = 0;
     pointerArg('cudaGetSymbolAddress', 'symbol', symbol, true);
     const status = (native$ ??= binder.native('cudaGetSymbolAddress'))(s$bytes, symbol);
     if (status !== 0) throw fail('cudaGetSymbolAddress', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaGetSymbolSize$: typeof cudaGetSymbolSize | undefined;
@@ -261,12 +286,17 @@ function bind$cudaGetSymbolSize(): typeof cudaGetSymbolSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetSymbolSize(symbol) {
     s$f64[0] = 0;
     pointerArg('cudaGetSymbolSize', 'symbol', symbol, true);
     const status = (native$ ??= binder.native('cudaGetSymbolSize'))(s$bytes, symbol);
     if (status !== 0) throw fail('cudaGetSymbolSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaGetTextureAlignmentOffset$: typeof cudaGetTextureAlignmentOffset | undefined;
@@ -283,12 +313,17 @@ function bind$cudaGetTextureAlignmentOffset(): typeof cudaGetTextureAlignmentOff
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetTextureAlignmentOffset(texref) {
     s$f64[0] = 0;
     const texref$ = recordArg('cudaGetTextureAlignmentOffset', 'texref', records.textureReference(), texref, false);
     const status = (native$ ??= binder.native('cudaGetTextureAlignmentOffset'))(s$bytes, texref$);
     if (status !== 0) throw fail('cudaGetTextureAlignmentOffset', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;

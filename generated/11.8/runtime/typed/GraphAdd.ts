@@ -23,6 +23,7 @@ function bind$cudaGraphAddChildGraphNode(): typeof cudaGraphAddChildGraphNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddChildGraphNode(graph, pDependencies, childGraph) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddChildGraphNode', 'graph', graph, true) as typeof graph;
@@ -31,7 +32,11 @@ function bind$cudaGraphAddChildGraphNode(): typeof cudaGraphAddChildGraphNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddChildGraphNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, childGraph);
     if (status !== 0) throw fail('cudaGraphAddChildGraphNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddDependencies$c: NativeFunction | undefined;
@@ -63,6 +68,7 @@ function bind$cudaGraphAddEmptyNode(): typeof cudaGraphAddEmptyNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddEmptyNode(graph, pDependencies) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEmptyNode', 'graph', graph, true) as typeof graph;
@@ -70,7 +76,11 @@ function bind$cudaGraphAddEmptyNode(): typeof cudaGraphAddEmptyNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddEmptyNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n);
     if (status !== 0) throw fail('cudaGraphAddEmptyNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddEventRecordNode$: typeof cudaGraphAddEventRecordNode | undefined;
@@ -88,6 +98,7 @@ function bind$cudaGraphAddEventRecordNode(): typeof cudaGraphAddEventRecordNode 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddEventRecordNode(graph, pDependencies, event) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventRecordNode', 'graph', graph, true) as typeof graph;
@@ -96,7 +107,11 @@ function bind$cudaGraphAddEventRecordNode(): typeof cudaGraphAddEventRecordNode 
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddEventRecordNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cudaGraphAddEventRecordNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddEventWaitNode$: typeof cudaGraphAddEventWaitNode | undefined;
@@ -114,6 +129,7 @@ function bind$cudaGraphAddEventWaitNode(): typeof cudaGraphAddEventWaitNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddEventWaitNode(graph, pDependencies, event) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventWaitNode', 'graph', graph, true) as typeof graph;
@@ -122,7 +138,11 @@ function bind$cudaGraphAddEventWaitNode(): typeof cudaGraphAddEventWaitNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddEventWaitNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cudaGraphAddEventWaitNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddExternalSemaphoresSignalNode$: typeof cudaGraphAddExternalSemaphoresSignalNode | undefined;
@@ -140,6 +160,7 @@ function bind$cudaGraphAddExternalSemaphoresSignalNode(): typeof cudaGraphAddExt
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresSignalNode', 'graph', graph, true) as typeof graph;
@@ -148,7 +169,11 @@ function bind$cudaGraphAddExternalSemaphoresSignalNode(): typeof cudaGraphAddExt
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresSignalNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddExternalSemaphoresWaitNode$: typeof cudaGraphAddExternalSemaphoresWaitNode | undefined;
@@ -166,6 +191,7 @@ function bind$cudaGraphAddExternalSemaphoresWaitNode(): typeof cudaGraphAddExter
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresWaitNode', 'graph', graph, true) as typeof graph;
@@ -174,7 +200,11 @@ function bind$cudaGraphAddExternalSemaphoresWaitNode(): typeof cudaGraphAddExter
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresWaitNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddHostNode$: typeof cudaGraphAddHostNode | undefined;
@@ -192,6 +222,7 @@ function bind$cudaGraphAddHostNode(): typeof cudaGraphAddHostNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddHostNode(graph, pDependencies, pNodeParams) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddHostNode', 'graph', graph, true) as typeof graph;
@@ -200,7 +231,11 @@ function bind$cudaGraphAddHostNode(): typeof cudaGraphAddHostNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddHostNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
     if (status !== 0) throw fail('cudaGraphAddHostNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddKernelNode$: typeof cudaGraphAddKernelNode | undefined;
@@ -218,6 +253,7 @@ function bind$cudaGraphAddKernelNode(): typeof cudaGraphAddKernelNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddKernelNode(graph, pDependencies, pNodeParams) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddKernelNode', 'graph', graph, true) as typeof graph;
@@ -226,7 +262,11 @@ function bind$cudaGraphAddKernelNode(): typeof cudaGraphAddKernelNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddKernelNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pNodeParams$);
     if (status !== 0) throw fail('cudaGraphAddKernelNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddMemAllocNode$: typeof cudaGraphAddMemAllocNode | undefined;
@@ -271,6 +311,7 @@ function bind$cudaGraphAddMemFreeNode(): typeof cudaGraphAddMemFreeNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemFreeNode(graph, pDependencies, dptr) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemFreeNode', 'graph', graph, true) as typeof graph;
@@ -279,7 +320,11 @@ function bind$cudaGraphAddMemFreeNode(): typeof cudaGraphAddMemFreeNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemFreeNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dptr);
     if (status !== 0) throw fail('cudaGraphAddMemFreeNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddMemcpyNode$: typeof cudaGraphAddMemcpyNode | undefined;
@@ -297,6 +342,7 @@ function bind$cudaGraphAddMemcpyNode(): typeof cudaGraphAddMemcpyNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNode(graph, pDependencies, pCopyParams) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode', 'graph', graph, true) as typeof graph;
@@ -305,7 +351,11 @@ function bind$cudaGraphAddMemcpyNode(): typeof cudaGraphAddMemcpyNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemcpyNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pCopyParams$);
     if (status !== 0) throw fail('cudaGraphAddMemcpyNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddMemcpyNode1D$: typeof cudaGraphAddMemcpyNode1D | undefined;
@@ -326,6 +376,7 @@ function bind$cudaGraphAddMemcpyNode1D(): typeof cudaGraphAddMemcpyNode1D {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNode1D(graph, pDependencies, dst, src, count, kind) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
@@ -339,7 +390,11 @@ function bind$cudaGraphAddMemcpyNode1D(): typeof cudaGraphAddMemcpyNode1D {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemcpyNode1D'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
     if (status !== 0) throw fail('cudaGraphAddMemcpyNode1D', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddMemcpyNodeFromSymbol$: typeof cudaGraphAddMemcpyNodeFromSymbol | undefined;
@@ -361,6 +416,7 @@ function bind$cudaGraphAddMemcpyNodeFromSymbol(): typeof cudaGraphAddMemcpyNodeF
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, dst, symbol, count, offset, kind) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
@@ -375,7 +431,11 @@ function bind$cudaGraphAddMemcpyNodeFromSymbol(): typeof cudaGraphAddMemcpyNodeF
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
     if (status !== 0) throw fail('cudaGraphAddMemcpyNodeFromSymbol', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddMemcpyNodeToSymbol$: typeof cudaGraphAddMemcpyNodeToSymbol | undefined;
@@ -397,6 +457,7 @@ function bind$cudaGraphAddMemcpyNodeToSymbol(): typeof cudaGraphAddMemcpyNodeToS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, symbol, src, count, offset, kind) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
@@ -411,7 +472,11 @@ function bind$cudaGraphAddMemcpyNodeToSymbol(): typeof cudaGraphAddMemcpyNodeToS
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s$bytes, graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
     if (status !== 0) throw fail('cudaGraphAddMemcpyNodeToSymbol', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphAddMemsetNode$: typeof cudaGraphAddMemsetNode | undefined;
@@ -429,6 +494,7 @@ function bind$cudaGraphAddMemsetNode(): typeof cudaGraphAddMemsetNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemsetNode(graph, pDependencies, pMemsetParams) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemsetNode', 'graph', graph, true) as typeof graph;
@@ -437,6 +503,10 @@ function bind$cudaGraphAddMemsetNode(): typeof cudaGraphAddMemsetNode {
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemsetNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, pMemsetParams$);
     if (status !== 0) throw fail('cudaGraphAddMemsetNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }

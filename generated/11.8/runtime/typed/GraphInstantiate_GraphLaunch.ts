@@ -47,13 +47,18 @@ function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFl
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphInstantiateWithFlags(graph, flags) {
     s$f64[0] = 0;
     if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
     const status = (native$ ??= binder.native('cudaGraphInstantiateWithFlags'))(s$bytes, graph, flags);
     if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphExec_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphExec_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphExec_t;
   };
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;

@@ -22,13 +22,18 @@ function bind$cudaGraphNodeFindInClone(): typeof cudaGraphNodeFindInClone {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphNodeFindInClone(originalNode, clonedGraph) {
     s$f64[0] = 0;
     if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || originalNode % 1 !== 0) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
     if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || clonedGraph % 1 !== 0) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
     const status = (native$ ??= binder.native('cudaGraphNodeFindInClone'))(s$bytes, originalNode, clonedGraph);
     if (status !== 0) throw fail('cudaGraphNodeFindInClone', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraphNode_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraphNode_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraphNode_t;
   };
 }
 let cudaGraphNodeGetDependencies$: typeof cudaGraphNodeGetDependencies | undefined;

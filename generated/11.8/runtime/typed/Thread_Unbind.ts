@@ -71,12 +71,17 @@ function bind$cudaThreadGetLimit(): typeof cudaThreadGetLimit {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaThreadGetLimit(limit) {
     s$f64[0] = 0;
     if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadGetLimit', 'limit', 'i32', limit);
     const status = (native$ ??= binder.native('cudaThreadGetLimit'))(s$bytes, limit);
     if (status !== 0) throw fail('cudaThreadGetLimit', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;

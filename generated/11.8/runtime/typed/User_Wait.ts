@@ -24,6 +24,7 @@ function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaUserObjectCreate(ptr, destroy, initialRefcount, flags) {
     s$f64[0] = 0;
     pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
@@ -37,7 +38,11 @@ function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
       destroy$cb?.cancel(); // refused: it will never run
       throw fail('cudaUserObjectCreate', status);
     }
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaUserObject_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaUserObject_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaUserObject_t;
   };
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;

@@ -175,6 +175,7 @@ function bind$cuptiActivityGetAttribute(): typeof cuptiActivityGetAttribute {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivityGetAttribute(attr, valueSize, value) {
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
     if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
@@ -182,7 +183,11 @@ function bind$cuptiActivityGetAttribute(): typeof cuptiActivityGetAttribute {
     pointerArg('cuptiActivityGetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiActivityGetAttribute'))(attr, s$bytes, value);
     if (status !== 0) throw fail('cuptiActivityGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiActivityGetNextRecord$: typeof cuptiActivityGetNextRecord | undefined;
@@ -200,6 +205,7 @@ function bind$cuptiActivityGetNextRecord(): typeof cuptiActivityGetNextRecord {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivityGetNextRecord(buffer, validBufferSizeBytes, record) {
     pointerArg('cuptiActivityGetNextRecord', 'buffer', buffer, true);
     if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || validBufferSizeBytes % 1 !== 0) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
@@ -207,7 +213,11 @@ function bind$cuptiActivityGetNextRecord(): typeof cuptiActivityGetNextRecord {
     s$u64[0] = BigInt(record as number | bigint);
     const status = (native$ ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, s$bytes);
     if (status !== 0) throw fail('cuptiActivityGetNextRecord', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiActivityGetNumDroppedRecords$: typeof cuptiActivityGetNumDroppedRecords | undefined;
@@ -224,13 +234,18 @@ function bind$cuptiActivityGetNumDroppedRecords(): typeof cuptiActivityGetNumDro
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivityGetNumDroppedRecords(context, streamId) {
     if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
     if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s$bytes);
     if (status !== 0) throw fail('cuptiActivityGetNumDroppedRecords', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuptiActivityPopExternalCorrelationId$: typeof cuptiActivityPopExternalCorrelationId | undefined;
@@ -300,6 +315,7 @@ function bind$cuptiActivitySetAttribute(): typeof cuptiActivitySetAttribute {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivitySetAttribute(attr, valueSize, value) {
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
     if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
@@ -307,6 +323,10 @@ function bind$cuptiActivitySetAttribute(): typeof cuptiActivitySetAttribute {
     pointerArg('cuptiActivitySetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiActivitySetAttribute'))(attr, s$bytes, value);
     if (status !== 0) throw fail('cuptiActivitySetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -20,12 +20,17 @@ function bind$curandCreateGenerator(): typeof curandCreateGenerator {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function curandCreateGenerator(rng_type) {
     s$f64[0] = 0;
     if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGenerator', 'rng_type', 'i32', rng_type);
     const status = (native$ ??= binder.native('curandCreateGenerator'))(s$bytes, rng_type);
     if (status !== 0) throw fail('curandCreateGenerator', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.curandGenerator_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.curandGenerator_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.curandGenerator_t;
   };
 }
 let curandCreateGeneratorHost$: typeof curandCreateGeneratorHost | undefined;
@@ -40,12 +45,17 @@ function bind$curandCreateGeneratorHost(): typeof curandCreateGeneratorHost {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function curandCreateGeneratorHost(rng_type) {
     s$f64[0] = 0;
     if (typeof rng_type !== 'number' || (rng_type | 0) !== rng_type) throw intError('curandCreateGeneratorHost', 'rng_type', 'i32', rng_type);
     const status = (native$ ??= binder.native('curandCreateGeneratorHost'))(s$bytes, rng_type);
     if (status !== 0) throw fail('curandCreateGeneratorHost', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.curandGenerator_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.curandGenerator_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.curandGenerator_t;
   };
 }
 let curandCreatePoissonDistribution$: typeof curandCreatePoissonDistribution | undefined;
@@ -60,12 +70,17 @@ function bind$curandCreatePoissonDistribution(): typeof curandCreatePoissonDistr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function curandCreatePoissonDistribution(lambda) {
     if (typeof lambda !== 'number') throw argError('curandCreatePoissonDistribution', 'lambda', 'a number', lambda);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('curandCreatePoissonDistribution'))(lambda, s$bytes);
     if (status !== 0) throw fail('curandCreatePoissonDistribution', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.curandDiscreteDistribution_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.curandDiscreteDistribution_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.curandDiscreteDistribution_t;
   };
 }
 let curandDestroyDistribution$c: NativeFunction | undefined;

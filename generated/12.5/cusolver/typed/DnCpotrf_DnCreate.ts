@@ -189,11 +189,16 @@ function bind$cusolverDnCreate(): typeof cusolverDnCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverDnHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverDnHandle_t;
   };
 }
 let cusolverDnCreateGesvdjInfo$: typeof cusolverDnCreateGesvdjInfo | undefined;
@@ -207,11 +212,16 @@ function bind$cusolverDnCreateGesvdjInfo(): typeof cusolverDnCreateGesvdjInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnCreateGesvdjInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCreateGesvdjInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnCreateGesvdjInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.gesvdjInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.gesvdjInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.gesvdjInfo_t;
   };
 }
 let cusolverDnCreateParams$: typeof cusolverDnCreateParams | undefined;
@@ -225,11 +235,16 @@ function bind$cusolverDnCreateParams(): typeof cusolverDnCreateParams {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnCreateParams', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCreateParams() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnCreateParams', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnParams_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverDnParams_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverDnParams_t;
   };
 }
 let cusolverDnCreateSyevjInfo$: typeof cusolverDnCreateSyevjInfo | undefined;
@@ -243,10 +258,15 @@ function bind$cusolverDnCreateSyevjInfo(): typeof cusolverDnCreateSyevjInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnCreateSyevjInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCreateSyevjInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnCreateSyevjInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.syevjInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.syevjInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.syevjInfo_t;
   };
 }

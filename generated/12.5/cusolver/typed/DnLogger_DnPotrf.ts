@@ -103,6 +103,7 @@ function bind$cusolverDnPotrf_bufferSize(): typeof cusolverDnPotrf_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnPotrf_bufferSize(handle, params, uplo, n_, dataTypeA, A, lda, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnPotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnPotrf_bufferSize', 'params', params, true) as typeof params;
@@ -115,6 +116,10 @@ function bind$cusolverDnPotrf_bufferSize(): typeof cusolverDnPotrf_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnPotrf_bufferSize'))(handle, params, uplo, n_, dataTypeA, A, lda, computeType, s$bytes);
     if (status !== 0) throw fail('cusolverDnPotrf_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -66,6 +66,7 @@ function bind$cusolverDnSyevd_bufferSize(): typeof cusolverDnSyevd_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSyevd_bufferSize(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevd_bufferSize', 'params', params, true) as typeof params;
@@ -81,7 +82,11 @@ function bind$cusolverDnSyevd_bufferSize(): typeof cusolverDnSyevd_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSyevd_bufferSize'))(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType, s$bytes);
     if (status !== 0) throw fail('cusolverDnSyevd_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnSyevdx$c: NativeFunction | undefined;
@@ -160,6 +165,7 @@ function bind$cusolverDnSyevdx_bufferSize(): typeof cusolverDnSyevdx_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevdx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevdx_bufferSize', 'params', params, true) as typeof params;
@@ -181,7 +187,11 @@ function bind$cusolverDnSyevdx_bufferSize(): typeof cusolverDnSyevdx_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnSyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s$bytes);
     if (status !== 0) throw fail('cusolverDnSyevdx_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnXgeqrf$c: NativeFunction | undefined;

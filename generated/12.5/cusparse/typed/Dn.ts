@@ -66,12 +66,17 @@ function bind$cusparseDnMatGetValues(): typeof cusparseDnMatGetValues {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDnMatGetValues(dnMatDescr) {
     if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseDnMatGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
@@ -130,12 +135,17 @@ function bind$cusparseDnVecGetValues(): typeof cusparseDnVecGetValues {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDnVecGetValues(dnVecDescr) {
     if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseDnVecGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDnVecSetValues$c: NativeFunction | undefined;

@@ -39,6 +39,7 @@ function bind$cusparseSparseToDense_bufferSize(): typeof cusparseSparseToDense_b
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSparseToDense_bufferSize(handle, matA, matB, alg) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSparseToDense_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSparseToDense_bufferSize', 'matA', matA, true) as typeof matA;
@@ -47,7 +48,11 @@ function bind$cusparseSparseToDense_bufferSize(): typeof cusparseSparseToDense_b
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, s$bytes);
     if (status !== 0) throw fail('cusparseSparseToDense_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpruneCsr2csr$c: NativeFunction | undefined;
@@ -148,6 +153,7 @@ function bind$cusparseSpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparse
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
@@ -166,7 +172,11 @@ function bind$cusparseSpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparse
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
     if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpruneCsr2csrNnz$c: NativeFunction | undefined;
@@ -262,6 +272,7 @@ function bind$cusparseSpruneCsr2csr_bufferSizeExt(): typeof cusparseSpruneCsr2cs
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
@@ -279,7 +290,11 @@ function bind$cusparseSpruneCsr2csr_bufferSizeExt(): typeof cusparseSpruneCsr2cs
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
     if (status !== 0) throw fail('cusparseSpruneCsr2csr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpruneDense2csr$c: NativeFunction | undefined;
@@ -365,6 +380,7 @@ function bind$cusparseSpruneDense2csrByPercentage_bufferSizeExt(): typeof cuspar
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
@@ -380,7 +396,11 @@ function bind$cusparseSpruneDense2csrByPercentage_bufferSizeExt(): typeof cuspar
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
     if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpruneDense2csrNnz$c: NativeFunction | undefined;
@@ -461,6 +481,7 @@ function bind$cusparseSpruneDense2csr_bufferSizeExt(): typeof cusparseSpruneDens
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneDense2csr_bufferSizeExt(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
@@ -475,6 +496,10 @@ function bind$cusparseSpruneDense2csr_bufferSizeExt(): typeof cusparseSpruneDens
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
     if (status !== 0) throw fail('cusparseSpruneDense2csr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

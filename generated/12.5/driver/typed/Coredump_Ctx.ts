@@ -23,6 +23,7 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpGetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttribute', 'value', value, false);
@@ -30,7 +31,11 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCoredumpGetAttributeGlobal$: typeof cuCoredumpGetAttributeGlobal | undefined;
@@ -48,6 +53,7 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpGetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
@@ -55,7 +61,11 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCoredumpSetAttribute$: typeof cuCoredumpSetAttribute | undefined;
@@ -73,6 +83,7 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpSetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttribute', 'value', value, true);
@@ -80,7 +91,11 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCoredumpSetAttributeGlobal$: typeof cuCoredumpSetAttributeGlobal | undefined;
@@ -98,6 +113,7 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpSetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
@@ -105,7 +121,11 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCtxAttach$: typeof cuCtxAttach | undefined;
@@ -122,12 +142,17 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxAttach(flags) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuCtxAttach'))(s$bytes, flags);
     if (status !== 0) throw fail('cuCtxAttach', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
@@ -145,13 +170,18 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxCreate(flags, dev) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuCtxCreate'))(s$bytes, flags, dev);
     if (status !== 0) throw fail('cuCtxCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxCreate_v3$: typeof cuCtxCreate_v3 | undefined;
@@ -169,6 +199,7 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxCreate_v3(paramsArray, flags, dev) {
     s$f64[0] = 0;
     const paramsArray$ = recordArrayArg('cuCtxCreate_v3', 'paramsArray', records.CUexecAffinityParam_st(), paramsArray, false);
@@ -177,7 +208,11 @@ function bind$cuCtxCreate_v3(): typeof cuCtxCreate_v3 {
     const numParams$n = paramsArray$.count;
     const status = (native$ ??= binder.native('cuCtxCreate_v3'))(s$bytes, paramsArray$.bytes, numParams$n, flags, dev);
     if (status !== 0) throw fail('cuCtxCreate_v3', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxCreate_v4$: typeof cuCtxCreate_v4 | undefined;
@@ -257,12 +292,17 @@ function bind$cuCtxFromGreenCtx(): typeof cuCtxFromGreenCtx {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxFromGreenCtx(hCtx) {
     s$f64[0] = 0;
     if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
     const status = (native$ ??= binder.native('cuCtxFromGreenCtx'))(s$bytes, hCtx);
     if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
@@ -317,11 +357,16 @@ function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuCtxGetCurrent', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxGetCurrent() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuCtxGetCurrent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
@@ -423,12 +468,17 @@ function bind$cuCtxGetLimit(): typeof cuCtxGetLimit {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxGetLimit(limit) {
     s$f64[0] = 0;
     if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
     const status = (native$ ??= binder.native('cuCtxGetLimit'))(s$bytes, limit);
     if (status !== 0) throw fail('cuCtxGetLimit', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCtxGetSharedMemConfig$: typeof cuCtxGetSharedMemConfig | undefined;
@@ -484,11 +534,16 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuCtxPopCurrent', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxPopCurrent() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuCtxPopCurrent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;

@@ -39,13 +39,18 @@ function bind$cuDevResourceGenerateDesc(): typeof cuDevResourceGenerateDesc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDevResourceGenerateDesc(resources) {
     s$f64[0] = 0;
     const resources$ = recordArrayArg('cuDevResourceGenerateDesc', 'resources', records.CUdevResource_st(), resources, false);
     const nbResources$n = resources$.count;
     const status = (native$ ??= binder.native('cuDevResourceGenerateDesc'))(s$bytes, resources$.bytes, nbResources$n);
     if (status !== 0) throw fail('cuDevResourceGenerateDesc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdevResourceDesc;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdevResourceDesc;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdevResourceDesc;
   };
 }
 let cuDevSmResourceSplitByCount$: typeof cuDevSmResourceSplitByCount | undefined;
@@ -229,12 +234,17 @@ function bind$cuDeviceGetDefaultMemPool(): typeof cuDeviceGetDefaultMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceGetDefaultMemPool(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceGetDefaultMemPool'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuDeviceGetDevResource$c: NativeFunction | undefined;
@@ -325,12 +335,17 @@ function bind$cuDeviceGetMemPool(): typeof cuDeviceGetMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceGetMemPool(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceGetMemPool'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDeviceGetMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
@@ -429,6 +444,7 @@ function bind$cuDeviceGetTexture1DLinearMaxWidth(): typeof cuDeviceGetTexture1DL
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceGetTexture1DLinearMaxWidth(format, numChannels, dev) {
     s$f64[0] = 0;
     if (typeof format !== 'number' || (format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
@@ -436,7 +452,11 @@ function bind$cuDeviceGetTexture1DLinearMaxWidth(): typeof cuDeviceGetTexture1DL
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s$bytes, format, numChannels, dev);
     if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
@@ -528,12 +548,17 @@ function bind$cuDevicePrimaryCtxRetain(): typeof cuDevicePrimaryCtxRetain {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDevicePrimaryCtxRetain(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDevicePrimaryCtxRetain'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
@@ -562,6 +587,7 @@ function bind$cuDeviceRegisterAsyncNotification(): typeof cuDeviceRegisterAsyncN
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceRegisterAsyncNotification(device, callbackFunc, userData) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceRegisterAsyncNotification', 'device', 'i32', device);
     callbackArg('cuDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
@@ -569,7 +595,11 @@ function bind$cuDeviceRegisterAsyncNotification(): typeof cuDeviceRegisterAsyncN
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s$bytes);
     if (status !== 0) throw fail('cuDeviceRegisterAsyncNotification', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUasyncCallbackHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUasyncCallbackHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUasyncCallbackHandle;
   };
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
@@ -611,12 +641,17 @@ function bind$cuDeviceTotalMem(): typeof cuDeviceTotalMem {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuDeviceTotalMem(dev) {
     s$f64[0] = 0;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuDeviceTotalMem'))(s$bytes, dev);
     if (status !== 0) throw fail('cuDeviceTotalMem', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;

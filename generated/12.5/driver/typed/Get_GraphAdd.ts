@@ -63,12 +63,17 @@ function bind$cuGetExportTable(): typeof cuGetExportTable {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGetExportTable(pExportTableId) {
     s$f64[0] = 0;
     const pExportTableId$ = recordArg('cuGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
     const status = (native$ ??= binder.native('cuGetExportTable'))(s$bytes, pExportTableId$);
     if (status !== 0) throw fail('cuGetExportTable', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuGetProcAddress$: typeof cuGetProcAddress | undefined;
@@ -112,6 +117,7 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddBatchMemOpNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -120,7 +126,11 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddBatchMemOpNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddBatchMemOpNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddChildGraphNode$: typeof cuGraphAddChildGraphNode | undefined;
@@ -138,6 +148,7 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddChildGraphNode(hGraph, dependencies, childGraph) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -146,7 +157,11 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddChildGraphNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, childGraph);
     if (status !== 0) throw fail('cuGraphAddChildGraphNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
@@ -195,6 +210,7 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEmptyNode(hGraph, dependencies) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -202,7 +218,11 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEmptyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n);
     if (status !== 0) throw fail('cuGraphAddEmptyNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddEventRecordNode$: typeof cuGraphAddEventRecordNode | undefined;
@@ -220,6 +240,7 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEventRecordNode(hGraph, dependencies, event) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -228,7 +249,11 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEventRecordNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cuGraphAddEventRecordNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddEventWaitNode$: typeof cuGraphAddEventWaitNode | undefined;
@@ -246,6 +271,7 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEventWaitNode(hGraph, dependencies, event) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -254,7 +280,11 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEventWaitNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cuGraphAddEventWaitNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddExternalSemaphoresSignalNode$: typeof cuGraphAddExternalSemaphoresSignalNode | undefined;
@@ -272,6 +302,7 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -280,7 +311,11 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddExternalSemaphoresSignalNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddExternalSemaphoresWaitNode$: typeof cuGraphAddExternalSemaphoresWaitNode | undefined;
@@ -298,6 +333,7 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -306,7 +342,11 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddExternalSemaphoresWaitNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddHostNode$: typeof cuGraphAddHostNode | undefined;
@@ -324,6 +364,7 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddHostNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -332,7 +373,11 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddHostNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddHostNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddKernelNode$: typeof cuGraphAddKernelNode | undefined;
@@ -350,6 +395,7 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddKernelNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -358,7 +404,11 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddKernelNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, nodeParams$);
     if (status !== 0) throw fail('cuGraphAddKernelNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddMemAllocNode$: typeof cuGraphAddMemAllocNode | undefined;
@@ -403,6 +453,7 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemFreeNode(hGraph, dependencies, dptr) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -411,7 +462,11 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemFreeNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, dptr);
     if (status !== 0) throw fail('cuGraphAddMemFreeNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddMemcpyNode$: typeof cuGraphAddMemcpyNode | undefined;
@@ -430,6 +485,7 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemcpyNode(hGraph, dependencies, copyParams, ctx) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -439,7 +495,11 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemcpyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
     if (status !== 0) throw fail('cuGraphAddMemcpyNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddMemsetNode$: typeof cuGraphAddMemsetNode | undefined;
@@ -458,6 +518,7 @@ function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemsetNode(hGraph, dependencies, memsetParams, ctx) {
     s$f64[0] = 0;
     if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
@@ -467,7 +528,11 @@ function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemsetNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
     if (status !== 0) throw fail('cuGraphAddMemsetNode', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphAddNode$: typeof cuGraphAddNode | undefined;

@@ -21,12 +21,17 @@ function bind$cuGraphEventRecordNodeGetEvent(): typeof cuGraphEventRecordNodeGet
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphEventRecordNodeGetEvent(hNode) {
     if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUevent;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUevent;
   };
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
@@ -53,12 +58,17 @@ function bind$cuGraphEventWaitNodeGetEvent(): typeof cuGraphEventWaitNodeGetEven
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphEventWaitNodeGetEvent(hNode) {
     if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUevent;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUevent;
   };
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;

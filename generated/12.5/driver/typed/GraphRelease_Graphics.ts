@@ -105,12 +105,17 @@ function bind$cuGraphicsResourceGetMappedMipmappedArray(): typeof cuGraphicsReso
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphicsResourceGetMappedMipmappedArray(resource) {
     s$f64[0] = 0;
     if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
     const status = (native$ ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(s$bytes, resource);
     if (status !== 0) throw fail('cuGraphicsResourceGetMappedMipmappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmipmappedArray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmipmappedArray;
   };
 }
 let cuGraphicsResourceGetMappedPointer$: typeof cuGraphicsResourceGetMappedPointer | undefined;
@@ -161,6 +166,7 @@ function bind$cuGraphicsSubResourceGetMappedArray(): typeof cuGraphicsSubResourc
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel) {
     s$f64[0] = 0;
     if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
@@ -168,7 +174,11 @@ function bind$cuGraphicsSubResourceGetMappedArray(): typeof cuGraphicsSubResourc
     if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
     const status = (native$ ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s$bytes, resource, arrayIndex, mipLevel);
     if (status !== 0) throw fail('cuGraphicsSubResourceGetMappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuGraphicsUnmapResources$c: NativeFunction | undefined;

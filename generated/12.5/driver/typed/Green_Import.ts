@@ -24,6 +24,7 @@ function bind$cuGreenCtxCreate(): typeof cuGreenCtxCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGreenCtxCreate(desc, dev, flags) {
     s$f64[0] = 0;
     if (typeof desc !== 'number' || !(desc >= 0 && desc <= 9007199254740991) || desc % 1 !== 0) desc = addressArg('cuGreenCtxCreate', 'desc', desc, true) as typeof desc;
@@ -31,7 +32,11 @@ function bind$cuGreenCtxCreate(): typeof cuGreenCtxCreate {
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuGreenCtxCreate'))(s$bytes, desc, dev, flags);
     if (status !== 0) throw fail('cuGreenCtxCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgreenCtx;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgreenCtx;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgreenCtx;
   };
 }
 let cuGreenCtxDestroy$c: NativeFunction | undefined;
@@ -84,6 +89,7 @@ function bind$cuGreenCtxStreamCreate(): typeof cuGreenCtxStreamCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGreenCtxStreamCreate(greenCtx, flags, priority) {
     s$f64[0] = 0;
     if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxStreamCreate', 'greenCtx', greenCtx, true) as typeof greenCtx;
@@ -91,7 +97,11 @@ function bind$cuGreenCtxStreamCreate(): typeof cuGreenCtxStreamCreate {
     if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuGreenCtxStreamCreate', 'priority', 'i32', priority);
     const status = (native$ ??= binder.native('cuGreenCtxStreamCreate'))(s$bytes, greenCtx, flags, priority);
     if (status !== 0) throw fail('cuGreenCtxStreamCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUstream;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUstream;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUstream;
   };
 }
 let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
@@ -118,12 +128,17 @@ function bind$cuImportExternalMemory(): typeof cuImportExternalMemory {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuImportExternalMemory(memHandleDesc) {
     s$f64[0] = 0;
     const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
     const status = (native$ ??= binder.native('cuImportExternalMemory'))(s$bytes, memHandleDesc$);
     if (status !== 0) throw fail('cuImportExternalMemory', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalMemory;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUexternalMemory;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUexternalMemory;
   };
 }
 let cuImportExternalSemaphore$: typeof cuImportExternalSemaphore | undefined;
@@ -139,11 +154,16 @@ function bind$cuImportExternalSemaphore(): typeof cuImportExternalSemaphore {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuImportExternalSemaphore(semHandleDesc) {
     s$f64[0] = 0;
     const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
     const status = (native$ ??= binder.native('cuImportExternalSemaphore'))(s$bytes, semHandleDesc$);
     if (status !== 0) throw fail('cuImportExternalSemaphore', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUexternalSemaphore;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUexternalSemaphore;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUexternalSemaphore;
   };
 }

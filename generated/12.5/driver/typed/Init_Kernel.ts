@@ -65,12 +65,17 @@ function bind$cuIpcOpenEventHandle(): typeof cuIpcOpenEventHandle {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuIpcOpenEventHandle(handle) {
     s$f64[0] = 0;
     checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
     const status = (native$ ??= binder.native('cuIpcOpenEventHandle'))(s$bytes, handle);
     if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUevent;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUevent;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUevent;
   };
 }
 let cuIpcOpenMemHandle$: typeof cuIpcOpenMemHandle | undefined;
@@ -87,13 +92,18 @@ function bind$cuIpcOpenMemHandle(): typeof cuIpcOpenMemHandle {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuIpcOpenMemHandle(handle, Flags) {
     s$f64[0] = 0;
     checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuIpcOpenMemHandle'))(s$bytes, handle, Flags);
     if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuKernelGetAttribute$: typeof cuKernelGetAttribute | undefined;
@@ -134,12 +144,17 @@ function bind$cuKernelGetFunction(): typeof cuKernelGetFunction {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuKernelGetFunction(kernel) {
     s$f64[0] = 0;
     if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetFunction', 'kernel', kernel, true) as typeof kernel;
     const status = (native$ ??= binder.native('cuKernelGetFunction'))(s$bytes, kernel);
     if (status !== 0) throw fail('cuKernelGetFunction', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUfunction;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUfunction;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUfunction;
   };
 }
 let cuKernelGetLibrary$: typeof cuKernelGetLibrary | undefined;
@@ -155,12 +170,17 @@ function bind$cuKernelGetLibrary(): typeof cuKernelGetLibrary {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuKernelGetLibrary(kernel) {
     s$f64[0] = 0;
     if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetLibrary', 'kernel', kernel, true) as typeof kernel;
     const status = (native$ ??= binder.native('cuKernelGetLibrary'))(s$bytes, kernel);
     if (status !== 0) throw fail('cuKernelGetLibrary', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlibrary;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUlibrary;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUlibrary;
   };
 }
 let cuKernelGetName$: typeof cuKernelGetName | undefined;

@@ -22,13 +22,18 @@ function bind$cuMipmappedArrayCreate(): typeof cuMipmappedArrayCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMipmappedArrayCreate(pMipmappedArrayDesc, numMipmapLevels) {
     s$f64[0] = 0;
     const pMipmappedArrayDesc$ = recordArg('cuMipmappedArrayCreate', 'pMipmappedArrayDesc', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pMipmappedArrayDesc, false);
     if (typeof numMipmapLevels !== 'number' || (numMipmapLevels >>> 0) !== numMipmapLevels) throw intError('cuMipmappedArrayCreate', 'numMipmapLevels', 'u32', numMipmapLevels);
     const status = (native$ ??= binder.native('cuMipmappedArrayCreate'))(s$bytes, pMipmappedArrayDesc$, numMipmapLevels);
     if (status !== 0) throw fail('cuMipmappedArrayCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmipmappedArray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmipmappedArray;
   };
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
@@ -54,13 +59,18 @@ function bind$cuMipmappedArrayGetLevel(): typeof cuMipmappedArrayGetLevel {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMipmappedArrayGetLevel(hMipmappedArray, level) {
     s$f64[0] = 0;
     if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
     if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
     const status = (native$ ??= binder.native('cuMipmappedArrayGetLevel'))(s$bytes, hMipmappedArray, level);
     if (status !== 0) throw fail('cuMipmappedArrayGetLevel', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
@@ -118,13 +128,18 @@ function bind$cuModuleGetFunction(): typeof cuModuleGetFunction {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleGetFunction(hmod, name) {
     s$f64[0] = 0;
     if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetFunction', 'hmod', hmod, true) as typeof hmod;
     if (typeof name !== 'string') throw argError('cuModuleGetFunction', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuModuleGetFunction'))(s$bytes, hmod, name);
     if (status !== 0) throw fail('cuModuleGetFunction', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUfunction;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUfunction;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUfunction;
   };
 }
 let cuModuleGetFunctionCount$: typeof cuModuleGetFunctionCount | undefined;
@@ -207,13 +222,18 @@ function bind$cuModuleGetSurfRef(): typeof cuModuleGetSurfRef {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleGetSurfRef(hmod, name) {
     s$f64[0] = 0;
     if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetSurfRef', 'hmod', hmod, true) as typeof hmod;
     if (typeof name !== 'string') throw argError('cuModuleGetSurfRef', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuModuleGetSurfRef'))(s$bytes, hmod, name);
     if (status !== 0) throw fail('cuModuleGetSurfRef', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUsurfref;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUsurfref;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUsurfref;
   };
 }
 let cuModuleGetTexRef$: typeof cuModuleGetTexRef | undefined;
@@ -231,13 +251,18 @@ function bind$cuModuleGetTexRef(): typeof cuModuleGetTexRef {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleGetTexRef(hmod, name) {
     s$f64[0] = 0;
     if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetTexRef', 'hmod', hmod, true) as typeof hmod;
     if (typeof name !== 'string') throw argError('cuModuleGetTexRef', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuModuleGetTexRef'))(s$bytes, hmod, name);
     if (status !== 0) throw fail('cuModuleGetTexRef', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUtexref;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUtexref;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUtexref;
   };
 }
 let cuModuleLoad$: typeof cuModuleLoad | undefined;
@@ -253,12 +278,17 @@ function bind$cuModuleLoad(): typeof cuModuleLoad {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleLoad(fname) {
     s$f64[0] = 0;
     if (typeof fname !== 'string') throw argError('cuModuleLoad', 'fname', 'a string', fname);
     const status = (native$ ??= binder.native('cuModuleLoad'))(s$bytes, fname);
     if (status !== 0) throw fail('cuModuleLoad', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmodule;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmodule;
   };
 }
 let cuModuleLoadData$: typeof cuModuleLoadData | undefined;
@@ -274,12 +304,17 @@ function bind$cuModuleLoadData(): typeof cuModuleLoadData {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleLoadData(image) {
     s$f64[0] = 0;
     pointerArg('cuModuleLoadData', 'image', image, true);
     const status = (native$ ??= binder.native('cuModuleLoadData'))(s$bytes, image);
     if (status !== 0) throw fail('cuModuleLoadData', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmodule;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmodule;
   };
 }
 let cuModuleLoadDataEx$: typeof cuModuleLoadDataEx | undefined;
@@ -298,6 +333,7 @@ function bind$cuModuleLoadDataEx(): typeof cuModuleLoadDataEx {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleLoadDataEx(image, options, optionValues) {
     s$f64[0] = 0;
     pointerArg('cuModuleLoadDataEx', 'image', image, true);
@@ -306,7 +342,11 @@ function bind$cuModuleLoadDataEx(): typeof cuModuleLoadDataEx {
     const numOptions$n = sameLength('cuModuleLoadDataEx', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
     const status = (native$ ??= binder.native('cuModuleLoadDataEx'))(s$bytes, image, numOptions$n, options$.data, optionValues$.data);
     if (status !== 0) throw fail('cuModuleLoadDataEx', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmodule;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmodule;
   };
 }
 let cuModuleLoadFatBinary$: typeof cuModuleLoadFatBinary | undefined;
@@ -322,12 +362,17 @@ function bind$cuModuleLoadFatBinary(): typeof cuModuleLoadFatBinary {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleLoadFatBinary(fatCubin) {
     s$f64[0] = 0;
     pointerArg('cuModuleLoadFatBinary', 'fatCubin', fatCubin, true);
     const status = (native$ ??= binder.native('cuModuleLoadFatBinary'))(s$bytes, fatCubin);
     if (status !== 0) throw fail('cuModuleLoadFatBinary', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmodule;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmodule;
   };
 }
 let cuModuleUnload$c: NativeFunction | undefined;

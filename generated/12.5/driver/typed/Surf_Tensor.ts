@@ -65,12 +65,17 @@ function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuSurfRefGetArray(hSurfRef) {
     s$f64[0] = 0;
     if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
     const status = (native$ ??= binder.native('cuSurfRefGetArray'))(s$bytes, hSurfRef);
     if (status !== 0) throw fail('cuSurfRefGetArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;

@@ -92,11 +92,16 @@ function bind$cuTexRefCreate(): typeof cuTexRefCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuTexRefCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuTexRefCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUtexref;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUtexref;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUtexref;
   };
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
@@ -123,12 +128,17 @@ function bind$cuTexRefGetAddress(): typeof cuTexRefGetAddress {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetAddress(hTexRef) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetAddress'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetAddress', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuTexRefGetAddressMode$: typeof cuTexRefGetAddressMode | undefined;
@@ -169,12 +179,17 @@ function bind$cuTexRefGetArray(): typeof cuTexRefGetArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetArray(hTexRef) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetArray'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
@@ -360,12 +375,17 @@ function bind$cuTexRefGetMipmappedArray(): typeof cuTexRefGetMipmappedArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetMipmappedArray(hTexRef) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetMipmappedArray'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetMipmappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmipmappedArray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmipmappedArray;
   };
 }
 let cuTexRefSetAddress$: typeof cuTexRefSetAddress | undefined;
@@ -384,6 +404,7 @@ function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefSetAddress(hTexRef, dptr, bytes) {
     s$f64[0] = 0;
     if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
@@ -391,7 +412,11 @@ function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
     if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || bytes % 1 !== 0) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
     const status = (native$ ??= binder.native('cuTexRefSetAddress'))(s$bytes, hTexRef, dptr, bytes);
     if (status !== 0) throw fail('cuTexRefSetAddress', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;

@@ -109,13 +109,18 @@ function bind$nvFatbinCreate(): typeof nvFatbinCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvFatbinCreate(options) {
     s$f64[0] = 0;
     const options$ = stringArrayArg('nvFatbinCreate', 'options', options, false);
     const optionsCount$n = options$.count;
     const status = (native$ ??= binder.native('nvFatbinCreate'))(s$bytes, options$.data, optionsCount$n);
     if (status !== 0) throw fail('nvFatbinCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvFatbinHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvFatbinHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvFatbinHandle;
   };
 }
 let nvFatbinDestroy$: typeof nvFatbinDestroy | undefined;
@@ -131,12 +136,17 @@ function bind$nvFatbinDestroy(): typeof nvFatbinDestroy {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvFatbinDestroy(handle_indirect) {
     if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
     s$u64[0] = BigInt(handle_indirect as number | bigint);
     const status = (native$ ??= binder.nativeFixed('nvFatbinDestroy', [s$bytes]))();
     if (status !== 0) throw fail('nvFatbinDestroy', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvFatbinHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvFatbinHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvFatbinHandle;
   };
 }
 let nvFatbinGet$c: NativeFunction | undefined;
@@ -173,12 +183,17 @@ function bind$nvFatbinSize(): typeof nvFatbinSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvFatbinSize(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvFatbinSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvFatbinSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvFatbinVersion$: typeof nvFatbinVersion | undefined;

@@ -57,13 +57,18 @@ function bind$nvJitLinkCreate(): typeof nvJitLinkCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkCreate(options) {
     s$f64[0] = 0;
     const options$ = stringArrayArg('nvJitLinkCreate', 'options', options, false);
     const numOptions$n = options$.count;
     const status = (native$ ??= binder.native('nvJitLinkCreate'))(s$bytes, numOptions$n, options$.data);
     if (status !== 0) throw fail('nvJitLinkCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvJitLinkHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvJitLinkHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvJitLinkHandle;
   };
 }
 let nvJitLinkDestroy$: typeof nvJitLinkDestroy | undefined;
@@ -78,12 +83,17 @@ function bind$nvJitLinkDestroy(): typeof nvJitLinkDestroy {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkDestroy(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
     s$u64[0] = BigInt(handle as number | bigint);
     const status = (native$ ??= binder.nativeFixed('nvJitLinkDestroy', [s$bytes]))();
     if (status !== 0) throw fail('nvJitLinkDestroy', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvJitLinkHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvJitLinkHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvJitLinkHandle;
   };
 }
 let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
@@ -108,12 +118,17 @@ function bind$nvJitLinkGetErrorLogSize(): typeof nvJitLinkGetErrorLogSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetErrorLogSize(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetErrorLogSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
@@ -138,12 +153,17 @@ function bind$nvJitLinkGetInfoLogSize(): typeof nvJitLinkGetInfoLogSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetInfoLogSize(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetInfoLogSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
@@ -168,12 +188,17 @@ function bind$nvJitLinkGetLinkedCubinSize(): typeof nvJitLinkGetLinkedCubinSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetLinkedCubinSize(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetLinkedCubinSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
@@ -198,12 +223,17 @@ function bind$nvJitLinkGetLinkedPtxSize(): typeof nvJitLinkGetLinkedPtxSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetLinkedPtxSize(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetLinkedPtxSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let nvJitLinkVersion$: typeof nvJitLinkVersion | undefined;

@@ -81,12 +81,17 @@ function bind$nvmlUnitGetHandleByIndex(): typeof nvmlUnitGetHandleByIndex {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlUnitGetHandleByIndex(index) {
     if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlUnitGetHandleByIndex'))(index, s$bytes);
     if (status !== 0) throw fail('nvmlUnitGetHandleByIndex', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlUnit_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlUnit_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlUnit_t;
   };
 }
 let nvmlUnitGetLedState$c: NativeFunction | undefined;

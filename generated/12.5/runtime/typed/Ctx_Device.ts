@@ -181,12 +181,17 @@ function bind$cudaDeviceGetDefaultMemPool(): typeof cudaDeviceGetDefaultMemPool 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaDeviceGetDefaultMemPool(device) {
     s$f64[0] = 0;
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetDefaultMemPool', 'device', 'i32', device);
     const status = (native$ ??= binder.native('cudaDeviceGetDefaultMemPool'))(s$bytes, device);
     if (status !== 0) throw fail('cudaDeviceGetDefaultMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
@@ -217,12 +222,17 @@ function bind$cudaDeviceGetLimit(): typeof cudaDeviceGetLimit {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaDeviceGetLimit(limit) {
     s$f64[0] = 0;
     if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceGetLimit', 'limit', 'i32', limit);
     const status = (native$ ??= binder.native('cudaDeviceGetLimit'))(s$bytes, limit);
     if (status !== 0) throw fail('cudaDeviceGetLimit', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaDeviceGetMemPool$: typeof cudaDeviceGetMemPool | undefined;
@@ -238,12 +248,17 @@ function bind$cudaDeviceGetMemPool(): typeof cudaDeviceGetMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaDeviceGetMemPool(device) {
     s$f64[0] = 0;
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetMemPool', 'device', 'i32', device);
     const status = (native$ ??= binder.native('cudaDeviceGetMemPool'))(s$bytes, device);
     if (status !== 0) throw fail('cudaDeviceGetMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
@@ -352,13 +367,18 @@ function bind$cudaDeviceGetTexture1DLinearMaxWidth(): typeof cudaDeviceGetTextur
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc, device) {
     s$f64[0] = 0;
     const fmtDesc$ = recordArg('cudaDeviceGetTexture1DLinearMaxWidth', 'fmtDesc', records.cudaChannelFormatDesc(), fmtDesc, false);
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceGetTexture1DLinearMaxWidth', 'device', 'i32', device);
     const status = (native$ ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(s$bytes, fmtDesc$, device);
     if (status !== 0) throw fail('cudaDeviceGetTexture1DLinearMaxWidth', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
@@ -385,6 +405,7 @@ function bind$cudaDeviceRegisterAsyncNotification(): typeof cudaDeviceRegisterAs
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
     callbackArg('cudaDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
@@ -392,7 +413,11 @@ function bind$cudaDeviceRegisterAsyncNotification(): typeof cudaDeviceRegisterAs
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s$bytes);
     if (status !== 0) throw fail('cudaDeviceRegisterAsyncNotification', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaAsyncCallbackHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaAsyncCallbackHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaAsyncCallbackHandle_t;
   };
 }
 let cudaDeviceReset$c: NativeFunction | undefined;

@@ -21,12 +21,17 @@ function bind$cudaGraphChildGraphNodeGetGraph(): typeof cudaGraphChildGraphNodeG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphChildGraphNodeGetGraph(node) {
     if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphChildGraphNodeGetGraph', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraph_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraph_t;
   };
 }
 let cudaGraphClone$: typeof cudaGraphClone | undefined;
@@ -42,12 +47,17 @@ function bind$cudaGraphClone(): typeof cudaGraphClone {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphClone(originalGraph) {
     s$f64[0] = 0;
     if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cudaGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
     const status = (native$ ??= binder.native('cudaGraphClone'))(s$bytes, originalGraph);
     if (status !== 0) throw fail('cudaGraphClone', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraph_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraph_t;
   };
 }
 let cudaGraphConditionalHandleCreate$: typeof cudaGraphConditionalHandleCreate | undefined;
@@ -88,12 +98,17 @@ function bind$cudaGraphCreate(): typeof cudaGraphCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphCreate(flags) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaGraphCreate'))(s$bytes, flags);
     if (status !== 0) throw fail('cudaGraphCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraph_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraph_t;
   };
 }
 let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
@@ -140,12 +155,17 @@ function bind$cudaGraphEventRecordNodeGetEvent(): typeof cudaGraphEventRecordNod
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphEventRecordNodeGetEvent(node) {
     if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphEventRecordNodeGetEvent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaEvent_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaEvent_t;
   };
 }
 let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
@@ -172,12 +192,17 @@ function bind$cudaGraphEventWaitNodeGetEvent(): typeof cudaGraphEventWaitNodeGet
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphEventWaitNodeGetEvent(node) {
     if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphEventWaitNodeGetEvent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaEvent_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaEvent_t;
   };
 }
 let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;

@@ -104,12 +104,17 @@ function bind$cudaGraphicsResourceGetMappedMipmappedArray(): typeof cudaGraphics
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphicsResourceGetMappedMipmappedArray(resource) {
     s$f64[0] = 0;
     if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
     const status = (native$ ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(s$bytes, resource);
     if (status !== 0) throw fail('cudaGraphicsResourceGetMappedMipmappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMipmappedArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMipmappedArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMipmappedArray_t;
   };
 }
 let cudaGraphicsResourceGetMappedPointer$: typeof cudaGraphicsResourceGetMappedPointer | undefined;
@@ -160,6 +165,7 @@ function bind$cudaGraphicsSubResourceGetMappedArray(): typeof cudaGraphicsSubRes
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel) {
     s$f64[0] = 0;
     if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
@@ -167,7 +173,11 @@ function bind$cudaGraphicsSubResourceGetMappedArray(): typeof cudaGraphicsSubRes
     if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
     const status = (native$ ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s$bytes, resource, arrayIndex, mipLevel);
     if (status !== 0) throw fail('cudaGraphicsSubResourceGetMappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaGraphicsUnmapResources$c: NativeFunction | undefined;

@@ -22,13 +22,18 @@ function bind$cudaHostAlloc(): typeof cudaHostAlloc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaHostAlloc(size, flags) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostAlloc', 'size', size, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaHostAlloc'))(s$bytes, size, flags);
     if (status !== 0) throw fail('cudaHostAlloc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaHostGetDevicePointer$: typeof cudaHostGetDevicePointer | undefined;
@@ -45,13 +50,18 @@ function bind$cudaHostGetDevicePointer(): typeof cudaHostGetDevicePointer {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaHostGetDevicePointer(pHost, flags) {
     s$f64[0] = 0;
     pointerArg('cudaHostGetDevicePointer', 'pHost', pHost, true);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostGetDevicePointer', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaHostGetDevicePointer'))(s$bytes, pHost, flags);
     if (status !== 0) throw fail('cudaHostGetDevicePointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaHostGetFlags$: typeof cudaHostGetFlags | undefined;
@@ -111,12 +121,17 @@ function bind$cudaImportExternalMemory(): typeof cudaImportExternalMemory {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaImportExternalMemory(memHandleDesc) {
     s$f64[0] = 0;
     const memHandleDesc$ = recordArg('cudaImportExternalMemory', 'memHandleDesc', records.cudaExternalMemoryHandleDesc(), memHandleDesc, false);
     const status = (native$ ??= binder.native('cudaImportExternalMemory'))(s$bytes, memHandleDesc$);
     if (status !== 0) throw fail('cudaImportExternalMemory', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaExternalMemory_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaExternalMemory_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaExternalMemory_t;
   };
 }
 let cudaImportExternalSemaphore$: typeof cudaImportExternalSemaphore | undefined;
@@ -132,12 +147,17 @@ function bind$cudaImportExternalSemaphore(): typeof cudaImportExternalSemaphore 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaImportExternalSemaphore(semHandleDesc) {
     s$f64[0] = 0;
     const semHandleDesc$ = recordArg('cudaImportExternalSemaphore', 'semHandleDesc', records.cudaExternalSemaphoreHandleDesc(), semHandleDesc, false);
     const status = (native$ ??= binder.native('cudaImportExternalSemaphore'))(s$bytes, semHandleDesc$);
     if (status !== 0) throw fail('cudaImportExternalSemaphore', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaExternalSemaphore_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaExternalSemaphore_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaExternalSemaphore_t;
   };
 }
 let cudaInitDevice$c: NativeFunction | undefined;

@@ -35,6 +35,7 @@ function bind$cudaMalloc3DArray(): typeof cudaMalloc3DArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMalloc3DArray(desc, extent, flags) {
     s$f64[0] = 0;
     const desc$ = recordArg('cudaMalloc3DArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
@@ -42,7 +43,11 @@ function bind$cudaMalloc3DArray(): typeof cudaMalloc3DArray {
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMalloc3DArray'))(s$bytes, desc$, extent, flags);
     if (status !== 0) throw fail('cudaMalloc3DArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaMemAdvise$c: NativeFunction | undefined;
@@ -110,12 +115,17 @@ function bind$cudaMemPoolCreate(): typeof cudaMemPoolCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemPoolCreate(poolProps) {
     s$f64[0] = 0;
     const poolProps$ = recordArg('cudaMemPoolCreate', 'poolProps', records.cudaMemPoolProps(), poolProps, false);
     const status = (native$ ??= binder.native('cudaMemPoolCreate'))(s$bytes, poolProps$);
     if (status !== 0) throw fail('cudaMemPoolCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaMemPoolDestroy$c: NativeFunction | undefined;
@@ -207,6 +217,7 @@ function bind$cudaMemPoolImportFromShareableHandle(): typeof cudaMemPoolImportFr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemPoolImportFromShareableHandle(shareableHandle, handleType, flags) {
     s$f64[0] = 0;
     pointerArg('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, true);
@@ -214,7 +225,11 @@ function bind$cudaMemPoolImportFromShareableHandle(): typeof cudaMemPoolImportFr
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s$bytes, shareableHandle, handleType, flags);
     if (status !== 0) throw fail('cudaMemPoolImportFromShareableHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaMemPoolImportPointer$: typeof cudaMemPoolImportPointer | undefined;
@@ -231,13 +246,18 @@ function bind$cudaMemPoolImportPointer(): typeof cudaMemPoolImportPointer {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemPoolImportPointer(memPool, exportData) {
     s$f64[0] = 0;
     if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
     const exportData$ = recordArg('cudaMemPoolImportPointer', 'exportData', records.cudaMemPoolPtrExportData(), exportData, false);
     const status = (native$ ??= binder.native('cudaMemPoolImportPointer'))(s$bytes, memPool, exportData$);
     if (status !== 0) throw fail('cudaMemPoolImportPointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaMemPoolSetAccess$c: NativeFunction | undefined;

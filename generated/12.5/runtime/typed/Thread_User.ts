@@ -71,12 +71,17 @@ function bind$cudaThreadGetLimit(): typeof cudaThreadGetLimit {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaThreadGetLimit(limit) {
     s$f64[0] = 0;
     if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadGetLimit', 'limit', 'i32', limit);
     const status = (native$ ??= binder.native('cudaThreadGetLimit'))(s$bytes, limit);
     if (status !== 0) throw fail('cudaThreadGetLimit', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaThreadSetCacheConfig$c: NativeFunction | undefined;
@@ -125,6 +130,7 @@ function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaUserObjectCreate(ptr, destroy, initialRefcount, flags) {
     s$f64[0] = 0;
     pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
@@ -138,7 +144,11 @@ function bind$cudaUserObjectCreate(): typeof cudaUserObjectCreate {
       destroy$cb?.cancel(); // refused: it will never run
       throw fail('cudaUserObjectCreate', status);
     }
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaUserObject_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaUserObject_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaUserObject_t;
   };
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;

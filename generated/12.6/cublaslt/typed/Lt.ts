@@ -19,11 +19,16 @@ function bind$cublasLtCreate(): typeof cublasLtCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cublasLtCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cublasLtCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtHandle_t;
   };
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
@@ -107,11 +112,16 @@ function bind$cublasLtHeuristicsCacheGetCapacity(): typeof cublasLtHeuristicsCac
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cublasLtHeuristicsCacheGetCapacity', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtHeuristicsCacheGetCapacity() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
@@ -221,6 +231,7 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
@@ -231,7 +242,11 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
@@ -272,6 +287,7 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
@@ -282,7 +298,11 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
@@ -411,13 +431,18 @@ function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulDescCreate(computeType, scaleType) {
     s$f64[0] = 0;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
     if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
     const status = (native$ ??= binder.native('cublasLtMatmulDescCreate'))(s$bytes, computeType, scaleType);
     if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulDesc_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatmulDesc_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatmulDesc_t;
   };
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
@@ -443,6 +468,7 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
@@ -453,7 +479,11 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
@@ -497,11 +527,16 @@ function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceC
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulPreferenceCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulPreference_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatmulPreference_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatmulPreference_t;
   };
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
@@ -527,6 +562,7 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
@@ -537,7 +573,11 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
@@ -581,6 +621,7 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixLayoutCreate(type, rows, cols, ld) {
     s$f64[0] = 0;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
@@ -589,7 +630,11 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
     if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
     const status = (native$ ??= binder.native('cublasLtMatrixLayoutCreate'))(s$bytes, type, rows, cols, ld);
     if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixLayout_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatrixLayout_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatrixLayout_t;
   };
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
@@ -615,6 +660,7 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
@@ -625,7 +671,11 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
@@ -702,12 +752,17 @@ function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransfor
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixTransformDescCreate(scaleType) {
     s$f64[0] = 0;
     if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
     const status = (native$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(s$bytes, scaleType);
     if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixTransformDesc_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatrixTransformDesc_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatrixTransformDesc_t;
   };
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
@@ -733,6 +788,7 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
@@ -743,7 +799,11 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;

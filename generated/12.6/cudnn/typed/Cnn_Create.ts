@@ -183,11 +183,16 @@ function bind$cudnnCreate(): typeof cudnnCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnHandle_t;
   };
 }
 let cudnnCreateActivationDescriptor$: typeof cudnnCreateActivationDescriptor | undefined;
@@ -201,11 +206,16 @@ function bind$cudnnCreateActivationDescriptor(): typeof cudnnCreateActivationDes
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateActivationDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateActivationDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateActivationDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnActivationDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnActivationDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnActivationDescriptor_t;
   };
 }
 let cudnnCreateAttnDescriptor$: typeof cudnnCreateAttnDescriptor | undefined;
@@ -219,11 +229,16 @@ function bind$cudnnCreateAttnDescriptor(): typeof cudnnCreateAttnDescriptor {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateAttnDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateAttnDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateAttnDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnAttnDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnAttnDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnAttnDescriptor_t;
   };
 }
 let cudnnCreateCTCLossDescriptor$: typeof cudnnCreateCTCLossDescriptor | undefined;
@@ -237,11 +252,16 @@ function bind$cudnnCreateCTCLossDescriptor(): typeof cudnnCreateCTCLossDescripto
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateCTCLossDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateCTCLossDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateCTCLossDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnCTCLossDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnCTCLossDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnCTCLossDescriptor_t;
   };
 }
 let cudnnCreateConvolutionDescriptor$: typeof cudnnCreateConvolutionDescriptor | undefined;
@@ -255,11 +275,16 @@ function bind$cudnnCreateConvolutionDescriptor(): typeof cudnnCreateConvolutionD
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateConvolutionDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateConvolutionDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateConvolutionDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnConvolutionDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnConvolutionDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnConvolutionDescriptor_t;
   };
 }
 let cudnnCreateDropoutDescriptor$: typeof cudnnCreateDropoutDescriptor | undefined;
@@ -273,11 +298,16 @@ function bind$cudnnCreateDropoutDescriptor(): typeof cudnnCreateDropoutDescripto
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateDropoutDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateDropoutDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateDropoutDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnDropoutDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnDropoutDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnDropoutDescriptor_t;
   };
 }
 let cudnnCreateFilterDescriptor$: typeof cudnnCreateFilterDescriptor | undefined;
@@ -291,11 +321,16 @@ function bind$cudnnCreateFilterDescriptor(): typeof cudnnCreateFilterDescriptor 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateFilterDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateFilterDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateFilterDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFilterDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnFilterDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnFilterDescriptor_t;
   };
 }
 let cudnnCreateFusedOpsConstParamPack$: typeof cudnnCreateFusedOpsConstParamPack | undefined;
@@ -310,12 +345,17 @@ function bind$cudnnCreateFusedOpsConstParamPack(): typeof cudnnCreateFusedOpsCon
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateFusedOpsConstParamPack(ops) {
     s$f64[0] = 0;
     if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsConstParamPack', 'ops', 'i32', ops);
     const status = (native$ ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(s$bytes, ops);
     if (status !== 0) throw fail('cudnnCreateFusedOpsConstParamPack', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFusedOpsConstParamPack_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnFusedOpsConstParamPack_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnFusedOpsConstParamPack_t;
   };
 }
 let cudnnCreateFusedOpsPlan$: typeof cudnnCreateFusedOpsPlan | undefined;
@@ -330,12 +370,17 @@ function bind$cudnnCreateFusedOpsPlan(): typeof cudnnCreateFusedOpsPlan {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateFusedOpsPlan(ops) {
     s$f64[0] = 0;
     if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsPlan', 'ops', 'i32', ops);
     const status = (native$ ??= binder.native('cudnnCreateFusedOpsPlan'))(s$bytes, ops);
     if (status !== 0) throw fail('cudnnCreateFusedOpsPlan', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFusedOpsPlan_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnFusedOpsPlan_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnFusedOpsPlan_t;
   };
 }
 let cudnnCreateFusedOpsVariantParamPack$: typeof cudnnCreateFusedOpsVariantParamPack | undefined;
@@ -350,12 +395,17 @@ function bind$cudnnCreateFusedOpsVariantParamPack(): typeof cudnnCreateFusedOpsV
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateFusedOpsVariantParamPack(ops) {
     s$f64[0] = 0;
     if (typeof ops !== 'number' || (ops | 0) !== ops) throw intError('cudnnCreateFusedOpsVariantParamPack', 'ops', 'i32', ops);
     const status = (native$ ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(s$bytes, ops);
     if (status !== 0) throw fail('cudnnCreateFusedOpsVariantParamPack', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnFusedOpsVariantParamPack_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnFusedOpsVariantParamPack_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnFusedOpsVariantParamPack_t;
   };
 }
 let cudnnCreateLRNDescriptor$: typeof cudnnCreateLRNDescriptor | undefined;
@@ -369,11 +419,16 @@ function bind$cudnnCreateLRNDescriptor(): typeof cudnnCreateLRNDescriptor {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateLRNDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateLRNDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateLRNDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnLRNDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnLRNDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnLRNDescriptor_t;
   };
 }
 let cudnnCreateOpTensorDescriptor$: typeof cudnnCreateOpTensorDescriptor | undefined;
@@ -387,11 +442,16 @@ function bind$cudnnCreateOpTensorDescriptor(): typeof cudnnCreateOpTensorDescrip
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateOpTensorDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateOpTensorDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateOpTensorDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnOpTensorDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnOpTensorDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnOpTensorDescriptor_t;
   };
 }
 let cudnnCreatePoolingDescriptor$: typeof cudnnCreatePoolingDescriptor | undefined;
@@ -405,11 +465,16 @@ function bind$cudnnCreatePoolingDescriptor(): typeof cudnnCreatePoolingDescripto
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreatePoolingDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreatePoolingDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreatePoolingDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnPoolingDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnPoolingDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnPoolingDescriptor_t;
   };
 }
 let cudnnCreateRNNDataDescriptor$: typeof cudnnCreateRNNDataDescriptor | undefined;
@@ -423,11 +488,16 @@ function bind$cudnnCreateRNNDataDescriptor(): typeof cudnnCreateRNNDataDescripto
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateRNNDataDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateRNNDataDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateRNNDataDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnRNNDataDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnRNNDataDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnRNNDataDescriptor_t;
   };
 }
 let cudnnCreateRNNDescriptor$: typeof cudnnCreateRNNDescriptor | undefined;
@@ -441,11 +511,16 @@ function bind$cudnnCreateRNNDescriptor(): typeof cudnnCreateRNNDescriptor {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateRNNDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateRNNDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateRNNDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnRNNDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnRNNDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnRNNDescriptor_t;
   };
 }
 let cudnnCreateReduceTensorDescriptor$: typeof cudnnCreateReduceTensorDescriptor | undefined;
@@ -459,11 +534,16 @@ function bind$cudnnCreateReduceTensorDescriptor(): typeof cudnnCreateReduceTenso
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateReduceTensorDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateReduceTensorDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateReduceTensorDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnReduceTensorDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnReduceTensorDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnReduceTensorDescriptor_t;
   };
 }
 let cudnnCreateSeqDataDescriptor$: typeof cudnnCreateSeqDataDescriptor | undefined;
@@ -477,11 +557,16 @@ function bind$cudnnCreateSeqDataDescriptor(): typeof cudnnCreateSeqDataDescripto
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateSeqDataDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateSeqDataDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateSeqDataDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnSeqDataDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnSeqDataDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnSeqDataDescriptor_t;
   };
 }
 let cudnnCreateSpatialTransformerDescriptor$: typeof cudnnCreateSpatialTransformerDescriptor | undefined;
@@ -495,11 +580,16 @@ function bind$cudnnCreateSpatialTransformerDescriptor(): typeof cudnnCreateSpati
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateSpatialTransformerDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateSpatialTransformerDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateSpatialTransformerDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnSpatialTransformerDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnSpatialTransformerDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnSpatialTransformerDescriptor_t;
   };
 }
 let cudnnCreateTensorDescriptor$: typeof cudnnCreateTensorDescriptor | undefined;
@@ -513,11 +603,16 @@ function bind$cudnnCreateTensorDescriptor(): typeof cudnnCreateTensorDescriptor 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateTensorDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateTensorDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateTensorDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnTensorDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnTensorDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnTensorDescriptor_t;
   };
 }
 let cudnnCreateTensorTransformDescriptor$: typeof cudnnCreateTensorTransformDescriptor | undefined;
@@ -531,10 +626,15 @@ function bind$cudnnCreateTensorTransformDescriptor(): typeof cudnnCreateTensorTr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudnnCreateTensorTransformDescriptor', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnCreateTensorTransformDescriptor() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudnnCreateTensorTransformDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudnnTensorTransformDescriptor_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudnnTensorTransformDescriptor_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudnnTensorTransformDescriptor_t;
   };
 }

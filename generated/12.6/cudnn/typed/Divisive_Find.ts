@@ -128,12 +128,17 @@ function bind$cudnnDropoutGetReserveSpaceSize(): typeof cudnnDropoutGetReserveSp
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnDropoutGetReserveSpaceSize(xdesc) {
     if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, s$bytes);
     if (status !== 0) throw fail('cudnnDropoutGetReserveSpaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnDropoutGetStatesSize$: typeof cudnnDropoutGetStatesSize | undefined;
@@ -148,12 +153,17 @@ function bind$cudnnDropoutGetStatesSize(): typeof cudnnDropoutGetStatesSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnDropoutGetStatesSize(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnDropoutGetStatesSize'))(handle, s$bytes);
     if (status !== 0) throw fail('cudnnDropoutGetStatesSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnFindConvolutionBackwardDataAlgorithm$: typeof cudnnFindConvolutionBackwardDataAlgorithm | undefined;

@@ -117,6 +117,7 @@ function bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize(): typeof cudnnG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'mode', 'i32', mode);
@@ -131,7 +132,11 @@ function bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize(): typeof cudnnG
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetBatchNormalizationBackwardExWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: typeof cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize | undefined;
@@ -153,6 +158,7 @@ function bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(): typeof
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'mode', 'i32', mode);
@@ -165,7 +171,11 @@ function bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(): typeof
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: typeof cudnnGetBatchNormalizationTrainingExReserveSpaceSize | undefined;
@@ -184,6 +194,7 @@ function bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize(): typeof cud
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'mode', 'i32', mode);
@@ -193,7 +204,11 @@ function bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize(): typeof cud
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetCTCLossDescriptor$: typeof cudnnGetCTCLossDescriptor | undefined;
@@ -305,6 +320,7 @@ function bind$cudnnGetCTCLossWorkspaceSize(): typeof cudnnGetCTCLossWorkspaceSiz
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'probsDesc', probsDesc, true) as typeof probsDesc;
@@ -317,7 +333,11 @@ function bind$cudnnGetCTCLossWorkspaceSize(): typeof cudnnGetCTCLossWorkspaceSiz
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetCTCLossWorkspaceSize_v8$: typeof cudnnGetCTCLossWorkspaceSize_v8 | undefined;
@@ -336,6 +356,7 @@ function bind$cudnnGetCTCLossWorkspaceSize_v8(): typeof cudnnGetCTCLossWorkspace
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize_v8', 'algo', 'i32', algo);
@@ -345,6 +366,10 @@ function bind$cudnnGetCTCLossWorkspaceSize_v8(): typeof cudnnGetCTCLossWorkspace
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize_v8', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -143,6 +143,7 @@ function bind$cudnnGetMultiHeadAttnWeights(): typeof cudnnGetMultiHeadAttnWeight
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;
     if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
@@ -153,6 +154,10 @@ function bind$cudnnGetMultiHeadAttnWeights(): typeof cudnnGetMultiHeadAttnWeight
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetMultiHeadAttnWeights', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -32,6 +32,7 @@ function bind$cudnnGetNormalizationBackwardWorkspaceSize(): typeof cudnnGetNorma
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'mode', 'i32', mode);
@@ -49,7 +50,11 @@ function bind$cudnnGetNormalizationBackwardWorkspaceSize(): typeof cudnnGetNorma
     if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
     const status = (native$ ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s$bytes, groupCnt);
     if (status !== 0) throw fail('cudnnGetNormalizationBackwardWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$: typeof cudnnGetNormalizationForwardTrainingWorkspaceSize | undefined;
@@ -74,6 +79,7 @@ function bind$cudnnGetNormalizationForwardTrainingWorkspaceSize(): typeof cudnnG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'mode', 'i32', mode);
@@ -89,7 +95,11 @@ function bind$cudnnGetNormalizationForwardTrainingWorkspaceSize(): typeof cudnnG
     if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
     const status = (native$ ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s$bytes, groupCnt);
     if (status !== 0) throw fail('cudnnGetNormalizationForwardTrainingWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetNormalizationTrainingReserveSpaceSize$: typeof cudnnGetNormalizationTrainingReserveSpaceSize | undefined;
@@ -110,6 +120,7 @@ function bind$cudnnGetNormalizationTrainingReserveSpaceSize(): typeof cudnnGetNo
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, groupCnt) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'mode', 'i32', mode);
@@ -121,7 +132,11 @@ function bind$cudnnGetNormalizationTrainingReserveSpaceSize(): typeof cudnnGetNo
     if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
     const status = (native$ ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s$bytes, groupCnt);
     if (status !== 0) throw fail('cudnnGetNormalizationTrainingReserveSpaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetOpTensorDescriptor$: typeof cudnnGetOpTensorDescriptor | undefined;

@@ -169,13 +169,18 @@ function bind$cudnnGetRNNWeightSpaceSize(): typeof cudnnGetRNNWeightSpaceSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetRNNWeightSpaceSize(handle, rnnDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
     if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightSpaceSize', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetRNNWeightSpaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetReduceTensorDescriptor$: typeof cudnnGetReduceTensorDescriptor | undefined;
@@ -218,6 +223,7 @@ function bind$cudnnGetReductionIndicesSize(): typeof cudnnGetReductionIndicesSiz
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionIndicesSize', 'handle', handle, true) as typeof handle;
     if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionIndicesSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
@@ -226,7 +232,11 @@ function bind$cudnnGetReductionIndicesSize(): typeof cudnnGetReductionIndicesSiz
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetReductionIndicesSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetReductionWorkspaceSize$: typeof cudnnGetReductionWorkspaceSize | undefined;
@@ -244,6 +254,7 @@ function bind$cudnnGetReductionWorkspaceSize(): typeof cudnnGetReductionWorkspac
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionWorkspaceSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
@@ -252,6 +263,10 @@ function bind$cudnnGetReductionWorkspaceSize(): typeof cudnnGetReductionWorkspac
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetReductionWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

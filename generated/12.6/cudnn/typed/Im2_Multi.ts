@@ -40,6 +40,7 @@ function bind$cudnnInitTransformDest(): typeof cudnnInitTransformDest {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnInitTransformDest(transformDesc, srcDesc, destDesc) {
     if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
     if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnInitTransformDest', 'srcDesc', srcDesc, true) as typeof srcDesc;
@@ -47,7 +48,11 @@ function bind$cudnnInitTransformDest(): typeof cudnnInitTransformDest {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, s$bytes);
     if (status !== 0) throw fail('cudnnInitTransformDest', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnLRNCrossChannelBackward$c: NativeFunction | undefined;
@@ -120,6 +125,7 @@ function bind$cudnnMakeFusedOpsPlan(): typeof cudnnMakeFusedOpsPlan {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnMakeFusedOpsPlan(handle, plan, constPack) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
     if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnMakeFusedOpsPlan', 'plan', plan, true) as typeof plan;
@@ -127,7 +133,11 @@ function bind$cudnnMakeFusedOpsPlan(): typeof cudnnMakeFusedOpsPlan {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, s$bytes);
     if (status !== 0) throw fail('cudnnMakeFusedOpsPlan', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;

@@ -74,6 +74,7 @@ function bind$cusolverDnCCgels_bufferSize(): typeof cusolverDnCCgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCCgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCCgels_bufferSize', 'm', 'i32', m);
@@ -89,7 +90,11 @@ function bind$cusolverDnCCgels_bufferSize(): typeof cusolverDnCCgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCCgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnCCgesv$: typeof cusolverDnCCgesv | undefined;
@@ -158,6 +163,7 @@ function bind$cusolverDnCCgesv_bufferSize(): typeof cusolverDnCCgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCCgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCCgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCCgesv_bufferSize', 'n', 'i32', n_);
@@ -173,7 +179,11 @@ function bind$cusolverDnCCgesv_bufferSize(): typeof cusolverDnCCgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCCgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnCEgels$: typeof cusolverDnCEgels | undefined;
@@ -242,6 +252,7 @@ function bind$cusolverDnCEgels_bufferSize(): typeof cusolverDnCEgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCEgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCEgels_bufferSize', 'm', 'i32', m);
@@ -257,7 +268,11 @@ function bind$cusolverDnCEgels_bufferSize(): typeof cusolverDnCEgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCEgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnCEgesv$: typeof cusolverDnCEgesv | undefined;
@@ -326,6 +341,7 @@ function bind$cusolverDnCEgesv_bufferSize(): typeof cusolverDnCEgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCEgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCEgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCEgesv_bufferSize', 'n', 'i32', n_);
@@ -341,7 +357,11 @@ function bind$cusolverDnCEgesv_bufferSize(): typeof cusolverDnCEgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCEgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnCKgels$: typeof cusolverDnCKgels | undefined;
@@ -410,6 +430,7 @@ function bind$cusolverDnCKgels_bufferSize(): typeof cusolverDnCKgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCKgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCKgels_bufferSize', 'm', 'i32', m);
@@ -425,7 +446,11 @@ function bind$cusolverDnCKgels_bufferSize(): typeof cusolverDnCKgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCKgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnCKgesv$: typeof cusolverDnCKgesv | undefined;
@@ -494,6 +519,7 @@ function bind$cusolverDnCKgesv_bufferSize(): typeof cusolverDnCKgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCKgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCKgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCKgesv_bufferSize', 'n', 'i32', n_);
@@ -509,7 +535,11 @@ function bind$cusolverDnCKgesv_bufferSize(): typeof cusolverDnCKgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCKgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnCYgels$: typeof cusolverDnCYgels | undefined;
@@ -578,6 +608,7 @@ function bind$cusolverDnCYgels_bufferSize(): typeof cusolverDnCYgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCYgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCYgels_bufferSize', 'm', 'i32', m);
@@ -593,7 +624,11 @@ function bind$cusolverDnCYgels_bufferSize(): typeof cusolverDnCYgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCYgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnCYgesv$: typeof cusolverDnCYgesv | undefined;
@@ -662,6 +697,7 @@ function bind$cusolverDnCYgesv_bufferSize(): typeof cusolverDnCYgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnCYgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCYgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCYgesv_bufferSize', 'n', 'i32', n_);
@@ -677,6 +713,10 @@ function bind$cusolverDnCYgesv_bufferSize(): typeof cusolverDnCYgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnCYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnCYgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -117,6 +117,7 @@ function bind$cusolverDnGeqrf_bufferSize(): typeof cusolverDnGeqrf_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGeqrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGeqrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGeqrf_bufferSize', 'params', params, true) as typeof params;
@@ -131,7 +132,11 @@ function bind$cusolverDnGeqrf_bufferSize(): typeof cusolverDnGeqrf_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGeqrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType, s$bytes);
     if (status !== 0) throw fail('cusolverDnGeqrf_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnGesvd$c: NativeFunction | undefined;
@@ -213,6 +218,7 @@ function bind$cusolverDnGesvd_bufferSize(): typeof cusolverDnGesvd_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGesvd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGesvd_bufferSize', 'params', params, true) as typeof params;
@@ -235,7 +241,11 @@ function bind$cusolverDnGesvd_bufferSize(): typeof cusolverDnGesvd_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, s$bytes);
     if (status !== 0) throw fail('cusolverDnGesvd_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnGetDeterministicMode$: typeof cusolverDnGetDeterministicMode | undefined;
@@ -271,11 +281,16 @@ function bind$cusolverDnGetStream(): typeof cusolverDnGetStream {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGetStream(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetStream', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaStream_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaStream_t;
   };
 }

@@ -59,6 +59,7 @@ function bind$cusolverDnGetrf_bufferSize(): typeof cusolverDnGetrf_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGetrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf_bufferSize', 'params', params, true) as typeof params;
@@ -71,7 +72,11 @@ function bind$cusolverDnGetrf_bufferSize(): typeof cusolverDnGetrf_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A, lda, computeType, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetrf_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnGetrs$c: NativeFunction | undefined;
@@ -118,11 +123,16 @@ function bind$cusolverDnIRSInfosCreate(): typeof cusolverDnIRSInfosCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnIRSInfosCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSInfosCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnIRSInfosCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnIRSInfos_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverDnIRSInfos_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverDnIRSInfos_t;
   };
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
@@ -205,12 +215,17 @@ function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSInfosGetResidualHistory(infos) {
     if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetResidualHistory', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
@@ -232,11 +247,16 @@ function bind$cusolverDnIRSParamsCreate(): typeof cusolverDnIRSParamsCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnIRSParamsCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSParamsCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnIRSParamsCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnIRSParams_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverDnIRSParams_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverDnIRSParams_t;
   };
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
@@ -429,6 +449,7 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgels_bufferSize(handle, params, m, n_, nrhs) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
@@ -438,7 +459,11 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n_, nrhs, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSXgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnIRSXgesv$: typeof cusolverDnIRSXgesv | undefined;
@@ -502,6 +527,7 @@ function bind$cusolverDnIRSXgesv_bufferSize(): typeof cusolverDnIRSXgesv_bufferS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgesv_bufferSize(handle, params, n_, nrhs) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
@@ -510,6 +536,10 @@ function bind$cusolverDnIRSXgesv_bufferSize(): typeof cusolverDnIRSXgesv_bufferS
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n_, nrhs, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSXgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

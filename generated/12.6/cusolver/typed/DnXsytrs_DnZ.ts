@@ -216,6 +216,7 @@ function bind$cusolverDnZCgels_bufferSize(): typeof cusolverDnZCgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZCgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZCgels_bufferSize', 'm', 'i32', m);
@@ -231,7 +232,11 @@ function bind$cusolverDnZCgels_bufferSize(): typeof cusolverDnZCgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZCgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZCgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZCgesv$: typeof cusolverDnZCgesv | undefined;
@@ -300,6 +305,7 @@ function bind$cusolverDnZCgesv_bufferSize(): typeof cusolverDnZCgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZCgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgesv_bufferSize', 'n', 'i32', n_);
@@ -315,7 +321,11 @@ function bind$cusolverDnZCgesv_bufferSize(): typeof cusolverDnZCgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZCgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZCgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZEgels$: typeof cusolverDnZEgels | undefined;
@@ -384,6 +394,7 @@ function bind$cusolverDnZEgels_bufferSize(): typeof cusolverDnZEgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZEgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZEgels_bufferSize', 'm', 'i32', m);
@@ -399,7 +410,11 @@ function bind$cusolverDnZEgels_bufferSize(): typeof cusolverDnZEgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZEgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZEgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZEgesv$: typeof cusolverDnZEgesv | undefined;
@@ -468,6 +483,7 @@ function bind$cusolverDnZEgesv_bufferSize(): typeof cusolverDnZEgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZEgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgesv_bufferSize', 'n', 'i32', n_);
@@ -483,7 +499,11 @@ function bind$cusolverDnZEgesv_bufferSize(): typeof cusolverDnZEgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZEgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZEgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZKgels$: typeof cusolverDnZKgels | undefined;
@@ -552,6 +572,7 @@ function bind$cusolverDnZKgels_bufferSize(): typeof cusolverDnZKgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZKgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZKgels_bufferSize', 'm', 'i32', m);
@@ -567,7 +588,11 @@ function bind$cusolverDnZKgels_bufferSize(): typeof cusolverDnZKgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZKgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZKgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZKgesv$: typeof cusolverDnZKgesv | undefined;
@@ -636,6 +661,7 @@ function bind$cusolverDnZKgesv_bufferSize(): typeof cusolverDnZKgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZKgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgesv_bufferSize', 'n', 'i32', n_);
@@ -651,7 +677,11 @@ function bind$cusolverDnZKgesv_bufferSize(): typeof cusolverDnZKgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZKgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZKgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZYgels$: typeof cusolverDnZYgels | undefined;
@@ -720,6 +750,7 @@ function bind$cusolverDnZYgels_bufferSize(): typeof cusolverDnZYgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZYgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZYgels_bufferSize', 'm', 'i32', m);
@@ -735,7 +766,11 @@ function bind$cusolverDnZYgels_bufferSize(): typeof cusolverDnZYgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZYgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZYgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZYgesv$: typeof cusolverDnZYgesv | undefined;
@@ -804,6 +839,7 @@ function bind$cusolverDnZYgesv_bufferSize(): typeof cusolverDnZYgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZYgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgesv_bufferSize', 'n', 'i32', n_);
@@ -819,7 +855,11 @@ function bind$cusolverDnZYgesv_bufferSize(): typeof cusolverDnZYgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZYgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZYgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZZgels$: typeof cusolverDnZZgels | undefined;
@@ -888,6 +928,7 @@ function bind$cusolverDnZZgels_bufferSize(): typeof cusolverDnZZgels_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZZgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZZgels_bufferSize', 'm', 'i32', m);
@@ -903,7 +944,11 @@ function bind$cusolverDnZZgels_bufferSize(): typeof cusolverDnZZgels_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZZgels_bufferSize'))(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZZgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnZZgesv$: typeof cusolverDnZZgesv | undefined;
@@ -972,6 +1017,7 @@ function bind$cusolverDnZZgesv_bufferSize(): typeof cusolverDnZZgesv_bufferSize 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZZgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgesv_bufferSize', 'n', 'i32', n_);
@@ -987,6 +1033,10 @@ function bind$cusolverDnZZgesv_bufferSize(): typeof cusolverDnZZgesv_bufferSize 
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnZZgesv_bufferSize'))(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s$bytes);
     if (status !== 0) throw fail('cusolverDnZZgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -110,6 +110,7 @@ function bind$cusolverSpXcsrperm_bufferSizeHost(): typeof cusolverSpXcsrperm_buf
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverSpXcsrperm_bufferSizeHost(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'm', 'i32', m);
@@ -123,7 +124,11 @@ function bind$cusolverSpXcsrperm_bufferSizeHost(): typeof cusolverSpXcsrperm_buf
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpXcsrperm_bufferSizeHost'))(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, s$bytes);
     if (status !== 0) throw fail('cusolverSpXcsrperm_bufferSizeHost', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;

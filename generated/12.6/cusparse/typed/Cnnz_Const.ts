@@ -212,12 +212,17 @@ function bind$cusparseConstDnMatGetValues(): typeof cusparseConstDnMatGetValues 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstDnMatGetValues(dnMatDescr) {
     if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstDnMatGetValues'))(dnMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstDnMatGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseConstDnVecGet$: typeof cusparseConstDnVecGet | undefined;
@@ -256,12 +261,17 @@ function bind$cusparseConstDnVecGetValues(): typeof cusparseConstDnVecGetValues 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstDnVecGetValues(dnVecDescr) {
     if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstDnVecGetValues'))(dnVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstDnVecGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseConstSpMatGetValues$: typeof cusparseConstSpMatGetValues | undefined;
@@ -277,12 +287,17 @@ function bind$cusparseConstSpMatGetValues(): typeof cusparseConstSpMatGetValues 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstSpMatGetValues(spMatDescr) {
     if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstSpMatGetValues'))(spMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstSpMatGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseConstSpVecGet$: typeof cusparseConstSpVecGet | undefined;
@@ -325,11 +340,16 @@ function bind$cusparseConstSpVecGetValues(): typeof cusparseConstSpVecGetValues 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstSpVecGetValues(spVecDescr) {
     if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstSpVecGetValues'))(spVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstSpVecGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

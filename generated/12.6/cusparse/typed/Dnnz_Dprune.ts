@@ -153,6 +153,7 @@ function bind$cusparseDpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparse
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
@@ -171,7 +172,11 @@ function bind$cusparseDpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparse
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
     if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDpruneCsr2csrNnz$c: NativeFunction | undefined;
@@ -267,6 +272,7 @@ function bind$cusparseDpruneCsr2csr_bufferSizeExt(): typeof cusparseDpruneCsr2cs
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
@@ -284,7 +290,11 @@ function bind$cusparseDpruneCsr2csr_bufferSizeExt(): typeof cusparseDpruneCsr2cs
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDpruneCsr2csr_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
     if (status !== 0) throw fail('cusparseDpruneCsr2csr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDpruneDense2csr$c: NativeFunction | undefined;
@@ -370,6 +380,7 @@ function bind$cusparseDpruneDense2csrByPercentage_bufferSizeExt(): typeof cuspar
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
@@ -385,7 +396,11 @@ function bind$cusparseDpruneDense2csrByPercentage_bufferSizeExt(): typeof cuspar
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, s$bytes);
     if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseDpruneDense2csrNnz$c: NativeFunction | undefined;
@@ -466,6 +481,7 @@ function bind$cusparseDpruneDense2csr_bufferSizeExt(): typeof cusparseDpruneDens
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneDense2csr_bufferSizeExt(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
@@ -480,6 +496,10 @@ function bind$cusparseDpruneDense2csr_bufferSizeExt(): typeof cusparseDpruneDens
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDpruneDense2csr_bufferSizeExt'))(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s$bytes);
     if (status !== 0) throw fail('cusparseDpruneDense2csr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

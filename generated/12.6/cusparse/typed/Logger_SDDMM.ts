@@ -120,6 +120,7 @@ function bind$cusparseSDDMM_bufferSize(): typeof cusparseSDDMM_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM_bufferSize', 'opA', 'i32', opA);
@@ -134,7 +135,11 @@ function bind$cusparseSDDMM_bufferSize(): typeof cusparseSDDMM_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSDDMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s$bytes);
     if (status !== 0) throw fail('cusparseSDDMM_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSDDMM_preprocess$c: NativeFunction | undefined;

@@ -135,6 +135,7 @@ function bind$cusparseSgebsr2gebsc_bufferSizeExt(): typeof cusparseSgebsr2gebsc_
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
@@ -148,7 +149,11 @@ function bind$cusparseSgebsr2gebsc_bufferSizeExt(): typeof cusparseSgebsr2gebsc_
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
     if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSgebsr2gebsr$c: NativeFunction | undefined;
@@ -261,6 +266,7 @@ function bind$cusparseSgebsr2gebsr_bufferSizeExt(): typeof cusparseSgebsr2gebsr_
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -278,7 +284,11 @@ function bind$cusparseSgebsr2gebsr_bufferSizeExt(): typeof cusparseSgebsr2gebsr_
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
     if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSgemvi$c: NativeFunction | undefined;

@@ -139,6 +139,7 @@ function bind$cusparseXcoosort_bufferSizeExt(): typeof cusparseXcoosort_bufferSi
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseXcoosort_bufferSizeExt(handle, m, n_, nnz, cooRowsA, cooColsA) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosort_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosort_bufferSizeExt', 'm', 'i32', m);
@@ -149,6 +150,10 @@ function bind$cusparseXcoosort_bufferSizeExt(): typeof cusparseXcoosort_bufferSi
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseXcoosort_bufferSizeExt'))(handle, m, n_, nnz, cooRowsA, cooColsA, s$bytes);
     if (status !== 0) throw fail('cusparseXcoosort_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -22,12 +22,17 @@ function bind$cuArray3DCreate(): typeof cuArray3DCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuArray3DCreate(pAllocateArray) {
     s$f64[0] = 0;
     const pAllocateArray$ = recordArg('cuArray3DCreate', 'pAllocateArray', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pAllocateArray, false);
     const status = (native$ ??= binder.native('cuArray3DCreate'))(s$bytes, pAllocateArray$);
     if (status !== 0) throw fail('cuArray3DCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuArray3DGetDescriptor$c: NativeFunction | undefined;
@@ -55,12 +60,17 @@ function bind$cuArrayCreate(): typeof cuArrayCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuArrayCreate(pAllocateArray) {
     s$f64[0] = 0;
     const pAllocateArray$ = recordArg('cuArrayCreate', 'pAllocateArray', records.CUDA_ARRAY_DESCRIPTOR_st(), pAllocateArray, false);
     const status = (native$ ??= binder.native('cuArrayCreate'))(s$bytes, pAllocateArray$);
     if (status !== 0) throw fail('cuArrayCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuArrayDestroy$c: NativeFunction | undefined;
@@ -112,13 +122,18 @@ function bind$cuArrayGetPlane(): typeof cuArrayGetPlane {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuArrayGetPlane(hArray, planeIdx) {
     s$f64[0] = 0;
     if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
     if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
     const status = (native$ ??= binder.native('cuArrayGetPlane'))(s$bytes, hArray, planeIdx);
     if (status !== 0) throw fail('cuArrayGetPlane', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUarray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUarray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUarray;
   };
 }
 let cuArrayGetSparseProperties$c: NativeFunction | undefined;

@@ -44,12 +44,17 @@ function bind$cuGraphChildGraphNodeGetGraph(): typeof cuGraphChildGraphNodeGetGr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphChildGraphNodeGetGraph(hNode) {
     if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphChildGraphNodeGetGraph', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraph;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraph;
   };
 }
 let cuGraphClone$: typeof cuGraphClone | undefined;
@@ -66,12 +71,17 @@ function bind$cuGraphClone(): typeof cuGraphClone {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphClone(originalGraph) {
     s$f64[0] = 0;
     if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
     const status = (native$ ??= binder.native('cuGraphClone'))(s$bytes, originalGraph);
     if (status !== 0) throw fail('cuGraphClone', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraph;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraph;
   };
 }
 let cuGraphConditionalHandleCreate$: typeof cuGraphConditionalHandleCreate | undefined;
@@ -115,12 +125,17 @@ function bind$cuGraphCreate(): typeof cuGraphCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphCreate(flags) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuGraphCreate'))(s$bytes, flags);
     if (status !== 0) throw fail('cuGraphCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraph;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraph;
   };
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;

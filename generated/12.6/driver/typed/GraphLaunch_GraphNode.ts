@@ -45,12 +45,17 @@ function bind$cuGraphMemFreeNodeGetParams(): typeof cuGraphMemFreeNodeGetParams 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphMemFreeNodeGetParams(hNode) {
     if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphMemFreeNodeGetParams', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
@@ -113,13 +118,18 @@ function bind$cuGraphNodeFindInClone(): typeof cuGraphNodeFindInClone {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphNodeFindInClone(hOriginalNode, hClonedGraph) {
     s$f64[0] = 0;
     if (typeof hOriginalNode !== 'number' || !(hOriginalNode >= 0 && hOriginalNode <= 9007199254740991) || hOriginalNode % 1 !== 0) hOriginalNode = addressArg('cuGraphNodeFindInClone', 'hOriginalNode', hOriginalNode, true) as typeof hOriginalNode;
     if (typeof hClonedGraph !== 'number' || !(hClonedGraph >= 0 && hClonedGraph <= 9007199254740991) || hClonedGraph % 1 !== 0) hClonedGraph = addressArg('cuGraphNodeFindInClone', 'hClonedGraph', hClonedGraph, true) as typeof hClonedGraph;
     const status = (native$ ??= binder.native('cuGraphNodeFindInClone'))(s$bytes, hOriginalNode, hClonedGraph);
     if (status !== 0) throw fail('cuGraphNodeFindInClone', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraphNode;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraphNode;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraphNode;
   };
 }
 let cuGraphNodeGetDependencies$: typeof cuGraphNodeGetDependencies | undefined;

@@ -88,13 +88,18 @@ function bind$nvmlDeviceCreateGpuInstance(): typeof nvmlDeviceCreateGpuInstance 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceCreateGpuInstance(device, profileId) {
     if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceCreateGpuInstance', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpuInstance_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlGpuInstance_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlGpuInstance_t;
   };
 }
 let nvmlDeviceCreateGpuInstanceWithPlacement$: typeof nvmlDeviceCreateGpuInstanceWithPlacement | undefined;
@@ -112,6 +117,7 @@ function bind$nvmlDeviceCreateGpuInstanceWithPlacement(): typeof nvmlDeviceCreat
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceCreateGpuInstanceWithPlacement(device, profileId, placement) {
     if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
@@ -119,6 +125,10 @@ function bind$nvmlDeviceCreateGpuInstanceWithPlacement(): typeof nvmlDeviceCreat
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement$, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceCreateGpuInstanceWithPlacement', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlGpuInstance_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlGpuInstance_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlGpuInstance_t;
   };
 }

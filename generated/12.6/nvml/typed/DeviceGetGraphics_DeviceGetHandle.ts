@@ -96,12 +96,17 @@ function bind$nvmlDeviceGetHandleByIndex(): typeof nvmlDeviceGetHandleByIndex {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetHandleByIndex(index) {
     if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetHandleByIndex', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlDevice_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlDevice_t;
   };
 }
 let nvmlDeviceGetHandleByPciBusId$: typeof nvmlDeviceGetHandleByPciBusId | undefined;
@@ -117,12 +122,17 @@ function bind$nvmlDeviceGetHandleByPciBusId(): typeof nvmlDeviceGetHandleByPciBu
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetHandleByPciBusId(pciBusId) {
     if (typeof pciBusId !== 'string') throw argError('nvmlDeviceGetHandleByPciBusId', 'pciBusId', 'a string', pciBusId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetHandleByPciBusId'))(pciBusId, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetHandleByPciBusId', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlDevice_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlDevice_t;
   };
 }
 let nvmlDeviceGetHandleBySerial$: typeof nvmlDeviceGetHandleBySerial | undefined;
@@ -138,12 +148,17 @@ function bind$nvmlDeviceGetHandleBySerial(): typeof nvmlDeviceGetHandleBySerial 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetHandleBySerial(serial) {
     if (typeof serial !== 'string') throw argError('nvmlDeviceGetHandleBySerial', 'serial', 'a string', serial);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetHandleBySerial'))(serial, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetHandleBySerial', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlDevice_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlDevice_t;
   };
 }
 let nvmlDeviceGetHandleByUUID$: typeof nvmlDeviceGetHandleByUUID | undefined;
@@ -159,11 +174,16 @@ function bind$nvmlDeviceGetHandleByUUID(): typeof nvmlDeviceGetHandleByUUID {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetHandleByUUID(uuid) {
     if (typeof uuid !== 'string') throw argError('nvmlDeviceGetHandleByUUID', 'uuid', 'a string', uuid);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetHandleByUUID'))(uuid, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetHandleByUUID', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlDevice_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlDevice_t;
   };
 }

@@ -113,13 +113,18 @@ function bind$nvmlDeviceGetMigDeviceHandleByIndex(): typeof nvmlDeviceGetMigDevi
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetMigDeviceHandleByIndex(device, index) {
     if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
     if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlDevice_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlDevice_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlDevice_t;
   };
 }
 let nvmlDeviceGetMigMode$: typeof nvmlDeviceGetMigMode | undefined;

@@ -39,11 +39,16 @@ function bind$nvmlEventSetCreate(): typeof nvmlEventSetCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('nvmlEventSetCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlEventSetCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('nvmlEventSetCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlEventSet_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlEventSet_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlEventSet_t;
   };
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;

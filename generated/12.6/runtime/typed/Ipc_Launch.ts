@@ -54,12 +54,17 @@ function bind$cudaIpcOpenEventHandle(): typeof cudaIpcOpenEventHandle {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaIpcOpenEventHandle(handle) {
     s$f64[0] = 0;
     checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
     const status = (native$ ??= binder.native('cudaIpcOpenEventHandle'))(s$bytes, handle);
     if (status !== 0) throw fail('cudaIpcOpenEventHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaEvent_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaEvent_t;
   };
 }
 let cudaIpcOpenMemHandle$: typeof cudaIpcOpenMemHandle | undefined;
@@ -76,13 +81,18 @@ function bind$cudaIpcOpenMemHandle(): typeof cudaIpcOpenMemHandle {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaIpcOpenMemHandle(handle, flags) {
     s$f64[0] = 0;
     checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaIpcOpenMemHandle', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaIpcOpenMemHandle'))(s$bytes, handle, flags);
     if (status !== 0) throw fail('cudaIpcOpenMemHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;

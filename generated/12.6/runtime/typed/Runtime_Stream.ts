@@ -196,11 +196,16 @@ function bind$cudaStreamCreate(): typeof cudaStreamCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudaStreamCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaStreamCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudaStreamCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaStream_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaStream_t;
   };
 }
 let cudaStreamCreateWithFlags$: typeof cudaStreamCreateWithFlags | undefined;
@@ -216,12 +221,17 @@ function bind$cudaStreamCreateWithFlags(): typeof cudaStreamCreateWithFlags {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaStreamCreateWithFlags(flags) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaStreamCreateWithFlags'))(s$bytes, flags);
     if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaStream_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaStream_t;
   };
 }
 let cudaStreamCreateWithPriority$: typeof cudaStreamCreateWithPriority | undefined;
@@ -238,13 +248,18 @@ function bind$cudaStreamCreateWithPriority(): typeof cudaStreamCreateWithPriorit
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaStreamCreateWithPriority(flags, priority) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
     if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
     const status = (native$ ??= binder.native('cudaStreamCreateWithPriority'))(s$bytes, flags, priority);
     if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaStream_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaStream_t;
   };
 }
 let cudaStreamDestroy$c: NativeFunction | undefined;
@@ -269,12 +284,17 @@ function bind$cudaStreamEndCapture(): typeof cudaStreamEndCapture {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaStreamEndCapture(stream) {
     if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaStreamEndCapture'))(stream, s$bytes);
     if (status !== 0) throw fail('cudaStreamEndCapture', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaGraph_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaGraph_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaGraph_t;
   };
 }
 let cudaStreamGetAttribute$c: NativeFunction | undefined;

@@ -90,12 +90,17 @@ function bind$cublasGetFixedPointEmulationMantissaBitCountPointer(): typeof cubl
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasGetFixedPointEmulationMantissaBitCountPointer(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetFixedPointEmulationMantissaBitCountPointer', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetFixedPointEmulationMantissaBitCountPointer'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetFixedPointEmulationMantissaBitCountPointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasGetFixedPointEmulationMantissaBitOffset$: typeof cublasGetFixedPointEmulationMantissaBitOffset | undefined;
@@ -172,11 +177,16 @@ function bind$cublasGetLoggerCallback(): typeof cublasGetLoggerCallback {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cublasGetLoggerCallback', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasGetLoggerCallback() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cublasGetLoggerCallback', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasGetMathMode$: typeof cublasGetMathMode | undefined;
@@ -375,12 +385,17 @@ function bind$cublasGetStream(): typeof cublasGetStream {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasGetStream(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetStream', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaStream_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaStream_t;
   };
 }
 let cublasGetVector$c: NativeFunction | undefined;

@@ -19,11 +19,16 @@ function bind$cublasLtCreate(): typeof cublasLtCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cublasLtCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cublasLtCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtHandle_t;
   };
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
@@ -56,11 +61,16 @@ function bind$cublasLtEmulationDescCreate(): typeof cublasLtEmulationDescCreate 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cublasLtEmulationDescCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtEmulationDescCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cublasLtEmulationDescCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtEmulationDesc_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtEmulationDesc_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtEmulationDesc_t;
   };
 }
 let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
@@ -88,6 +98,7 @@ function bind$cublasLtEmulationDescGetAttribute(): typeof cublasLtEmulationDescG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, true, sizeInBytes);
@@ -98,7 +109,11 @@ function bind$cublasLtEmulationDescGetAttribute(): typeof cublasLtEmulationDescG
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtEmulationDescGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtEmulationDescInit_internal$c: NativeFunction | undefined;

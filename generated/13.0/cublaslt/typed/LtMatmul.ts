@@ -61,6 +61,7 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
@@ -71,7 +72,11 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
@@ -112,6 +117,7 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
@@ -122,7 +128,11 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
@@ -251,13 +261,18 @@ function bind$cublasLtMatmulDescCreate(): typeof cublasLtMatmulDescCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulDescCreate(computeType, scaleType) {
     s$f64[0] = 0;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
     if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
     const status = (native$ ??= binder.native('cublasLtMatmulDescCreate'))(s$bytes, computeType, scaleType);
     if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulDesc_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatmulDesc_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatmulDesc_t;
   };
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
@@ -283,6 +298,7 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
@@ -293,7 +309,11 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
@@ -337,11 +357,16 @@ function bind$cublasLtMatmulPreferenceCreate(): typeof cublasLtMatmulPreferenceC
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cublasLtMatmulPreferenceCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulPreferenceCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatmulPreference_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatmulPreference_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatmulPreference_t;
   };
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
@@ -367,6 +392,7 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
@@ -377,7 +403,11 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;

@@ -23,6 +23,7 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixLayoutCreate(type, rows, cols, ld) {
     s$f64[0] = 0;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
@@ -31,7 +32,11 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
     if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
     const status = (native$ ??= binder.native('cublasLtMatrixLayoutCreate'))(s$bytes, type, rows, cols, ld);
     if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixLayout_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatrixLayout_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatrixLayout_t;
   };
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
@@ -57,6 +62,7 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
@@ -67,7 +73,11 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
@@ -144,12 +154,17 @@ function bind$cublasLtMatrixTransformDescCreate(): typeof cublasLtMatrixTransfor
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixTransformDescCreate(scaleType) {
     s$f64[0] = 0;
     if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
     const status = (native$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(s$bytes, scaleType);
     if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cublasLtMatrixTransformDesc_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cublasLtMatrixTransformDesc_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cublasLtMatrixTransformDesc_t;
   };
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
@@ -175,6 +190,7 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes) {
     if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
@@ -185,7 +201,11 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;

@@ -98,12 +98,17 @@ function bind$cudnnBackendCreateDescriptor(): typeof cudnnBackendCreateDescripto
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnBackendCreateDescriptor(descriptorType) {
     if (typeof descriptorType !== 'number' || (descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, s$bytes);
     if (status !== 0) throw fail('cudnnBackendCreateDescriptor', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnBackendDestroyDescriptor$c: NativeFunction | undefined;

@@ -98,6 +98,7 @@ function bind$cudnnGetConvolutionBackwardDataWorkspaceSize(): typeof cudnnGetCon
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
@@ -108,7 +109,11 @@ function bind$cudnnGetConvolutionBackwardDataWorkspaceSize(): typeof cudnnGetCon
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: typeof cudnnGetConvolutionBackwardFilterAlgorithmMaxCount | undefined;
@@ -180,6 +185,7 @@ function bind$cudnnGetConvolutionBackwardFilterWorkspaceSize(): typeof cudnnGetC
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
@@ -190,7 +196,11 @@ function bind$cudnnGetConvolutionBackwardFilterWorkspaceSize(): typeof cudnnGetC
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetConvolutionForwardAlgorithmMaxCount$: typeof cudnnGetConvolutionForwardAlgorithmMaxCount | undefined;
@@ -262,6 +272,7 @@ function bind$cudnnGetConvolutionForwardWorkspaceSize(): typeof cudnnGetConvolut
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
@@ -272,7 +283,11 @@ function bind$cudnnGetConvolutionForwardWorkspaceSize(): typeof cudnnGetConvolut
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionForwardWorkspaceSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudnnGetConvolutionGroupCount$: typeof cudnnGetConvolutionGroupCount | undefined;

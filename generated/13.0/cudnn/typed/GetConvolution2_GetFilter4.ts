@@ -171,11 +171,16 @@ function bind$cudnnGetFilterSizeInBytes(): typeof cudnnGetFilterSizeInBytes {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetFilterSizeInBytes(filterDesc) {
     if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetFilterSizeInBytes', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

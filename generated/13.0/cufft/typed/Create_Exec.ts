@@ -48,6 +48,7 @@ function bind$cufftEstimate1d(): typeof cufftEstimate1d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftEstimate1d(nx, type, batch) {
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate1d', 'nx', 'i32', nx);
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftEstimate1d', 'type', 'i32', type);
@@ -55,7 +56,11 @@ function bind$cufftEstimate1d(): typeof cufftEstimate1d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftEstimate1d'))(nx, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftEstimate1d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftEstimate2d$: typeof cufftEstimate2d | undefined;
@@ -72,6 +77,7 @@ function bind$cufftEstimate2d(): typeof cufftEstimate2d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftEstimate2d(nx, ny, type) {
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate2d', 'nx', 'i32', nx);
     if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate2d', 'ny', 'i32', ny);
@@ -79,7 +85,11 @@ function bind$cufftEstimate2d(): typeof cufftEstimate2d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftEstimate2d'))(nx, ny, type, s$bytes);
     if (status !== 0) throw fail('cufftEstimate2d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftEstimate3d$: typeof cufftEstimate3d | undefined;
@@ -97,6 +107,7 @@ function bind$cufftEstimate3d(): typeof cufftEstimate3d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftEstimate3d(nx, ny, nz, type) {
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftEstimate3d', 'nx', 'i32', nx);
     if (typeof ny !== 'number' || (ny | 0) !== ny) throw intError('cufftEstimate3d', 'ny', 'i32', ny);
@@ -105,7 +116,11 @@ function bind$cufftEstimate3d(): typeof cufftEstimate3d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, s$bytes);
     if (status !== 0) throw fail('cufftEstimate3d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftEstimateMany$: typeof cufftEstimateMany | undefined;
@@ -129,6 +144,7 @@ function bind$cufftEstimateMany(): typeof cufftEstimateMany {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftEstimateMany(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftEstimateMany', 'rank', 'i32', rank);
     pointerArg('cufftEstimateMany', 'n', n_, true);
@@ -143,7 +159,11 @@ function bind$cufftEstimateMany(): typeof cufftEstimateMany {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftEstimateMany'))(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftEstimateMany', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftExecC2C$c: NativeFunction | undefined;

@@ -23,6 +23,7 @@ function bind$cufftMakePlan1d(): typeof cufftMakePlan1d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftMakePlan1d(plan, nx, type, batch) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan1d', 'plan', 'i32', plan);
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan1d', 'nx', 'i32', nx);
@@ -31,7 +32,11 @@ function bind$cufftMakePlan1d(): typeof cufftMakePlan1d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftMakePlan1d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftMakePlan2d$: typeof cufftMakePlan2d | undefined;
@@ -49,6 +54,7 @@ function bind$cufftMakePlan2d(): typeof cufftMakePlan2d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftMakePlan2d(plan, nx, ny, type) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan2d', 'plan', 'i32', plan);
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan2d', 'nx', 'i32', nx);
@@ -57,7 +63,11 @@ function bind$cufftMakePlan2d(): typeof cufftMakePlan2d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, s$bytes);
     if (status !== 0) throw fail('cufftMakePlan2d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftMakePlan3d$: typeof cufftMakePlan3d | undefined;
@@ -76,6 +86,7 @@ function bind$cufftMakePlan3d(): typeof cufftMakePlan3d {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftMakePlan3d(plan, nx, ny, nz, type) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlan3d', 'plan', 'i32', plan);
     if (typeof nx !== 'number' || (nx | 0) !== nx) throw intError('cufftMakePlan3d', 'nx', 'i32', nx);
@@ -85,7 +96,11 @@ function bind$cufftMakePlan3d(): typeof cufftMakePlan3d {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, s$bytes);
     if (status !== 0) throw fail('cufftMakePlan3d', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftMakePlanMany$: typeof cufftMakePlanMany | undefined;
@@ -110,6 +125,7 @@ function bind$cufftMakePlanMany(): typeof cufftMakePlanMany {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftMakePlanMany(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany', 'plan', 'i32', plan);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany', 'rank', 'i32', rank);
@@ -125,7 +141,11 @@ function bind$cufftMakePlanMany(): typeof cufftMakePlanMany {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftMakePlanMany'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftMakePlanMany', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftMakePlanMany64$: typeof cufftMakePlanMany64 | undefined;
@@ -150,6 +170,7 @@ function bind$cufftMakePlanMany64(): typeof cufftMakePlanMany64 {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftMakePlanMany64(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftMakePlanMany64', 'plan', 'i32', plan);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany64', 'rank', 'i32', rank);
@@ -165,7 +186,11 @@ function bind$cufftMakePlanMany64(): typeof cufftMakePlanMany64 {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftMakePlanMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftMakePlanMany64', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftPlan1d$: typeof cufftPlan1d | undefined;

@@ -234,6 +234,7 @@ function bind$cufftXtGetSizeMany(): typeof cufftXtGetSizeMany {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftXtGetSizeMany(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtGetSizeMany', 'plan', 'i32', plan);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtGetSizeMany', 'rank', 'i32', rank);
@@ -251,7 +252,11 @@ function bind$cufftXtGetSizeMany(): typeof cufftXtGetSizeMany {
     if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtGetSizeMany', 'executiontype', 'i32', executiontype);
     const status = (native$ ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s$bytes, executiontype);
     if (status !== 0) throw fail('cufftXtGetSizeMany', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftXtMakePlanMany$: typeof cufftXtMakePlanMany | undefined;
@@ -278,6 +283,7 @@ function bind$cufftXtMakePlanMany(): typeof cufftXtMakePlanMany {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cufftXtMakePlanMany(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype) {
     if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtMakePlanMany', 'plan', 'i32', plan);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtMakePlanMany', 'rank', 'i32', rank);
@@ -295,7 +301,11 @@ function bind$cufftXtMakePlanMany(): typeof cufftXtMakePlanMany {
     if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtMakePlanMany', 'executiontype', 'i32', executiontype);
     const status = (native$ ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s$bytes, executiontype);
     if (status !== 0) throw fail('cufftXtMakePlanMany', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cufftXtMalloc$c: NativeFunction | undefined;

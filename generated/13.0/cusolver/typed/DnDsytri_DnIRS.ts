@@ -137,12 +137,17 @@ function bind$cusolverDnGetStream(): typeof cusolverDnGetStream {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGetStream(handle) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetStream', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaStream_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaStream_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaStream_t;
   };
 }
 let cusolverDnIRSInfosCreate$: typeof cusolverDnIRSInfosCreate | undefined;
@@ -156,11 +161,16 @@ function bind$cusolverDnIRSInfosCreate(): typeof cusolverDnIRSInfosCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnIRSInfosCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSInfosCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnIRSInfosCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnIRSInfos_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverDnIRSInfos_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverDnIRSInfos_t;
   };
 }
 let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
@@ -243,12 +253,17 @@ function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosG
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSInfosGetResidualHistory(infos) {
     if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetResidualHistory', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
@@ -270,11 +285,16 @@ function bind$cusolverDnIRSParamsCreate(): typeof cusolverDnIRSParamsCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusolverDnIRSParamsCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSParamsCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusolverDnIRSParamsCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusolverDnIRSParams_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusolverDnIRSParams_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusolverDnIRSParams_t;
   };
 }
 let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
@@ -467,6 +487,7 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgels_bufferSize(handle, params, m, n_, nrhs) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
@@ -476,7 +497,11 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n_, nrhs, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSXgels_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusolverDnIRSXgesv$: typeof cusolverDnIRSXgesv | undefined;
@@ -540,6 +565,7 @@ function bind$cusolverDnIRSXgesv_bufferSize(): typeof cusolverDnIRSXgesv_bufferS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgesv_bufferSize(handle, params, n_, nrhs) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
@@ -548,6 +574,10 @@ function bind$cusolverDnIRSXgesv_bufferSize(): typeof cusolverDnIRSXgesv_bufferS
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n_, nrhs, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSXgesv_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -73,11 +73,16 @@ function bind$cusparseCreate(): typeof cusparseCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseHandle_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseHandle_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseHandle_t;
   };
 }
 let cusparseCreateBlockedEll$: typeof cusparseCreateBlockedEll | undefined;
@@ -100,6 +105,7 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
@@ -113,7 +119,11 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateBlockedEll', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateBlockedEll'))(s$bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateBlockedEll', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateBsr$: typeof cusparseCreateBsr | undefined;
@@ -141,6 +151,7 @@ function bind$cusparseCreateBsr(): typeof cusparseCreateBsr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsr(brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order) {
     s$f64[0] = 0;
     if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateBsr', 'brows', brows, true);
@@ -158,7 +169,11 @@ function bind$cusparseCreateBsr(): typeof cusparseCreateBsr {
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateBsr', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateBsr'))(s$bytes, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     if (status !== 0) throw fail('cusparseCreateBsr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateBsric02Info$: typeof cusparseCreateBsric02Info | undefined;
@@ -173,11 +188,16 @@ function bind$cusparseCreateBsric02Info(): typeof cusparseCreateBsric02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsric02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsric02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsric02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsric02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsric02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsric02Info_t;
   };
 }
 let cusparseCreateBsrilu02Info$: typeof cusparseCreateBsrilu02Info | undefined;
@@ -192,11 +212,16 @@ function bind$cusparseCreateBsrilu02Info(): typeof cusparseCreateBsrilu02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrilu02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsrilu02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsrilu02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrilu02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsrilu02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsrilu02Info_t;
   };
 }
 let cusparseCreateBsrsm2Info$: typeof cusparseCreateBsrsm2Info | undefined;
@@ -211,11 +236,16 @@ function bind$cusparseCreateBsrsm2Info(): typeof cusparseCreateBsrsm2Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsm2Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsrsm2Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsrsm2Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsm2Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsrsm2Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsrsm2Info_t;
   };
 }
 let cusparseCreateBsrsv2Info$: typeof cusparseCreateBsrsv2Info | undefined;
@@ -230,11 +260,16 @@ function bind$cusparseCreateBsrsv2Info(): typeof cusparseCreateBsrsv2Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateBsrsv2Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsrsv2Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateBsrsv2Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.bsrsv2Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.bsrsv2Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.bsrsv2Info_t;
   };
 }
 let cusparseCreateColorInfo$: typeof cusparseCreateColorInfo | undefined;
@@ -249,11 +284,16 @@ function bind$cusparseCreateColorInfo(): typeof cusparseCreateColorInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateColorInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateColorInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateColorInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseColorInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseColorInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseColorInfo_t;
   };
 }
 let cusparseCreateConstBlockedEll$: typeof cusparseCreateConstBlockedEll | undefined;
@@ -277,6 +317,7 @@ function bind$cusparseCreateConstBlockedEll(): typeof cusparseCreateConstBlocked
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'rows', rows, true);
@@ -290,7 +331,11 @@ function bind$cusparseCreateConstBlockedEll(): typeof cusparseCreateConstBlocked
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstBlockedEll', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstBlockedEll'))(s$bytes, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateConstBlockedEll', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstSpMatDescr_t;
   };
 }
 let cusparseCreateConstBsr$: typeof cusparseCreateConstBsr | undefined;
@@ -318,6 +363,7 @@ function bind$cusparseCreateConstBsr(): typeof cusparseCreateConstBsr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstBsr(brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order) {
     s$f64[0] = 0;
     if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'brows', brows, true);
@@ -335,7 +381,11 @@ function bind$cusparseCreateConstBsr(): typeof cusparseCreateConstBsr {
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstBsr', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateConstBsr'))(s$bytes, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     if (status !== 0) throw fail('cusparseCreateConstBsr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstSpMatDescr_t;
   };
 }
 let cusparseCreateConstCoo$: typeof cusparseCreateConstCoo | undefined;
@@ -359,6 +409,7 @@ function bind$cusparseCreateConstCoo(): typeof cusparseCreateConstCoo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'rows', rows, true);
@@ -372,7 +423,11 @@ function bind$cusparseCreateConstCoo(): typeof cusparseCreateConstCoo {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCoo', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstCoo'))(s$bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateConstCoo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstSpMatDescr_t;
   };
 }
 let cusparseCreateConstCsc$: typeof cusparseCreateConstCsc | undefined;
@@ -397,6 +452,7 @@ function bind$cusparseCreateConstCsc(): typeof cusparseCreateConstCsc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'rows', rows, true);
@@ -411,7 +467,11 @@ function bind$cusparseCreateConstCsc(): typeof cusparseCreateConstCsc {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsc', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstCsc'))(s$bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateConstCsc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstSpMatDescr_t;
   };
 }
 let cusparseCreateConstCsr$: typeof cusparseCreateConstCsr | undefined;
@@ -436,6 +496,7 @@ function bind$cusparseCreateConstCsr(): typeof cusparseCreateConstCsr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'rows', rows, true);
@@ -450,7 +511,11 @@ function bind$cusparseCreateConstCsr(): typeof cusparseCreateConstCsr {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstCsr', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstCsr'))(s$bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateConstCsr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstSpMatDescr_t;
   };
 }
 let cusparseCreateConstDnMat$: typeof cusparseCreateConstDnMat | undefined;
@@ -471,6 +536,7 @@ function bind$cusparseCreateConstDnMat(): typeof cusparseCreateConstDnMat {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstDnMat(rows, cols, ld, values, valueType, order) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'rows', rows, true);
@@ -481,7 +547,11 @@ function bind$cusparseCreateConstDnMat(): typeof cusparseCreateConstDnMat {
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstDnMat', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateConstDnMat'))(s$bytes, rows, cols, ld, values, valueType, order);
     if (status !== 0) throw fail('cusparseCreateConstDnMat', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstDnMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstDnMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstDnMatDescr_t;
   };
 }
 let cusparseCreateConstDnVec$: typeof cusparseCreateConstDnVec | undefined;
@@ -499,6 +569,7 @@ function bind$cusparseCreateConstDnVec(): typeof cusparseCreateConstDnVec {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstDnVec(size, values, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstDnVec', 'size', size, true);
@@ -506,7 +577,11 @@ function bind$cusparseCreateConstDnVec(): typeof cusparseCreateConstDnVec {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstDnVec'))(s$bytes, size, values, valueType);
     if (status !== 0) throw fail('cusparseCreateConstDnVec', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstDnVecDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstDnVecDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstDnVecDescr_t;
   };
 }
 let cusparseCreateConstSlicedEll$: typeof cusparseCreateConstSlicedEll | undefined;
@@ -533,6 +608,7 @@ function bind$cusparseCreateConstSlicedEll(): typeof cusparseCreateConstSlicedEl
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstSlicedEll(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'rows', rows, true);
@@ -549,7 +625,11 @@ function bind$cusparseCreateConstSlicedEll(): typeof cusparseCreateConstSlicedEl
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSlicedEll', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstSlicedEll'))(s$bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateConstSlicedEll', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstSpMatDescr_t;
   };
 }
 let cusparseCreateConstSpVec$: typeof cusparseCreateConstSpVec | undefined;
@@ -571,6 +651,7 @@ function bind$cusparseCreateConstSpVec(): typeof cusparseCreateConstSpVec {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'size', size, true);
@@ -582,7 +663,11 @@ function bind$cusparseCreateConstSpVec(): typeof cusparseCreateConstSpVec {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstSpVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstSpVec'))(s$bytes, size, nnz, indices, values, idxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateConstSpVec', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseConstSpVecDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseConstSpVecDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseConstSpVecDescr_t;
   };
 }
 let cusparseCreateCoo$: typeof cusparseCreateCoo | undefined;
@@ -605,6 +690,7 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
@@ -618,7 +704,11 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCoo', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateCoo'))(s$bytes, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateCoo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateCsc$: typeof cusparseCreateCsc | undefined;
@@ -642,6 +732,7 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
@@ -656,7 +747,11 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsc', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateCsc'))(s$bytes, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateCsc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateCsr$: typeof cusparseCreateCsr | undefined;
@@ -680,6 +775,7 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
@@ -694,7 +790,11 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateCsr', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateCsr'))(s$bytes, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateCsr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateCsric02Info$: typeof cusparseCreateCsric02Info | undefined;
@@ -709,11 +809,16 @@ function bind$cusparseCreateCsric02Info(): typeof cusparseCreateCsric02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsric02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsric02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsric02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csric02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csric02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csric02Info_t;
   };
 }
 let cusparseCreateCsrilu02Info$: typeof cusparseCreateCsrilu02Info | undefined;
@@ -728,11 +833,16 @@ function bind$cusparseCreateCsrilu02Info(): typeof cusparseCreateCsrilu02Info {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsrilu02Info', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsrilu02Info() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsrilu02Info', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csrilu02Info_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csrilu02Info_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csrilu02Info_t;
   };
 }
 let cusparseCreateCsru2csrInfo$: typeof cusparseCreateCsru2csrInfo | undefined;
@@ -747,11 +857,16 @@ function bind$cusparseCreateCsru2csrInfo(): typeof cusparseCreateCsru2csrInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateCsru2csrInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsru2csrInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateCsru2csrInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.csru2csrInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.csru2csrInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.csru2csrInfo_t;
   };
 }
 let cusparseCreateDnMat$: typeof cusparseCreateDnMat | undefined;
@@ -771,6 +886,7 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnMat(rows, cols, ld, values, valueType, order) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
@@ -781,7 +897,11 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
     const status = (native$ ??= binder.native('cusparseCreateDnMat'))(s$bytes, rows, cols, ld, values, valueType, order);
     if (status !== 0) throw fail('cusparseCreateDnMat', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseDnMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseDnMatDescr_t;
   };
 }
 let cusparseCreateDnVec$: typeof cusparseCreateDnVec | undefined;
@@ -798,6 +918,7 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnVec(size, values, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
@@ -805,7 +926,11 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values, valueType);
     if (status !== 0) throw fail('cusparseCreateDnVec', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseDnVecDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseDnVecDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseDnVecDescr_t;
   };
 }
 let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
@@ -832,11 +957,16 @@ function bind$cusparseCreateMatDescr(): typeof cusparseCreateMatDescr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreateMatDescr', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateMatDescr() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreateMatDescr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseMatDescr_t;
   };
 }
 let cusparseCreatePruneInfo$: typeof cusparseCreatePruneInfo | undefined;
@@ -851,11 +981,16 @@ function bind$cusparseCreatePruneInfo(): typeof cusparseCreatePruneInfo {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseCreatePruneInfo', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreatePruneInfo() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseCreatePruneInfo', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.pruneInfo_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.pruneInfo_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.pruneInfo_t;
   };
 }
 let cusparseCreateSlicedEll$: typeof cusparseCreateSlicedEll | undefined;
@@ -882,6 +1017,7 @@ function bind$cusparseCreateSlicedEll(): typeof cusparseCreateSlicedEll {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateSlicedEll(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'rows', rows, true);
@@ -898,7 +1034,11 @@ function bind$cusparseCreateSlicedEll(): typeof cusparseCreateSlicedEll {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSlicedEll', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateSlicedEll'))(s$bytes, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateSlicedEll', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpMatDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpMatDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpMatDescr_t;
   };
 }
 let cusparseCreateSpVec$: typeof cusparseCreateSpVec | undefined;
@@ -919,6 +1059,7 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
@@ -930,6 +1071,10 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateSpVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateSpVec'))(s$bytes, size, nnz, indices, values, idxType, idxBase, valueType);
     if (status !== 0) throw fail('cusparseCreateSpVec', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpVecDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpVecDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpVecDescr_t;
   };
 }

@@ -112,6 +112,7 @@ function bind$cusparseCsr2cscEx2_bufferSize(): typeof cusparseCsr2cscEx2_bufferS
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCsr2cscEx2_bufferSize(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsr2cscEx2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsr2cscEx2_bufferSize', 'm', 'i32', m);
@@ -130,7 +131,11 @@ function bind$cusparseCsr2cscEx2_bufferSize(): typeof cusparseCsr2cscEx2_bufferS
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCsr2cscEx2_bufferSize'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, s$bytes);
     if (status !== 0) throw fail('cusparseCsr2cscEx2_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseCsrGet$: typeof cusparseCsrGet | undefined;

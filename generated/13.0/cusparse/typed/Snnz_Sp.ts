@@ -79,6 +79,7 @@ function bind$cusparseSpGEMM_compute(): typeof cusparseSpGEMM_compute {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_compute', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_compute', 'opA', 'i32', opA);
@@ -96,7 +97,11 @@ function bind$cusparseSpGEMM_compute(): typeof cusparseSpGEMM_compute {
     pointerArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
     const status = (native$ ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s$bytes, externalBuffer2);
     if (status !== 0) throw fail('cusparseSpGEMM_compute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpGEMM_copy$c: NativeFunction | undefined;
@@ -138,11 +143,16 @@ function bind$cusparseSpGEMM_createDescr(): typeof cusparseSpGEMM_createDescr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseSpGEMM_createDescr', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMM_createDescr() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseSpGEMM_createDescr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpGEMMDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpGEMMDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpGEMMDescr_t;
   };
 }
 let cusparseSpGEMM_destroyDescr$c: NativeFunction | undefined;
@@ -246,6 +256,7 @@ function bind$cusparseSpGEMM_workEstimation(): typeof cusparseSpGEMM_workEstimat
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_workEstimation', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_workEstimation', 'opA', 'i32', opA);
@@ -263,7 +274,11 @@ function bind$cusparseSpGEMM_workEstimation(): typeof cusparseSpGEMM_workEstimat
     pointerArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
     const status = (native$ ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, s$bytes, externalBuffer1);
     if (status !== 0) throw fail('cusparseSpGEMM_workEstimation', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpGEMMreuse_compute$c: NativeFunction | undefined;
@@ -315,6 +330,7 @@ function bind$cusparseSpGEMMreuse_copy(): typeof cusparseSpGEMMreuse_copy {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_copy', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_copy', 'opA', 'i32', opA);
@@ -329,7 +345,11 @@ function bind$cusparseSpGEMMreuse_copy(): typeof cusparseSpGEMMreuse_copy {
     pointerArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer5);
     if (status !== 0) throw fail('cusparseSpGEMMreuse_copy', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpGEMMreuse_nnz$: typeof cusparseSpGEMMreuse_nnz | undefined;
@@ -401,6 +421,7 @@ function bind$cusparseSpGEMMreuse_workEstimation(): typeof cusparseSpGEMMreuse_w
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_workEstimation', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_workEstimation', 'opA', 'i32', opA);
@@ -415,7 +436,11 @@ function bind$cusparseSpGEMMreuse_workEstimation(): typeof cusparseSpGEMMreuse_w
     pointerArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer1);
     if (status !== 0) throw fail('cusparseSpGEMMreuse_workEstimation', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpMM$c: NativeFunction | undefined;
@@ -532,6 +557,7 @@ function bind$cusparseSpMM_bufferSize(): typeof cusparseSpMM_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM_bufferSize', 'opA', 'i32', opA);
@@ -546,7 +572,11 @@ function bind$cusparseSpMM_bufferSize(): typeof cusparseSpMM_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, s$bytes);
     if (status !== 0) throw fail('cusparseSpMM_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpMM_preprocess$c: NativeFunction | undefined;
@@ -623,6 +653,7 @@ function bind$cusparseSpMV_bufferSize(): typeof cusparseSpMV_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV_bufferSize', 'opA', 'i32', opA);
@@ -636,7 +667,11 @@ function bind$cusparseSpMV_bufferSize(): typeof cusparseSpMV_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpMV_bufferSize'))(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, s$bytes);
     if (status !== 0) throw fail('cusparseSpMV_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpMV_preprocess$c: NativeFunction | undefined;
@@ -774,12 +809,17 @@ function bind$cusparseSpMatGetValues(): typeof cusparseSpMatGetValues {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpMatGetValues(spMatDescr) {
     if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpMatGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpMatSetAttribute$c: NativeFunction | undefined;
@@ -855,6 +895,7 @@ function bind$cusparseSpSM_bufferSize(): typeof cusparseSpSM_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_bufferSize', 'opA', 'i32', opA);
@@ -869,7 +910,11 @@ function bind$cusparseSpSM_bufferSize(): typeof cusparseSpSM_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpSM_bufferSize'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpSM_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpSM_createDescr$: typeof cusparseSpSM_createDescr | undefined;
@@ -883,11 +928,16 @@ function bind$cusparseSpSM_createDescr(): typeof cusparseSpSM_createDescr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseSpSM_createDescr', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpSM_createDescr() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseSpSM_createDescr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpSMDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpSMDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpSMDescr_t;
   };
 }
 let cusparseSpSM_destroyDescr$c: NativeFunction | undefined;
@@ -985,6 +1035,7 @@ function bind$cusparseSpSV_bufferSize(): typeof cusparseSpSV_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_bufferSize', 'opA', 'i32', opA);
@@ -998,7 +1049,11 @@ function bind$cusparseSpSV_bufferSize(): typeof cusparseSpSV_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpSV_bufferSize'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpSV_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpSV_createDescr$: typeof cusparseSpSV_createDescr | undefined;
@@ -1012,11 +1067,16 @@ function bind$cusparseSpSV_createDescr(): typeof cusparseSpSV_createDescr {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cusparseSpSV_createDescr', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpSV_createDescr() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cusparseSpSV_createDescr', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cusparseSpSVDescr_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cusparseSpSVDescr_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cusparseSpSVDescr_t;
   };
 }
 let cusparseSpSV_destroyDescr$c: NativeFunction | undefined;
@@ -1105,6 +1165,7 @@ function bind$cusparseSpVV_bufferSize(): typeof cusparseSpVV_bufferSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result_, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpVV_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opX !== 'number' || (opX | 0) !== opX) throw intError('cusparseSpVV_bufferSize', 'opX', 'i32', opX);
@@ -1115,7 +1176,11 @@ function bind$cusparseSpVV_bufferSize(): typeof cusparseSpVV_bufferSize {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpVV_bufferSize'))(handle, opX, vecX, vecY, result_, computeType, s$bytes);
     if (status !== 0) throw fail('cusparseSpVV_bufferSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpVecGet$: typeof cusparseSpVecGet | undefined;
@@ -1176,12 +1241,17 @@ function bind$cusparseSpVecGetValues(): typeof cusparseSpVecGetValues {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpVecGetValues(spVecDescr) {
     if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpVecGetValues', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseSpVecSetValues$c: NativeFunction | undefined;

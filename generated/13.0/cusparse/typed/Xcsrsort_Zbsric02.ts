@@ -49,6 +49,7 @@ function bind$cusparseXcsrsort_bufferSizeExt(): typeof cusparseXcsrsort_bufferSi
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseXcsrsort_bufferSizeExt(handle, m, n_, nnz, csrRowPtrA, csrColIndA) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort_bufferSizeExt', 'm', 'i32', m);
@@ -59,7 +60,11 @@ function bind$cusparseXcsrsort_bufferSizeExt(): typeof cusparseXcsrsort_bufferSi
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n_, nnz, csrRowPtrA, csrColIndA, s$bytes);
     if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseXgebsr2csr$c: NativeFunction | undefined;
@@ -288,6 +293,7 @@ function bind$cusparseZbsric02_bufferSizeExt(): typeof cusparseZbsric02_bufferSi
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -302,6 +308,10 @@ function bind$cusparseZbsric02_bufferSizeExt(): typeof cusparseZbsric02_bufferSi
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseZbsric02_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -55,6 +55,7 @@ function bind$cusparseZcsru2csr_bufferSizeExt(): typeof cusparseZcsru2csr_buffer
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZcsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsru2csr_bufferSizeExt', 'm', 'i32', m);
@@ -67,7 +68,11 @@ function bind$cusparseZcsru2csr_bufferSizeExt(): typeof cusparseZcsru2csr_buffer
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info, s$bytes);
     if (status !== 0) throw fail('cusparseZcsru2csr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseZgebsr2csr$c: NativeFunction | undefined;
@@ -197,6 +202,7 @@ function bind$cusparseZgebsr2gebsc_bufferSizeExt(): typeof cusparseZgebsr2gebsc_
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
@@ -210,7 +216,11 @@ function bind$cusparseZgebsr2gebsc_bufferSizeExt(): typeof cusparseZgebsr2gebsc_
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s$bytes);
     if (status !== 0) throw fail('cusparseZgebsr2gebsc_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseZgebsr2gebsr$c: NativeFunction | undefined;
@@ -326,6 +336,7 @@ function bind$cusparseZgebsr2gebsr_bufferSizeExt(): typeof cusparseZgebsr2gebsr_
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -343,6 +354,10 @@ function bind$cusparseZgebsr2gebsr_bufferSizeExt(): typeof cusparseZgebsr2gebsr_
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s$bytes);
     if (status !== 0) throw fail('cusparseZgebsr2gebsr_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

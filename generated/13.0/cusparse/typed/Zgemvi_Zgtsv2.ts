@@ -121,6 +121,7 @@ function bind$cusparseZgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgps
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
@@ -135,7 +136,11 @@ function bind$cusparseZgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgps
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s$bytes);
     if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseZgtsv2$c: NativeFunction | undefined;
@@ -205,6 +210,7 @@ function bind$cusparseZgtsv2StridedBatch_bufferSizeExt(): typeof cusparseZgtsv2S
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
@@ -217,7 +223,11 @@ function bind$cusparseZgtsv2StridedBatch_bufferSizeExt(): typeof cusparseZgtsv2S
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s$bytes);
     if (status !== 0) throw fail('cusparseZgtsv2StridedBatch_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseZgtsv2_bufferSizeExt$: typeof cusparseZgtsv2_bufferSizeExt | undefined;
@@ -239,6 +249,7 @@ function bind$cusparseZgtsv2_bufferSizeExt(): typeof cusparseZgtsv2_bufferSizeEx
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_bufferSizeExt', 'm', 'i32', m);
@@ -251,7 +262,11 @@ function bind$cusparseZgtsv2_bufferSizeExt(): typeof cusparseZgtsv2_bufferSizeEx
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
     if (status !== 0) throw fail('cusparseZgtsv2_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
@@ -297,6 +312,7 @@ function bind$cusparseZgtsv2_nopivot_bufferSizeExt(): typeof cusparseZgtsv2_nopi
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
@@ -309,7 +325,11 @@ function bind$cusparseZgtsv2_nopivot_bufferSizeExt(): typeof cusparseZgtsv2_nopi
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s$bytes);
     if (status !== 0) throw fail('cusparseZgtsv2_nopivot_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cusparseZgtsvInterleavedBatch$c: NativeFunction | undefined;
@@ -355,6 +375,7 @@ function bind$cusparseZgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgts
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
@@ -367,6 +388,10 @@ function bind$cusparseZgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseZgts
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s$bytes);
     if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch_bufferSizeExt', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -109,6 +109,7 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpGetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttribute', 'value', value, false);
@@ -116,7 +117,11 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCoredumpGetAttributeGlobal$: typeof cuCoredumpGetAttributeGlobal | undefined;
@@ -134,6 +139,7 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpGetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
@@ -141,7 +147,11 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCoredumpSetAttribute$: typeof cuCoredumpSetAttribute | undefined;
@@ -159,6 +169,7 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpSetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttribute', 'value', value, true);
@@ -166,7 +177,11 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCoredumpSetAttributeGlobal$: typeof cuCoredumpSetAttributeGlobal | undefined;
@@ -184,6 +199,7 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
   const s = new Scratch(1);
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCoredumpSetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
@@ -191,6 +207,10 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }

@@ -22,12 +22,17 @@ function bind$cuCtxAttach(): typeof cuCtxAttach {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxAttach(flags) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuCtxAttach'))(s$bytes, flags);
     if (status !== 0) throw fail('cuCtxAttach', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxCreate$: typeof cuCtxCreate | undefined;
@@ -46,6 +51,7 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxCreate(ctxCreateParams, flags, dev) {
     s$f64[0] = 0;
     const ctxCreateParams$ = recordArg('cuCtxCreate', 'ctxCreateParams', records.CUctxCreateParams_st(), ctxCreateParams, true);
@@ -53,7 +59,11 @@ function bind$cuCtxCreate(): typeof cuCtxCreate {
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuCtxCreate'))(s$bytes, ctxCreateParams$, flags, dev);
     if (status !== 0) throw fail('cuCtxCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
@@ -109,12 +119,17 @@ function bind$cuCtxFromGreenCtx(): typeof cuCtxFromGreenCtx {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxFromGreenCtx(hCtx) {
     s$f64[0] = 0;
     if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
     const status = (native$ ??= binder.native('cuCtxFromGreenCtx'))(s$bytes, hCtx);
     if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxGetApiVersion$: typeof cuCtxGetApiVersion | undefined;
@@ -169,11 +184,16 @@ function bind$cuCtxGetCurrent(): typeof cuCtxGetCurrent {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuCtxGetCurrent', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxGetCurrent() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuCtxGetCurrent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
@@ -296,12 +316,17 @@ function bind$cuCtxGetLimit(): typeof cuCtxGetLimit {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxGetLimit(limit) {
     s$f64[0] = 0;
     if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
     const status = (native$ ??= binder.native('cuCtxGetLimit'))(s$bytes, limit);
     if (status !== 0) throw fail('cuCtxGetLimit', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuCtxGetSharedMemConfig$: typeof cuCtxGetSharedMemConfig | undefined;
@@ -357,11 +382,16 @@ function bind$cuCtxPopCurrent(): typeof cuCtxPopCurrent {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cuCtxPopCurrent', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxPopCurrent() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cuCtxPopCurrent', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;

@@ -22,13 +22,18 @@ function bind$cuExternalMemoryGetMappedBuffer(): typeof cuExternalMemoryGetMappe
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
     s$f64[0] = 0;
     if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
     const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
     const status = (native$ ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
     if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuExternalMemoryGetMappedMipmappedArray$: typeof cuExternalMemoryGetMappedMipmappedArray | undefined;
@@ -45,13 +50,18 @@ function bind$cuExternalMemoryGetMappedMipmappedArray(): typeof cuExternalMemory
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
     s$f64[0] = 0;
     if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
     const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
     const status = (native$ ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
     if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmipmappedArray;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmipmappedArray;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmipmappedArray;
   };
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
@@ -102,12 +112,17 @@ function bind$cuFuncGetModule(): typeof cuFuncGetModule {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuFuncGetModule(hfunc) {
     s$f64[0] = 0;
     if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
     const status = (native$ ??= binder.native('cuFuncGetModule'))(s$bytes, hfunc);
     if (status !== 0) throw fail('cuFuncGetModule', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmodule;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmodule;
   };
 }
 let cuFuncGetName$: typeof cuFuncGetName | undefined;

@@ -60,13 +60,18 @@ function bind$cuLibraryGetKernel(): typeof cuLibraryGetKernel {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryGetKernel(library, name) {
     s$f64[0] = 0;
     if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetKernel', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cuLibraryGetKernel', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuLibraryGetKernel'))(s$bytes, library, name);
     if (status !== 0) throw fail('cuLibraryGetKernel', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUkernel;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUkernel;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUkernel;
   };
 }
 let cuLibraryGetKernelCount$: typeof cuLibraryGetKernelCount | undefined;
@@ -127,12 +132,17 @@ function bind$cuLibraryGetModule(): typeof cuLibraryGetModule {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryGetModule(library) {
     s$f64[0] = 0;
     if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetModule', 'library', library, true) as typeof library;
     const status = (native$ ??= binder.native('cuLibraryGetModule'))(s$bytes, library);
     if (status !== 0) throw fail('cuLibraryGetModule', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmodule;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmodule;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmodule;
   };
 }
 let cuLibraryGetUnifiedFunction$: typeof cuLibraryGetUnifiedFunction | undefined;
@@ -149,13 +159,18 @@ function bind$cuLibraryGetUnifiedFunction(): typeof cuLibraryGetUnifiedFunction 
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryGetUnifiedFunction(library, symbol) {
     s$f64[0] = 0;
     if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
     if (typeof symbol !== 'string') throw argError('cuLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
     const status = (native$ ??= binder.native('cuLibraryGetUnifiedFunction'))(s$bytes, library, symbol);
     if (status !== 0) throw fail('cuLibraryGetUnifiedFunction', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuLibraryLoadData$: typeof cuLibraryLoadData | undefined;
@@ -175,6 +190,7 @@ function bind$cuLibraryLoadData(): typeof cuLibraryLoadData {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryLoadData(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
     s$f64[0] = 0;
     pointerArg('cuLibraryLoadData', 'code', code, true);
@@ -186,7 +202,11 @@ function bind$cuLibraryLoadData(): typeof cuLibraryLoadData {
     const numLibraryOptions$n = sameLength('cuLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
     const status = (native$ ??= binder.native('cuLibraryLoadData'))(s$bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
     if (status !== 0) throw fail('cuLibraryLoadData', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlibrary;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUlibrary;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUlibrary;
   };
 }
 let cuLibraryLoadFromFile$: typeof cuLibraryLoadFromFile | undefined;
@@ -206,6 +226,7 @@ function bind$cuLibraryLoadFromFile(): typeof cuLibraryLoadFromFile {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
     s$f64[0] = 0;
     if (typeof fileName !== 'string') throw argError('cuLibraryLoadFromFile', 'fileName', 'a string', fileName);
@@ -217,7 +238,11 @@ function bind$cuLibraryLoadFromFile(): typeof cuLibraryLoadFromFile {
     const numLibraryOptions$n = sameLength('cuLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
     const status = (native$ ??= binder.native('cuLibraryLoadFromFile'))(s$bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
     if (status !== 0) throw fail('cuLibraryLoadFromFile', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlibrary;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUlibrary;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUlibrary;
   };
 }
 let cuLibraryUnload$c: NativeFunction | undefined;

@@ -86,6 +86,7 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLinkCreate(options, optionValues) {
     const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
     const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
@@ -93,7 +94,11 @@ function bind$cuLinkCreate(): typeof cuLinkCreate {
     const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
     const status = (native$ ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s$bytes);
     if (status !== 0) throw fail('cuLinkCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlinkState;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUlinkState;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUlinkState;
   };
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
@@ -190,13 +195,18 @@ function bind$cuLogsRegisterCallback(): typeof cuLogsRegisterCallback {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLogsRegisterCallback(callbackFunc, userData) {
     callbackArg('cuLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
     pointerArg('cuLogsRegisterCallback', 'userData', userData, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuLogsRegisterCallback'))(callbackFunc, userData, s$bytes);
     if (status !== 0) throw fail('cuLogsRegisterCallback', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUlogsCallbackHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUlogsCallbackHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUlogsCallbackHandle;
   };
 }
 let cuLogsUnregisterCallback$c: NativeFunction | undefined;

@@ -35,6 +35,7 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAddressReserve(size, alignment, addr, flags) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
@@ -43,7 +44,11 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemAddressReserve'))(s$bytes, size, alignment, addr, flags);
     if (status !== 0) throw fail('cuMemAddressReserve', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAdvise$c: NativeFunction | undefined;
@@ -75,12 +80,17 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAlloc(bytesize) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAlloc'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAlloc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocAsync$: typeof cuMemAllocAsync | undefined;
@@ -97,13 +107,18 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocAsync(bytesize, hStream) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocAsync'))(s$bytes, bytesize, hStream);
     if (status !== 0) throw fail('cuMemAllocAsync', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocFromPoolAsync$: typeof cuMemAllocFromPoolAsync | undefined;
@@ -121,6 +136,7 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocFromPoolAsync(bytesize, pool, hStream) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
@@ -128,7 +144,11 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocFromPoolAsync'))(s$bytes, bytesize, pool, hStream);
     if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocHost$: typeof cuMemAllocHost | undefined;
@@ -144,12 +164,17 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocHost(bytesize) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAllocHost'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAllocHost', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuMemAllocManaged$: typeof cuMemAllocManaged | undefined;
@@ -167,13 +192,18 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocManaged(bytesize, flags) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuMemAllocManaged'))(s$bytes, bytesize, flags);
     if (status !== 0) throw fail('cuMemAllocManaged', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemAllocPitch$: typeof cuMemAllocPitch | undefined;

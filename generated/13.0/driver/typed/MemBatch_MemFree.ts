@@ -23,6 +23,7 @@ function bind$cuMemBatchDecompressAsync(): typeof cuMemBatchDecompressAsync {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemBatchDecompressAsync(paramsArray, flags, stream) {
     const paramsArray$ = recordArrayArg('cuMemBatchDecompressAsync', 'paramsArray', records.CUmemDecompressParams_st(), paramsArray, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemBatchDecompressAsync', 'flags', 'u32', flags);
@@ -31,7 +32,11 @@ function bind$cuMemBatchDecompressAsync(): typeof cuMemBatchDecompressAsync {
     const count$n = paramsArray$.count;
     const status = (native$ ??= binder.native('cuMemBatchDecompressAsync'))(paramsArray$.bytes, count$n, flags, s$bytes, stream);
     if (status !== 0) throw fail('cuMemBatchDecompressAsync', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuMemCreate$: typeof cuMemCreate | undefined;

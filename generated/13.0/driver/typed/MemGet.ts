@@ -67,13 +67,18 @@ function bind$cuMemGetAllocationGranularity(): typeof cuMemGetAllocationGranular
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemGetAllocationGranularity(prop, option) {
     s$f64[0] = 0;
     const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
     if (typeof option !== 'number' || (option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
     const status = (native$ ??= binder.native('cuMemGetAllocationGranularity'))(s$bytes, prop$, option);
     if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
@@ -102,13 +107,18 @@ function bind$cuMemGetDefaultMemPool(): typeof cuMemGetDefaultMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemGetDefaultMemPool(location, type) {
     s$f64[0] = 0;
     const location$ = recordArg('cuMemGetDefaultMemPool', 'location', records.CUmemLocation_st(), location, false);
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetDefaultMemPool', 'type', 'i32', type);
     const status = (native$ ??= binder.native('cuMemGetDefaultMemPool'))(s$bytes, location$, type);
     if (status !== 0) throw fail('cuMemGetDefaultMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuMemGetHandleForAddressRange$: typeof cuMemGetHandleForAddressRange | undefined;
@@ -173,12 +183,17 @@ function bind$cuMemGetMemPool(): typeof cuMemGetMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemGetMemPool(location, type) {
     s$f64[0] = 0;
     const location$ = recordArg('cuMemGetMemPool', 'location', records.CUmemLocation_st(), location, false);
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemGetMemPool', 'type', 'i32', type);
     const status = (native$ ??= binder.native('cuMemGetMemPool'))(s$bytes, location$, type);
     if (status !== 0) throw fail('cuMemGetMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }

@@ -23,13 +23,18 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemHostAlloc(bytesize, Flags) {
     s$f64[0] = 0;
     if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuMemHostAlloc'))(s$bytes, bytesize, Flags);
     if (status !== 0) throw fail('cuMemHostAlloc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cuMemHostGetDevicePointer$: typeof cuMemHostGetDevicePointer | undefined;
@@ -47,13 +52,18 @@ function bind$cuMemHostGetDevicePointer(): typeof cuMemHostGetDevicePointer {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemHostGetDevicePointer(p, Flags) {
     s$f64[0] = 0;
     pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuMemHostGetDevicePointer'))(s$bytes, p, Flags);
     if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemHostGetFlags$: typeof cuMemHostGetFlags | undefined;

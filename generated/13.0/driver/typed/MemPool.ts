@@ -22,12 +22,17 @@ function bind$cuMemPoolCreate(): typeof cuMemPoolCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolCreate(poolProps) {
     s$f64[0] = 0;
     const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
     const status = (native$ ??= binder.native('cuMemPoolCreate'))(s$bytes, poolProps$);
     if (status !== 0) throw fail('cuMemPoolCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
@@ -119,6 +124,7 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolImportFromShareableHandle(handle, handleType, flags) {
     s$f64[0] = 0;
     pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
@@ -126,7 +132,11 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
     if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemPoolImportFromShareableHandle'))(s$bytes, handle, handleType, flags);
     if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUmemoryPool;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUmemoryPool;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUmemoryPool;
   };
 }
 let cuMemPoolImportPointer$: typeof cuMemPoolImportPointer | undefined;
@@ -143,13 +153,18 @@ function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolImportPointer(pool, shareData) {
     s$f64[0] = 0;
     if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
     const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
     const status = (native$ ??= binder.native('cuMemPoolImportPointer'))(s$bytes, pool, shareData$);
     if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUdeviceptr;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUdeviceptr;
   };
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;

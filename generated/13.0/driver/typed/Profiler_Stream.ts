@@ -153,12 +153,17 @@ function bind$cuStreamCreate(): typeof cuStreamCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamCreate(Flags) {
     s$f64[0] = 0;
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuStreamCreate'))(s$bytes, Flags);
     if (status !== 0) throw fail('cuStreamCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUstream;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUstream;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUstream;
   };
 }
 let cuStreamCreateWithPriority$: typeof cuStreamCreateWithPriority | undefined;
@@ -176,13 +181,18 @@ function bind$cuStreamCreateWithPriority(): typeof cuStreamCreateWithPriority {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamCreateWithPriority(flags, priority) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
     if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
     const status = (native$ ??= binder.native('cuStreamCreateWithPriority'))(s$bytes, flags, priority);
     if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUstream;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUstream;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUstream;
   };
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
@@ -207,12 +217,17 @@ function bind$cuStreamEndCapture(): typeof cuStreamEndCapture {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamEndCapture(hStream) {
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamEndCapture'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamEndCapture', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgraph;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgraph;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgraph;
   };
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
@@ -268,12 +283,17 @@ function bind$cuStreamGetCtx(): typeof cuStreamGetCtx {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamGetCtx(hStream) {
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetCtx'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetCtx', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUcontext;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUcontext;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUcontext;
   };
 }
 let cuStreamGetCtx_v2$: typeof cuStreamGetCtx_v2 | undefined;
@@ -353,12 +373,17 @@ function bind$cuStreamGetGreenCtx(): typeof cuStreamGetGreenCtx {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamGetGreenCtx(hStream) {
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetGreenCtx'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetGreenCtx', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUgreenCtx;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUgreenCtx;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUgreenCtx;
   };
 }
 let cuStreamGetId$: typeof cuStreamGetId | undefined;

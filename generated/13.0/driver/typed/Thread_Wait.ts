@@ -45,6 +45,7 @@ function bind$cuUserObjectCreate(): typeof cuUserObjectCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuUserObjectCreate(ptr, destroy, initialRefcount, flags) {
     s$f64[0] = 0;
     pointerArg('cuUserObjectCreate', 'ptr', ptr, true);
@@ -58,7 +59,11 @@ function bind$cuUserObjectCreate(): typeof cuUserObjectCreate {
       destroy$cb?.cancel(); // refused: it will never run
       throw fail('cuUserObjectCreate', status);
     }
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.CUuserObject;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.CUuserObject;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.CUuserObject;
   };
 }
 let cuUserObjectRelease$c: NativeFunction | undefined;

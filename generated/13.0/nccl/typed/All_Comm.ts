@@ -219,6 +219,7 @@ function bind$ncclCommInitRank(): typeof ncclCommInitRank {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommInitRank(nranks, commId, rank) {
     s$f64[0] = 0;
     if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRank', 'nranks', 'i32', nranks);
@@ -226,7 +227,11 @@ function bind$ncclCommInitRank(): typeof ncclCommInitRank {
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('ncclCommInitRank', 'rank', 'i32', rank);
     const status = (native$ ??= binder.native('ncclCommInitRank'))(s$bytes, nranks, commId, rank);
     if (status !== 0) throw fail('ncclCommInitRank', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.ncclComm_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.ncclComm_t;
   };
 }
 let ncclCommInitRankConfig$: typeof ncclCommInitRankConfig | undefined;
@@ -244,6 +249,7 @@ function bind$ncclCommInitRankConfig(): typeof ncclCommInitRankConfig {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommInitRankConfig(nranks, commId, rank, config) {
     s$f64[0] = 0;
     if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankConfig', 'nranks', 'i32', nranks);
@@ -252,7 +258,11 @@ function bind$ncclCommInitRankConfig(): typeof ncclCommInitRankConfig {
     pointerArg('ncclCommInitRankConfig', 'config', config, true);
     const status = (native$ ??= binder.native('ncclCommInitRankConfig'))(s$bytes, nranks, commId, rank, config);
     if (status !== 0) throw fail('ncclCommInitRankConfig', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.ncclComm_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.ncclComm_t;
   };
 }
 let ncclCommInitRankScalable$: typeof ncclCommInitRankScalable | undefined;
@@ -271,6 +281,7 @@ function bind$ncclCommInitRankScalable(): typeof ncclCommInitRankScalable {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommInitRankScalable(nranks, myrank, nId, commIds, config) {
     s$f64[0] = 0;
     if (typeof nranks !== 'number' || (nranks | 0) !== nranks) throw intError('ncclCommInitRankScalable', 'nranks', 'i32', nranks);
@@ -280,7 +291,11 @@ function bind$ncclCommInitRankScalable(): typeof ncclCommInitRankScalable {
     pointerArg('ncclCommInitRankScalable', 'config', config, true);
     const status = (native$ ??= binder.native('ncclCommInitRankScalable'))(s$bytes, nranks, myrank, nId, commIds, config);
     if (status !== 0) throw fail('ncclCommInitRankScalable', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.ncclComm_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.ncclComm_t;
   };
 }
 let ncclCommRegister$: typeof ncclCommRegister | undefined;
@@ -297,6 +312,7 @@ function bind$ncclCommRegister(): typeof ncclCommRegister {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommRegister(comm, buff, size) {
     if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRegister', 'comm', comm, true) as typeof comm;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
@@ -305,7 +321,11 @@ function bind$ncclCommRegister(): typeof ncclCommRegister {
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('ncclCommRegister'))(comm, buff, size, s$bytes);
     if (status !== 0) throw fail('ncclCommRegister', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let ncclCommRevoke$c: NativeFunction | undefined;
@@ -334,6 +354,7 @@ function bind$ncclCommShrink(): typeof ncclCommShrink {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommShrink(comm, excludeRanksList, excludeRanksCount, config, shrinkFlags) {
     if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
     pointerArg('ncclCommShrink', 'excludeRanksList', excludeRanksList, true);
@@ -343,7 +364,11 @@ function bind$ncclCommShrink(): typeof ncclCommShrink {
     if (typeof shrinkFlags !== 'number' || (shrinkFlags | 0) !== shrinkFlags) throw intError('ncclCommShrink', 'shrinkFlags', 'i32', shrinkFlags);
     const status = (native$ ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, s$bytes, config, shrinkFlags);
     if (status !== 0) throw fail('ncclCommShrink', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.ncclComm_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.ncclComm_t;
   };
 }
 let ncclCommSplit$: typeof ncclCommSplit | undefined;
@@ -361,6 +386,7 @@ function bind$ncclCommSplit(): typeof ncclCommSplit {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommSplit(comm, color, key, config) {
     if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
     if (typeof color !== 'number' || (color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
@@ -369,7 +395,11 @@ function bind$ncclCommSplit(): typeof ncclCommSplit {
     pointerArg('ncclCommSplit', 'config', config, true);
     const status = (native$ ??= binder.native('ncclCommSplit'))(comm, color, key, s$bytes, config);
     if (status !== 0) throw fail('ncclCommSplit', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclComm_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.ncclComm_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.ncclComm_t;
   };
 }
 let ncclCommUserRank$: typeof ncclCommUserRank | undefined;
@@ -417,6 +447,7 @@ function bind$ncclCommWindowRegister(): typeof ncclCommWindowRegister {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommWindowRegister(comm, buff, size, winFlags) {
     if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowRegister', 'comm', comm, true) as typeof comm;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
@@ -426,6 +457,10 @@ function bind$ncclCommWindowRegister(): typeof ncclCommWindowRegister {
     if (typeof winFlags !== 'number' || (winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
     const status = (native$ ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s$bytes, winFlags);
     if (status !== 0) throw fail('ncclCommWindowRegister', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.ncclWindow_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.ncclWindow_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.ncclWindow_t;
   };
 }

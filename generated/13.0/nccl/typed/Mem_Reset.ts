@@ -20,12 +20,17 @@ function bind$ncclMemAlloc(): typeof ncclMemAlloc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclMemAlloc(size) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclMemAlloc', 'size', size, false);
     const status = (native$ ??= binder.native('ncclMemAlloc'))(s$bytes, size);
     if (status !== 0) throw fail('ncclMemAlloc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let ncclMemFree$c: NativeFunction | undefined;

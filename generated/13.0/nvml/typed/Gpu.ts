@@ -22,13 +22,18 @@ function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCrea
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId) {
     if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s$bytes);
     if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstance', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlComputeInstance_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlComputeInstance_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlComputeInstance_t;
   };
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: typeof nvmlGpuInstanceCreateComputeInstanceWithPlacement | undefined;
@@ -46,6 +51,7 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance, profileId, placement) {
     if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'profileId', 'u32', profileId);
@@ -53,7 +59,11 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, placement$, s$bytes);
     if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstanceWithPlacement', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlComputeInstance_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlComputeInstance_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlComputeInstance_t;
   };
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
@@ -94,13 +104,18 @@ function bind$nvmlGpuInstanceGetComputeInstanceById(): typeof nvmlGpuInstanceGet
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id) {
     if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s$bytes);
     if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceById', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.nvmlComputeInstance_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.nvmlComputeInstance_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.nvmlComputeInstance_t;
   };
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: typeof nvmlGpuInstanceGetComputeInstancePossiblePlacements | undefined;

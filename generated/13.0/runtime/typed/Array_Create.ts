@@ -59,13 +59,18 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaArrayGetPlane(hArray, planeIdx) {
     s$f64[0] = 0;
     if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
     if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
     const status = (native$ ??= binder.native('cudaArrayGetPlane'))(s$bytes, hArray, planeIdx);
     if (status !== 0) throw fail('cudaArrayGetPlane', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;

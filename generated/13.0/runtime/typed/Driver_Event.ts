@@ -39,11 +39,16 @@ function bind$cudaEventCreate(): typeof cudaEventCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$u32 = s.u32;
   const native: NativeFunction = binder.nativeFixed('cudaEventCreate', [s.bytes]);
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaEventCreate() {
     s$f64[0] = 0;
     const status = native();
     if (status !== 0) throw fail('cudaEventCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaEvent_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaEvent_t;
   };
 }
 let cudaEventCreateWithFlags$: typeof cudaEventCreateWithFlags | undefined;
@@ -59,12 +64,17 @@ function bind$cudaEventCreateWithFlags(): typeof cudaEventCreateWithFlags {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaEventCreateWithFlags(flags) {
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaEventCreateWithFlags', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaEventCreateWithFlags'))(s$bytes, flags);
     if (status !== 0) throw fail('cudaEventCreateWithFlags', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaEvent_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaEvent_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaEvent_t;
   };
 }
 let cudaEventDestroy$c: NativeFunction | undefined;

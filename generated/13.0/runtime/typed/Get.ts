@@ -172,12 +172,17 @@ function bind$cudaGetExportTable(): typeof cudaGetExportTable {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetExportTable(pExportTableId) {
     s$f64[0] = 0;
     const pExportTableId$ = recordArg('cudaGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
     const status = (native$ ??= binder.native('cudaGetExportTable'))(s$bytes, pExportTableId$);
     if (status !== 0) throw fail('cudaGetExportTable', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaGetFuncBySymbol$: typeof cudaGetFuncBySymbol | undefined;
@@ -193,12 +198,17 @@ function bind$cudaGetFuncBySymbol(): typeof cudaGetFuncBySymbol {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetFuncBySymbol(symbolPtr) {
     s$f64[0] = 0;
     pointerArg('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, true);
     const status = (native$ ??= binder.native('cudaGetFuncBySymbol'))(s$bytes, symbolPtr);
     if (status !== 0) throw fail('cudaGetFuncBySymbol', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaFunction_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaFunction_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaFunction_t;
   };
 }
 let cudaGetKernel$: typeof cudaGetKernel | undefined;
@@ -214,12 +224,17 @@ function bind$cudaGetKernel(): typeof cudaGetKernel {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetKernel(entryFuncAddr) {
     s$f64[0] = 0;
     pointerArg('cudaGetKernel', 'entryFuncAddr', entryFuncAddr, true);
     const status = (native$ ??= binder.native('cudaGetKernel'))(s$bytes, entryFuncAddr);
     if (status !== 0) throw fail('cudaGetKernel', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaKernel_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaKernel_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaKernel_t;
   };
 }
 let cudaGetLastError$c: NativeFunction | undefined;
@@ -243,13 +258,18 @@ function bind$cudaGetMipmappedArrayLevel(): typeof cudaGetMipmappedArrayLevel {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetMipmappedArrayLevel(mipmappedArray, level) {
     s$f64[0] = 0;
     if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
     if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
     const status = (native$ ??= binder.native('cudaGetMipmappedArrayLevel'))(s$bytes, mipmappedArray, level);
     if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
@@ -277,12 +297,17 @@ function bind$cudaGetSymbolAddress(): typeof cudaGetSymbolAddress {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetSymbolAddress(symbol) {
     s$f64[0] = 0;
     pointerArg('cudaGetSymbolAddress', 'symbol', symbol, true);
     const status = (native$ ??= binder.native('cudaGetSymbolAddress'))(s$bytes, symbol);
     if (status !== 0) throw fail('cudaGetSymbolAddress', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaGetSymbolSize$: typeof cudaGetSymbolSize | undefined;
@@ -298,12 +323,17 @@ function bind$cudaGetSymbolSize(): typeof cudaGetSymbolSize {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetSymbolSize(symbol) {
     s$f64[0] = 0;
     pointerArg('cudaGetSymbolSize', 'symbol', symbol, true);
     const status = (native$ ??= binder.native('cudaGetSymbolSize'))(s$bytes, symbol);
     if (status !== 0) throw fail('cudaGetSymbolSize', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;

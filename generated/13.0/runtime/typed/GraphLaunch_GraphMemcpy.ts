@@ -44,12 +44,17 @@ function bind$cudaGraphMemFreeNodeGetParams(): typeof cudaGraphMemFreeNodeGetPar
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphMemFreeNodeGetParams(node) {
     if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemFreeNodeGetParams', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphMemFreeNodeGetParams', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaGraphMemcpyNodeGetParams$c: NativeFunction | undefined;

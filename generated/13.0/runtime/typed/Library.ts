@@ -60,13 +60,18 @@ function bind$cudaLibraryGetKernel(): typeof cudaLibraryGetKernel {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaLibraryGetKernel(library, name) {
     s$f64[0] = 0;
     if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetKernel', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cudaLibraryGetKernel', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cudaLibraryGetKernel'))(s$bytes, library, name);
     if (status !== 0) throw fail('cudaLibraryGetKernel', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaKernel_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaKernel_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaKernel_t;
   };
 }
 let cudaLibraryGetKernelCount$: typeof cudaLibraryGetKernelCount | undefined;
@@ -128,13 +133,18 @@ function bind$cudaLibraryGetUnifiedFunction(): typeof cudaLibraryGetUnifiedFunct
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaLibraryGetUnifiedFunction(library, symbol) {
     s$f64[0] = 0;
     if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
     if (typeof symbol !== 'string') throw argError('cudaLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
     const status = (native$ ??= binder.native('cudaLibraryGetUnifiedFunction'))(s$bytes, library, symbol);
     if (status !== 0) throw fail('cudaLibraryGetUnifiedFunction', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaLibraryLoadData$: typeof cudaLibraryLoadData | undefined;
@@ -154,6 +164,7 @@ function bind$cudaLibraryLoadData(): typeof cudaLibraryLoadData {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaLibraryLoadData(code, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
     s$f64[0] = 0;
     pointerArg('cudaLibraryLoadData', 'code', code, true);
@@ -165,7 +176,11 @@ function bind$cudaLibraryLoadData(): typeof cudaLibraryLoadData {
     const numLibraryOptions$n = sameLength('cudaLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
     const status = (native$ ??= binder.native('cudaLibraryLoadData'))(s$bytes, code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
     if (status !== 0) throw fail('cudaLibraryLoadData', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaLibrary_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaLibrary_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaLibrary_t;
   };
 }
 let cudaLibraryLoadFromFile$: typeof cudaLibraryLoadFromFile | undefined;
@@ -185,6 +200,7 @@ function bind$cudaLibraryLoadFromFile(): typeof cudaLibraryLoadFromFile {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, libraryOptions, libraryOptionValues) {
     s$f64[0] = 0;
     if (typeof fileName !== 'string') throw argError('cudaLibraryLoadFromFile', 'fileName', 'a string', fileName);
@@ -196,7 +212,11 @@ function bind$cudaLibraryLoadFromFile(): typeof cudaLibraryLoadFromFile {
     const numLibraryOptions$n = sameLength('cudaLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
     const status = (native$ ??= binder.native('cudaLibraryLoadFromFile'))(s$bytes, fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
     if (status !== 0) throw fail('cudaLibraryLoadFromFile', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaLibrary_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaLibrary_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaLibrary_t;
   };
 }
 let cudaLibraryUnload$c: NativeFunction | undefined;

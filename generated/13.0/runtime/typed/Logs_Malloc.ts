@@ -93,13 +93,18 @@ function bind$cudaLogsRegisterCallback(): typeof cudaLogsRegisterCallback {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaLogsRegisterCallback(callbackFunc, userData) {
     callbackArg('cudaLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
     pointerArg('cudaLogsRegisterCallback', 'userData', userData, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaLogsRegisterCallback'))(callbackFunc, userData, s$bytes);
     if (status !== 0) throw fail('cudaLogsRegisterCallback', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaLogsCallbackHandle;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaLogsCallbackHandle;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaLogsCallbackHandle;
   };
 }
 let cudaLogsUnregisterCallback$c: NativeFunction | undefined;
@@ -124,12 +129,17 @@ function bind$cudaMalloc(): typeof cudaMalloc {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMalloc(size) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMalloc', 'size', size, false);
     const status = (native$ ??= binder.native('cudaMalloc'))(s$bytes, size);
     if (status !== 0) throw fail('cudaMalloc', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaMallocArray$: typeof cudaMallocArray | undefined;
@@ -148,6 +158,7 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocArray(desc, width, height, flags) {
     s$f64[0] = 0;
     const desc$ = recordArg('cudaMallocArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
@@ -156,7 +167,11 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMallocArray'))(s$bytes, desc$, width, height, flags);
     if (status !== 0) throw fail('cudaMallocArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaMallocAsync$: typeof cudaMallocAsync | undefined;
@@ -173,13 +188,18 @@ function bind$cudaMallocAsync(): typeof cudaMallocAsync {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocAsync(size, hStream) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocAsync', 'size', size, false);
     if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaMallocAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cudaMallocAsync'))(s$bytes, size, hStream);
     if (status !== 0) throw fail('cudaMallocAsync', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaMallocFromPoolAsync$: typeof cudaMallocFromPoolAsync | undefined;
@@ -197,6 +217,7 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocFromPoolAsync(size, memPool, stream) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocFromPoolAsync', 'size', size, false);
@@ -204,7 +225,11 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
     if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMallocFromPoolAsync', 'stream', stream, true) as typeof stream;
     const status = (native$ ??= binder.native('cudaMallocFromPoolAsync'))(s$bytes, size, memPool, stream);
     if (status !== 0) throw fail('cudaMallocFromPoolAsync', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaMallocHost$: typeof cudaMallocHost | undefined;
@@ -220,12 +245,17 @@ function bind$cudaMallocHost(): typeof cudaMallocHost {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocHost(size) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocHost', 'size', size, false);
     const status = (native$ ??= binder.native('cudaMallocHost'))(s$bytes, size);
     if (status !== 0) throw fail('cudaMallocHost', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaMallocManaged$: typeof cudaMallocManaged | undefined;
@@ -242,13 +272,18 @@ function bind$cudaMallocManaged(): typeof cudaMallocManaged {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocManaged(size, flags) {
     s$f64[0] = 0;
     if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocManaged', 'size', size, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMallocManaged'))(s$bytes, size, flags);
     if (status !== 0) throw fail('cudaMallocManaged', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaMallocMipmappedArray$: typeof cudaMallocMipmappedArray | undefined;
@@ -267,6 +302,7 @@ function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocMipmappedArray(desc, extent, numLevels, flags) {
     s$f64[0] = 0;
     const desc$ = recordArg('cudaMallocMipmappedArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
@@ -275,7 +311,11 @@ function bind$cudaMallocMipmappedArray(): typeof cudaMallocMipmappedArray {
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocMipmappedArray', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMallocMipmappedArray'))(s$bytes, desc$, extent, numLevels, flags);
     if (status !== 0) throw fail('cudaMallocMipmappedArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMipmappedArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMipmappedArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMipmappedArray_t;
   };
 }
 let cudaMallocPitch$: typeof cudaMallocPitch | undefined;

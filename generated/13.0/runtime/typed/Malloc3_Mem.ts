@@ -35,6 +35,7 @@ function bind$cudaMalloc3DArray(): typeof cudaMalloc3DArray {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMalloc3DArray(desc, extent, flags) {
     s$f64[0] = 0;
     const desc$ = recordArg('cudaMalloc3DArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
@@ -42,7 +43,11 @@ function bind$cudaMalloc3DArray(): typeof cudaMalloc3DArray {
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMalloc3DArray'))(s$bytes, desc$, extent, flags);
     if (status !== 0) throw fail('cudaMalloc3DArray', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaArray_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaArray_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaArray_t;
   };
 }
 let cudaMemAdvise$c: NativeFunction | undefined;
@@ -112,13 +117,18 @@ function bind$cudaMemGetDefaultMemPool(): typeof cudaMemGetDefaultMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemGetDefaultMemPool(location, type) {
     s$f64[0] = 0;
     const location$ = recordArg('cudaMemGetDefaultMemPool', 'location', records.cudaMemLocation(), location, false);
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudaMemGetDefaultMemPool', 'type', 'i32', type);
     const status = (native$ ??= binder.native('cudaMemGetDefaultMemPool'))(s$bytes, location$, type);
     if (status !== 0) throw fail('cudaMemGetDefaultMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaMemGetInfo$: typeof cudaMemGetInfo | undefined;
@@ -155,13 +165,18 @@ function bind$cudaMemGetMemPool(): typeof cudaMemGetMemPool {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemGetMemPool(location, type) {
     s$f64[0] = 0;
     const location$ = recordArg('cudaMemGetMemPool', 'location', records.cudaMemLocation(), location, false);
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudaMemGetMemPool', 'type', 'i32', type);
     const status = (native$ ??= binder.native('cudaMemGetMemPool'))(s$bytes, location$, type);
     if (status !== 0) throw fail('cudaMemGetMemPool', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaMemPoolCreate$: typeof cudaMemPoolCreate | undefined;
@@ -177,12 +192,17 @@ function bind$cudaMemPoolCreate(): typeof cudaMemPoolCreate {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemPoolCreate(poolProps) {
     s$f64[0] = 0;
     const poolProps$ = recordArg('cudaMemPoolCreate', 'poolProps', records.cudaMemPoolProps(), poolProps, false);
     const status = (native$ ??= binder.native('cudaMemPoolCreate'))(s$bytes, poolProps$);
     if (status !== 0) throw fail('cudaMemPoolCreate', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaMemPoolDestroy$c: NativeFunction | undefined;
@@ -274,6 +294,7 @@ function bind$cudaMemPoolImportFromShareableHandle(): typeof cudaMemPoolImportFr
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemPoolImportFromShareableHandle(shareableHandle, handleType, flags) {
     s$f64[0] = 0;
     pointerArg('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, true);
@@ -281,7 +302,11 @@ function bind$cudaMemPoolImportFromShareableHandle(): typeof cudaMemPoolImportFr
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s$bytes, shareableHandle, handleType, flags);
     if (status !== 0) throw fail('cudaMemPoolImportFromShareableHandle', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.cudaMemPool_t;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.cudaMemPool_t;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.cudaMemPool_t;
   };
 }
 let cudaMemPoolImportPointer$: typeof cudaMemPoolImportPointer | undefined;
@@ -298,13 +323,18 @@ function bind$cudaMemPoolImportPointer(): typeof cudaMemPoolImportPointer {
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemPoolImportPointer(memPool, exportData) {
     s$f64[0] = 0;
     if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
     const exportData$ = recordArg('cudaMemPoolImportPointer', 'exportData', records.cudaMemPoolPtrExportData(), exportData, false);
     const status = (native$ ??= binder.native('cudaMemPoolImportPointer'))(s$bytes, memPool, exportData$);
     if (status !== 0) throw fail('cudaMemPoolImportPointer', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer;
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last as T.DevicePointer;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo) as T.DevicePointer;
   };
 }
 let cudaMemPoolSetAccess$c: NativeFunction | undefined;

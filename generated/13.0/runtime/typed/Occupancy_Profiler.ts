@@ -23,6 +23,7 @@ function bind$cudaOccupancyAvailableDynamicSMemPerBlock(): typeof cudaOccupancyA
   const s = new Scratch(1);
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
+  let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize) {
     s$f64[0] = 0;
     pointerArg('cudaOccupancyAvailableDynamicSMemPerBlock', 'func', func, true);
@@ -30,7 +31,11 @@ function bind$cudaOccupancyAvailableDynamicSMemPerBlock(): typeof cudaOccupancyA
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
     const status = (native$ ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(s$bytes, func, numBlocks, blockSize);
     if (status !== 0) throw fail('cudaOccupancyAvailableDynamicSMemPerBlock', status);
-    return (s$u32[1] * 4294967296 + s$u32[0]);
+    const $lo = s$u32[0], $hi = s$u32[1];
+    if ($lo === $lastLo && $hi === $lastHi) return $last;
+    $lastLo = $lo;
+    $lastHi = $hi;
+    return ($last = $hi * 4294967296 + $lo);
   };
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: typeof cudaOccupancyMaxActiveBlocksPerMultiprocessor | undefined;
