@@ -5,15 +5,37 @@ export class GeneratorError extends Error {}
 /** A header a module needs is in none of the include folders: a module not named with --modules is skipped, not failed. */
 export class HeadersNotFoundError extends GeneratorError {}
 
+/**
+ * The oldest clang whose output the committed IR was made with. clang 14 parses the headers too, but
+ * attaches their doc comments differently: the driver's IR then loses the cues (returned, optional,
+ * array, count) that typed signatures rest on, and the generated tree silently differs from ours.
+ */
+export const MIN_CLANG_MAJOR = 19;
+
+/** The major version `clang --version` printed, or undefined when it is not clang's banner. */
+export function clangMajor(versionText: string): number | undefined {
+  const m = /clang version (\d+)\./.exec(versionText);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The clang to run: $CLANG when set (an explicit choice is refused, never replaced), else the first of
+ * clang-21, clang-20, clang-19, clang at version ≥ MIN_CLANG_MAJOR.
+ */
 export function findClang(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = [env.CLANG, 'clang', 'clang-21', 'clang-20', 'clang-19', 'clang-18', 'clang-17', 'clang-16', 'clang-15', 'clang-14'].filter(
-    (c): c is string => !!c,
-  );
+  const candidates = env.CLANG ? [env.CLANG] : ['clang-21', 'clang-20', 'clang-19', 'clang'];
+  const tooOld: string[] = [];
   for (const c of candidates) {
     const r = spawnSync(c, ['--version'], { encoding: 'utf8' });
-    if (r.status === 0) return c;
+    if (r.status !== 0) continue;
+    const major = clangMajor(r.stdout ?? '');
+    if (major !== undefined && major >= MIN_CLANG_MAJOR) return c;
+    tooOld.push(`${c} is clang ${major ?? '(unknown version)'}`);
   }
-  throw new GeneratorError('clang not found (tried $CLANG, clang, clang-21 … clang-14): install it, e.g. `apt-get install clang`');
+  if (tooOld.length) {
+    throw new GeneratorError(`clang ${MIN_CLANG_MAJOR} or newer is needed (${tooOld.join('; ')}): older clang attaches the headers' doc comments differently, and the IR would lose facts the typed layer rests on. Install it (e.g. \`apt-get install clang-${MIN_CLANG_MAJOR}\`) or set CLANG to one`);
+  }
+  throw new GeneratorError(`clang not found (tried ${candidates.join(', ')}): install clang ${MIN_CLANG_MAJOR} or newer, e.g. \`apt-get install clang-${MIN_CLANG_MAJOR}\``);
 }
 
 export interface ClangJob {
