@@ -207,9 +207,8 @@ function isSlotArgument(arg: string): boolean {
  * The slot of a function's one output when that output is a 64-bit number read from its Scratch (a
  * handle, address or size): V8 boxes such a number past 2^31 into a new heap object on every return,
  * so the function keeps the last one it returned and gives it back while the slot holds the same
- * value. On the H200 under Deno that took 0.3-1 ns off `cuCtxGetCurrent` in a fast process and 3-12
- * ns in one where allocation was slow (docs/runtimes.md); JavaScriptCore does not box, and under Bun it
- * cost nothing.
+ * value: 0.3-1 ns a call under Deno and node:ffi (docs/runtimes.md); JavaScriptCore does not box, and
+ * under Bun it costs nothing.
  */
 function lastKept(plan: FunctionPlan, opts: FunctionOptions): number | undefined {
   return opts.isStatus && plan.outs.length === 1 && !plan.capacity ? plan.outs[0].slot64 : undefined;
