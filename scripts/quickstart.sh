@@ -26,9 +26,8 @@ step() {
   fi
 }
 
-# clang 19 or newer (generator/parse/clang.ts, MIN_CLANG_MAJOR): an older `clang` alone (Debian 12's is 14) does not do
-clang19() { for c in clang-21 clang-20 clang-19 clang; do v=$("$c" --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\)\..*/\1/p' | head -1); [ -n "$v" ] && [ "$v" -ge 19 ] && return 0; done; return 1; }
-if ! clang19; then
+. "$(dirname "${BASH_SOURCE[0]}")/clang-version.sh"
+if ! has_clang19; then
   command -v apt-get >/dev/null || fail "clang 19 or newer is not installed and there is no apt-get to install it" "install clang (19 or newer) with your package manager, then run npm run setup again"
   step "installing clang-19 with apt (log: $log)" bash -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq clang-19'
 fi

@@ -108,9 +108,9 @@ function slotNumber(i: number): string {
   return `(s.u32[${2 * i + 1}] * 4294967296 + s.u32[${2 * i}])`;
 }
 
-/** Whether `readSlot` makes element `e` from the slot's two 32-bit halves (a number that may exceed 2^31). */
+/** Whether `readSlot` makes element `e` from the slot's two 32-bit halves (a number that may exceed 2^31): read off readSlot itself. */
 export function readsAsNumber64(e: Elem): boolean {
-  return e.t === 'handle' || e.t === 'deviceptr' || e.t === 'address' || (e.t === 'int' && e.bits === 64 && e.size === true);
+  return e.t !== 'record' && readSlot(e, 0).startsWith(slotNumber(0));
 }
 
 /** Reads slot `i` of the scratch as element `e`. */
