@@ -158,6 +158,34 @@ export function ratioStats(a: number[], b: number[]): RatioStats {
   return { median: median(r), min: Math.min(...r), max: Math.max(...r), ...medianInterval(r), n };
 }
 
+/**
+ * How much slower than the run's quiet floor C may run in a repetition that still counts as quiet. On
+ * the H200 machine every core alternates, for seconds at a time, between a quiet state and one where
+ * something outside the VM shares it: C's own `cuCtxGetCurrent` then takes 10-13 ns instead of 7 (and a
+ * plain pointer chase in C 35% longer), and the JS columns slow more than C does (docs/runtimes.md).
+ * 1.3 admits the intermediate level seen (8.4-8.9 ns) and none of the contended one.
+ */
+export const QUIET_SLACK = 1.3;
+/** The fewest quiet repetitions a verdict on quiet repetitions needs; with fewer it judges every repetition. */
+export const MIN_QUIET_REPS = 6;
+
+/**
+ * A row's quiet floor in one run: the 10th percentile of C's repetitions over every process that
+ * timed it (a process that was contended throughout cannot lower it; one quiet process sets it).
+ */
+export function quietFloor(cReps: readonly (readonly number[])[]): number {
+  const all = cReps.flat().filter((v) => Number.isFinite(v) && v > 0).sort((p, q) => p - q);
+  return all.length ? all[Math.floor((all.length - 1) * 0.1)] : NaN;
+}
+
+/** {@link ratioStats} of a[k] / b[k] over the repetitions where b (C) ran within `slack` × `floor`, and how many those were. */
+export function quietRatioStats(a: number[], b: number[], floor: number, slack = QUIET_SLACK): RatioStats & { quiet: number; of: number } {
+  const n = Math.min(a.length, b.length);
+  const keep = Array.from({ length: n }, (_, k) => k).filter((k) => b[k] <= floor * slack);
+  const q = keep.length ? ratioStats(keep.map((k) => a[k]), keep.map((k) => b[k])) : { median: NaN, min: NaN, max: NaN, lo: NaN, hi: NaN, n: 0 };
+  return { ...q, quiet: keep.length, of: n };
+}
+
 /** The confidence of the interval that verdicts judge. */
 export const VERDICT_CONFIDENCE = 0.95;
 

@@ -3,7 +3,7 @@
 // (Node: bench/gpu.ts's interleaved phase, native-c-inproc; Bun and Deno: bench/runtime-child.ts,
 // native-c-inproc-bun / -deno), and the issue's verdicts. Pure: results in, text and verdicts out.
 import { type ImplResult, type MeasuredRow, type Row, fmt, isMeasured, table } from './common';
-import { type RatioStats, judgeRatios, ratioStats, ratioWords } from './interleave';
+import { MIN_QUIET_REPS, QUIET_SLACK, type RatioStats, judgeRatios, quietFloor, quietRatioStats, ratioStats, ratioWords } from './interleave';
 import type { StagingVerdict } from './staging-report';
 import { type FloorRecord, floorRecordWords } from './c-floor-pin';
 
@@ -123,6 +123,25 @@ export function floorsLine(all: readonly ImplResult[]): string | undefined {
   return `  C floor per runtime, launch_0args / launch_4args ns (in-process, pinned as each line says): ${parts.join(', ')}${standalone}`;
 }
 
+/**
+ * A trivial-call target judged on the quiet repetitions (C within {@link QUIET_SLACK} of the run's quiet
+ * floor, over every runtime's process): a call of a few ns measures the core's neighbours as much as
+ * cuda-ts when the core is contended. The value gives the quiet repetitions' ratio and every
+ * repetition's; with fewer than {@link MIN_QUIET_REPS} quiet ones the verdict judges them all.
+ */
+function judgeQuiet(get: GetRow, target: string, row: string, impl: string, base: string, limit: number): Verdict {
+  const plain = judgeOne(get, target, row, impl, base, limit);
+  const v = get(impl, row);
+  const b = get(base, row);
+  if (plain.verdict === 'SKIP' || !isMeasured(v) || !isMeasured(b) || !v.interleaved || !b.interleaved) return plain;
+  const floor = quietFloor(JS_RUNTIMES.map((rt) => get(runtimeImpl('native-c-inproc', rt), row)).filter(isMeasured).map((r) => r.reps));
+  const q = quietRatioStats(v.reps, b.reps, floor);
+  const all = ratioStats(v.reps, b.reps);
+  const rule = `C ≤ ${QUIET_SLACK}× the run's quiet floor ${fmt(floor)} ns`;
+  if (q.quiet < MIN_QUIET_REPS) return { ...plain, value: `${ratioWords(all)}; all reps: only ${q.quiet} of ${q.of} quiet (${rule})` };
+  return { ...plain, value: `${ratioWords(q)} on ${q.quiet} of ${q.of} quiet reps (${rule}); all reps ${ratioWords(all)}`, verdict: judgeRatios(q, limit, 'lower') };
+}
+
 /** One ratio target on one runtime's columns: `impl` against the runtime's own C, ≤ limit. */
 function judgeOne(get: GetRow, target: string, row: string, impl: string, base: string, limit: number): Verdict {
   const v = get(impl, row);
@@ -149,12 +168,13 @@ export function anyRuntime(target: string, row: string, each: readonly Verdict[]
 /**
  * Issue 26's targets: trivial typed call ≤ 2× C under Bun and under Deno; objects launch (0 and 4 args)
  * ≤ 1.03× C under at least one runtime (each runtime's line, then the combined one). C: the same process.
+ * The trivial calls are judged on their quiet repetitions ({@link judgeQuiet}), the launches on all.
  */
 export function runtimeVerdicts(all: readonly ImplResult[]): Verdict[] {
   const get = lookup(all);
   const out: Verdict[] = [];
   for (const rt of CHILD_RUNTIMES) {
-    for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) out.push(judgeOne(get, `${TITLE[rt]}: trivial call, typed ≤ 2× C (same process)`, row, runtimeImpl('cuda-ts-typed', rt), runtimeImpl('native-c-inproc', rt), 2));
+    for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) out.push(judgeQuiet(get, `${TITLE[rt]}: trivial call, typed ≤ 2× C (same process, quiet reps)`, row, runtimeImpl('cuda-ts-typed', rt), runtimeImpl('native-c-inproc', rt), 2));
   }
   for (const row of ['launch_0args', 'launch_4args']) {
     const each = JS_RUNTIMES.map((rt) => judgeOne(get, `${TITLE[rt]}: objects launch ≤ 1.03× C (same process)`, row, runtimeImpl('cuda-ts-objects', rt), runtimeImpl('native-c-inproc', rt), 1.03));

@@ -1,7 +1,7 @@
 // bench/interleave.ts, measureImports (bench/startup.ts) and importVerdicts (bench/import.ts): the
 // sub-block interleaving and the judging, on synthetic passes timed by a fake clock (no GPU, no timing
 // noise); and bench/gpu.ts's raw and typed passes against bench.c's loops (same calls per pass).
-import { blockPlan, judge, judgeRatios, measureInterleaved, medianInterval, ratioStats, ratioWords, rotation, type InterleavedMeasuredRow, type Pass } from '../bench/interleave';
+import { QUIET_SLACK, blockPlan, judge, judgeRatios, measureInterleaved, medianInterval, quietFloor, quietRatioStats, ratioStats, ratioWords, rotation, type InterleavedMeasuredRow, type Pass } from '../bench/interleave';
 import { IMPORT_TARGETS, measureImports, type ImportCase } from '../bench/startup';
 import { importVerdicts } from '../bench/import';
 import { rawPasses, typedPasses, fresh, type RawApi, type State } from '../bench/gpu';
@@ -152,6 +152,31 @@ describe('judge', () => {
   });
   test('ratioStats pairs repetition k with repetition k', () => {
     expect(ratioStats([2, 4, 9], [1, 2, 3])).toEqual({ median: 2, min: 2, max: 3, lo: 2, hi: 3, n: 3 });
+  });
+});
+
+describe('quiet repetitions (a contended core slows C and the JS columns unevenly)', () => {
+  test('the quiet floor is the 10th percentile of C over every process, so one quiet process sets it', () => {
+    const quiet = [7, 7.1, 7.2, 7.3, 7.4, 7.5, 7.6, 7.7, 7.8, 7.9];
+    expect(quietFloor([quiet, Array(10).fill(12)])).toBe(7.1);
+    expect(quietFloor([Array(21).fill(12)])).toBe(12);
+    expect(quietFloor([[], [NaN, 0]])).toBeNaN();
+  });
+
+  test('keeps the repetitions where C ran within the slack of the floor, pairing repetition k with k', () => {
+    // C quiet (7 ns) in repetitions 0-3, contended (12 ns) in 4-9; JS 13 ns quiet, 26 ns contended
+    const c = [7, 7, 7, 7, 12, 12, 12, 12, 12, 12];
+    const js = [13, 13, 13, 13, 26, 26, 26, 26, 26, 26];
+    const q = quietRatioStats(js, c, 7);
+    expect(q.quiet).toBe(4);
+    expect(q.of).toBe(10);
+    expect(q.median).toBeCloseTo(13 / 7, 9);
+    expect(q.hi).toBeCloseTo(13 / 7, 9);
+    expect(ratioStats(js, c).median).toBeGreaterThan(2);
+    // the slack is a bound on C, not on the ratio: a repetition at exactly slack × floor stays
+    expect(quietRatioStats([20], [7 * QUIET_SLACK], 7).quiet).toBe(1);
+    expect(quietRatioStats([20], [7 * QUIET_SLACK + 0.01], 7).quiet).toBe(0);
+    expect(quietRatioStats([20], [12], 7).median).toBeNaN();
   });
 });
 

@@ -36,7 +36,25 @@ describe('runtimeVerdicts', () => {
       ['Deno', 'cuCtxGetCurrent', 'FAIL'], ['Deno', 'cuDeviceGetAttribute', 'FAIL'],
     ]);
     expect(trivial[0].judged).toBe('cuda-ts-typed-bun vs native-c-inproc-bun');
-    expect(trivial[0].value).toBe('1.500x [1.500-1.500]');
+    expect(trivial[0].value).toBe("1.500x [1.500-1.500]; all reps: only 3 of 3 quiet (C ≤ 1.3× the run's quiet floor 10.00 ns)");
+  });
+
+  test('trivial calls are judged on the quiet repetitions: C within 1.3× of the quietest C of the run, any process', () => {
+    const all = results({ node: [2000, 2000, 2000], bun: [2000, 2000, 2000], deno: [2000, 2000, 2000] });
+    // Deno's process: C 7 ns and typed 13 ns in 8 quiet repetitions, C 12 and typed 27 in 13 contended ones
+    const deno = (quiet: number, contended: number) => row(...Array(8).fill(quiet), ...Array(13).fill(contended));
+    all.find((r) => r.impl === 'native-c-inproc-deno')!.rows!.cuCtxGetCurrent = deno(7, 12);
+    all.find((r) => r.impl === 'cuda-ts-typed-deno')!.rows!.cuCtxGetCurrent = deno(13, 27);
+    const v = runtimeVerdicts(all).find((x) => x.target.startsWith('Deno: trivial') && x.row === 'cuCtxGetCurrent')!;
+    expect(v.verdict).toBe('PASS');
+    expect(v.value).toMatch(/^1\.857x \[1\.857-1\.857\] on 8 of 21 quiet reps \(C ≤ 1\.3× the run's quiet floor 7\.00 ns\); all reps 2\.250x/);
+    // contended throughout (no quiet process sets a lower floor for this row): every repetition is judged
+    for (const rt of ['node', 'bun'] as const) all.find((r) => r.impl === runtimeImpl('native-c-inproc', rt))!.rows!.cuCtxGetCurrent = row(12, 12, 12);
+    all.find((r) => r.impl === 'native-c-inproc-deno')!.rows!.cuCtxGetCurrent = row(...Array(21).fill(12));
+    all.find((r) => r.impl === 'cuda-ts-typed-deno')!.rows!.cuCtxGetCurrent = row(...Array(21).fill(27));
+    const w = runtimeVerdicts(all).find((x) => x.target.startsWith('Deno: trivial') && x.row === 'cuCtxGetCurrent')!;
+    expect(w.verdict).toBe('FAIL');
+    expect(w.value).toContain('21 of 21 quiet reps');
   });
 
   test('objects launch ≤ 1.03× C: one line per runtime, and one "under at least one runtime" that a noisy runtime does not pass', () => {
