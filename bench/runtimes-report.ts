@@ -136,10 +136,10 @@ function judgeQuiet(get: GetRow, target: string, row: string, impl: string, base
   if (plain.verdict === 'SKIP' || !isMeasured(v) || !isMeasured(b) || !v.interleaved || !b.interleaved) return plain;
   const floor = quietFloor(JS_RUNTIMES.map((rt) => get(runtimeImpl('native-c-inproc', rt), row)).filter(isMeasured).map((r) => r.reps));
   const q = quietRatioStats(v.reps, b.reps, floor);
-  const all = ratioStats(v.reps, b.reps);
   const rule = `C ≤ ${QUIET_SLACK}× the run's quiet floor ${fmt(floor)} ns`;
-  if (q.quiet < MIN_QUIET_REPS) return { ...plain, value: `${ratioWords(all)}; all reps: only ${q.quiet} of ${q.of} quiet (${rule})` };
-  return { ...plain, value: `${ratioWords(q)} on ${q.quiet} of ${q.of} quiet reps (${rule}); all reps ${ratioWords(all)}`, verdict: judgeRatios(q, limit, 'lower') };
+  // plain.value is every repetition's ratio in words (both rows are interleaved here)
+  if (q.quiet < MIN_QUIET_REPS) return { ...plain, value: `${plain.value}; all reps: only ${q.quiet} of ${q.of} quiet (${rule})` };
+  return { ...plain, value: `${ratioWords(q)} on ${q.quiet} of ${q.of} quiet reps (${rule}); all reps ${plain.value}`, verdict: judgeRatios(q, limit, 'lower') };
 }
 
 /** One ratio target on one runtime's columns: `impl` against the runtime's own C, ≤ limit. */

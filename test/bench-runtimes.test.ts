@@ -48,7 +48,8 @@ describe('runtimeVerdicts', () => {
     const v = runtimeVerdicts(all).find((x) => x.target.startsWith('Deno: trivial') && x.row === 'cuCtxGetCurrent')!;
     expect(v.verdict).toBe('PASS');
     expect(v.value).toMatch(/^1\.857x \[1\.857-1\.857\] on 8 of 21 quiet reps \(C ≤ 1\.3× the run's quiet floor 7\.00 ns\); all reps 2\.250x/);
-    // contended throughout (no quiet process sets a lower floor for this row): every repetition is judged
+    // every process contended throughout: nothing quieter sets the floor, so it is 12 ns, every repetition
+    // counts as quiet against it, and the verdict is the one over all of them
     for (const rt of ['node', 'bun'] as const) all.find((r) => r.impl === runtimeImpl('native-c-inproc', rt))!.rows!.cuCtxGetCurrent = row(12, 12, 12);
     all.find((r) => r.impl === 'native-c-inproc-deno')!.rows!.cuCtxGetCurrent = row(...Array(21).fill(12));
     all.find((r) => r.impl === 'cuda-ts-typed-deno')!.rows!.cuCtxGetCurrent = row(...Array(21).fill(27));
