@@ -55,6 +55,9 @@ export {
   type GraphMemsetOptions, type GraphNode,
 } from './graph';
 
+// Math libraries (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSOLVER, cuDNN)
+export * from './math';
+
 // Distributed
 export {
   Communicator, CommunicatorTimeoutError, NcclUnavailableError, NCCL_DTYPES, NCCL_OPS, type BroadcastOptions, type CollectiveOptions,

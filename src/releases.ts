@@ -19,6 +19,13 @@ import type * as NvJitLinkApi from '../generated/13.0/nvjitlink';
 import type * as NcclApi from '../generated/13.0/nccl';
 import type * as NcclRawApi from '../generated/13.0/nccl/raw';
 import type * as NvmlApi from '../generated/13.0/nvml';
+import type * as CublasApi from '../generated/13.0/cublas';
+import type * as CublasLtApi from '../generated/13.0/cublaslt';
+import type * as CufftApi from '../generated/13.0/cufft';
+import type * as CurandApi from '../generated/13.0/curand';
+import type * as CusparseApi from '../generated/13.0/cusparse';
+import type * as CusolverApi from '../generated/13.0/cusolver';
+import type * as CudnnApi from '../generated/13.0/cudnn';
 
 /** NCCL's enums and constants (no library load: types only). */
 export * as ncclTypes from '../generated/13.0/nccl/types';
@@ -33,6 +40,21 @@ export type * as nccl from '../generated/13.0/nccl';
 export type * as ncclRaw from '../generated/13.0/nccl/raw';
 /** NVML's typed layer, as a type namespace. */
 export type * as nvml from '../generated/13.0/nvml';
+
+/** cuBLAS's typed layer, as a type namespace. */
+export type * as cublas from '../generated/13.0/cublas';
+/** cuBLASLt's typed layer, as a type namespace. */
+export type * as cublaslt from '../generated/13.0/cublaslt';
+/** cuFFT's typed layer, as a type namespace. */
+export type * as cufft from '../generated/13.0/cufft';
+/** cuRAND's typed layer, as a type namespace. */
+export type * as curand from '../generated/13.0/curand';
+/** cuSPARSE's typed layer, as a type namespace. */
+export type * as cusparse from '../generated/13.0/cusparse';
+/** cuSOLVER's typed layer, as a type namespace. */
+export type * as cusolver from '../generated/13.0/cusolver';
+/** cuDNN's typed layer, as a type namespace. */
+export type * as cudnn from '../generated/13.0/cudnn';
 
 /** The CUDA release whose driver ABI the objects layer calls. */
 export const DRIVER_RELEASE = '13.0';
@@ -50,6 +72,8 @@ export const NVJITLINK_RELEASE = '13.0';
 export const NCCL_RELEASE = '13.0';
 /** The release of the NVML bindings {@link loadNvml} loads. */
 export const NVML_RELEASE = '13.0';
+/** The release of the math libraries' bindings (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSOLVER, cuDNN) src/math loads. */
+export const MATH_RELEASE = '13.0';
 
 // Each loader `require`s its module on first use (a literal path, so bundlers and tsc see it).
 /** `load`'s result, made on the first call and kept. */
@@ -68,4 +92,20 @@ export const loadNccl = once(() => require('../generated/13.0/nccl') as typeof N
 export const loadNcclRaw = once(() => require('../generated/13.0/nccl/raw') as typeof NcclRawApi);
 /** NVML's typed layer (libnvidia-ml), loaded on first use (src/system.ts is its user). */
 export const loadNvml = once(() => require('../generated/13.0/nvml') as typeof NvmlApi);
+// The math libraries (src/math): each typed layer is required on the object's first use; the library
+// itself loads on its first call (the generated binder is lazy), so `import` costs nothing.
+/** cuBLAS's typed layer, loaded on first use. */
+export const loadCublas = once(() => require('../generated/13.0/cublas') as typeof CublasApi);
+/** cuBLASLt's typed layer, loaded on first use. */
+export const loadCublasLt = once(() => require('../generated/13.0/cublaslt') as typeof CublasLtApi);
+/** cuFFT's typed layer, loaded on first use. */
+export const loadCufft = once(() => require('../generated/13.0/cufft') as typeof CufftApi);
+/** cuRAND's typed layer, loaded on first use. */
+export const loadCurand = once(() => require('../generated/13.0/curand') as typeof CurandApi);
+/** cuSPARSE's typed layer, loaded on first use. */
+export const loadCusparse = once(() => require('../generated/13.0/cusparse') as typeof CusparseApi);
+/** cuSOLVER's typed layer, loaded on first use. */
+export const loadCusolver = once(() => require('../generated/13.0/cusolver') as typeof CusolverApi);
+/** cuDNN's typed layer, loaded on first use. */
+export const loadCudnn = once(() => require('../generated/13.0/cudnn') as typeof CudnnApi);
 /* eslint-enable @typescript-eslint/no-require-imports */
