@@ -42,9 +42,15 @@ const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--i
                   The release is CUDA_VERSION of its cuda.h; outputs go to headers/<release>/ and
                   generated/<release>/. Omitted: --check or --from-ir work from the stored IR.
   --out DIR       root holding headers/ and generated/ (default: the current directory). A root
-                  without ${SUPPORT_DIR}/ (not a cuda-ts checkout) gets code importing the support package by its name
-                  (${SUPPORT_PACKAGE}) plus a package.json and tsconfig.json when absent, so the
-                  tree type-checks and runs by itself once that package and koffi are installed.
+                  without ${SUPPORT_DIR}/ (not a cuda-ts checkout) gets code importing the support
+                  package by its name (${SUPPORT_PACKAGE}) plus a package.json and tsconfig.json
+                  when absent. Use it from inside your project, which has cuda-ts installed:
+                    npm i cuda-ts && npm i -D @cuda-ts/gen
+                    npx cuda-ts-gen --toolkit /usr/local/cuda --out cuda-bindings --modules driver
+                    import { cuInit } from './cuda-bindings/generated/13.0/driver';
+                  The tree uses the project's ${SUPPORT_PACKAGE} (one CudaError class for cuda-ts
+                  and the tree). Do not run npm install inside it: a copy of its own would make
+                  instanceof CudaError false. The run ends with a line saying which copy it uses.
   --modules a,b   modules to process (default: all whose headers are found; see --list). A module
                   named here whose headers are missing is a failure, not a skip.
   --include DIR   extra include directory, repeatable (cuDNN, NCCL live outside the toolkit)
@@ -101,16 +107,24 @@ function selectModules(names: string[] | undefined): ModuleSpec[] {
   });
 }
 
-/** This repository's root (the folder of its package.json), from the source or the compiled build. */
-export function repositoryRoot(): string {
-  let dir = __dirname;
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'cuda-ts') return dir;
-    const up = dirname(dir);
-    if (up === dir) return resolve(__dirname, '..');
-    dir = up;
+/** The generator's own package.json names: a cuda-ts checkout, or the installed @cuda-ts/gen. */
+const GENERATOR_PACKAGES = ['cuda-ts', '@cuda-ts/gen'];
+
+/** The folder and package.json of the package this file belongs to (a cuda-ts checkout or build, or the
+ *  installed @cuda-ts/gen), found by name: the build's dist/ holds a package.json of its own (only
+ *  `"type"`), which must not be taken for it. */
+export function generatorPackage(from = __dirname): { dir: string; name: string; version: string; devDependencies?: Record<string, string> } {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    const pkg = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string; devDependencies?: Record<string, string> }) : undefined;
+    if (pkg?.name && GENERATOR_PACKAGES.includes(pkg.name) && pkg.version) return { dir, name: pkg.name, version: pkg.version, devDependencies: pkg.devDependencies };
+    if (dirname(dir) === dir) throw new GeneratorError(`no package.json of ${GENERATOR_PACKAGES.join(' or ')} above ${from}: the generator is installed incompletely`);
   }
+}
+
+/** This repository's root (or the installed generator package's folder): where stored IR and bin/ are. */
+export function repositoryRoot(): string {
+  return generatorPackage().dir;
 }
 
 /**
@@ -181,21 +195,24 @@ function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec, own?: Map<string,
 }
 
 /**
- * What a scaffolded tree needs to type-check: node's types (generated code is CommonJS: `module`,
- * `require`) and a TypeScript that knows `module: node20`. Both TypeScript 5.9 and 7 check the tree
- * (test/generator/future-release.test.ts).
- */
-const SCAFFOLD_DEV_DEPENDENCIES = { '@types/node': '>=20', typescript: '^5.9.3 || ^7.0.2' };
-
-/**
- * The scaffolded tsconfig. `module: node20` with `moduleResolution: node16` (TypeScript 7 removed
- * `node10`): the generated code stays CommonJS (the package.json has no `"type"`), reads the support
- * package's `exports`, and may use koffi's types, which koffi publishes as an ES module.
+ * The scaffolded tsconfig, for editors and a check of the tree by itself. `module: node20` with
+ * `moduleResolution: node16` (TypeScript 7 removed `node10`): the generated code stays CommonJS (the
+ * scaffolded package.json says `"type": "commonjs"`, so a project of ES modules around it changes
+ * nothing), reads the support package's `exports`, and may use koffi's types (an ES module).
  */
 const SCAFFOLD_COMPILER_OPTIONS = {
   target: 'ES2022', module: 'node20', moduleResolution: 'node16', lib: ['ES2022', 'ESNext.Disposable'],
   types: ['node'], strict: true, esModuleInterop: true, skipLibCheck: true, isolatedModules: true,
 };
+
+/**
+ * The one documented way to use an --out tree: inside the project that uses it, which has cuda-ts
+ * installed. Its imports of the support package then resolve to that project's copy (node walks up from
+ * the tree to the project's node_modules), so one CudaError class serves cuda-ts and the tree. The
+ * package.json names the support package as a peer (the project provides it) and says not to install
+ * inside the tree: a node_modules of its own would bring a second copy, and `instanceof` would fail.
+ */
+export const OUT_TREE_ADVICE = `keep the tree inside your project (one that has cuda-ts installed) and import it by path; it uses that project's ${SUPPORT_PACKAGE}. Do not run npm install inside it: a second copy of the support package would make instanceof CudaError false`;
 
 /** A root outside the repository gets a package.json and tsconfig.json when it has none. */
 function scaffold(root: string): void {
@@ -203,16 +220,35 @@ function scaffold(root: string): void {
   mkdirSync(root, { recursive: true });
   const pkg = join(root, 'package.json');
   if (!existsSync(pkg)) {
-    const repo = JSON.parse(readFileSync(join(repositoryRoot(), 'package.json'), 'utf8')) as { version: string; devDependencies?: Record<string, string> };
-    const deps = { [SUPPORT_PACKAGE]: `^${repo.version}`, koffi: '^3.3.4' };
-    // the repository's @types/node where it is known (a cuda-ts checkout), else any of the supported Nodes
-    const devDependencies = { ...SCAFFOLD_DEV_DEPENDENCIES, ...(repo.devDependencies?.['@types/node'] ? { '@types/node': repo.devDependencies['@types/node'] } : {}) };
-    writeFileSync(pkg, JSON.stringify({ name: 'cuda-ts-generated', private: true, dependencies: deps, devDependencies }, null, 2) + '\n');
+    const generator = generatorPackage();
+    const peerDependencies = { [SUPPORT_PACKAGE]: `^${generator.version}`, koffi: '^3.3.4' };
+    const description = `Bindings written by cuda-ts-gen ${generator.version}: ${OUT_TREE_ADVICE}.`;
+    writeFileSync(pkg, JSON.stringify({ name: 'cuda-ts-generated', private: true, type: 'commonjs', description, peerDependencies }, null, 2) + '\n');
   }
   const tsconfig = join(root, 'tsconfig.json');
   if (!existsSync(tsconfig)) {
     writeFileSync(tsconfig, JSON.stringify({ compilerOptions: SCAFFOLD_COMPILER_OPTIONS, include: ['generated'] }, null, 2) + '\n');
   }
+}
+
+/** The folder a package resolves to from `root`, or undefined when it is not installed there or above. */
+function installedFrom(root: string, name: string): string | undefined {
+  try {
+    return dirname(require.resolve(`${name}/package.json`, { paths: [root] }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line on where an --out tree's support package comes from (see {@link OUT_TREE_ADVICE}). */
+export function supportResolution(root: string): string {
+  // the tree's own copy is looked for on disk: require.resolve caches what it found for a folder
+  const own = join(root, 'node_modules', ...SUPPORT_PACKAGE.split('/'));
+  const found = existsSync(join(own, 'package.json')) ? own : installedFrom(root, SUPPORT_PACKAGE);
+  if (!found) return `note: ${SUPPORT_PACKAGE} is not installed in or above ${root}: ${OUT_TREE_ADVICE}`;
+  const outer = found === own ? installedFrom(dirname(root), SUPPORT_PACKAGE) : undefined;
+  if (outer) return `warning: ${root} has its own copy of ${SUPPORT_PACKAGE} (${found}) besides the project's (${outer}): errors it throws are not instanceof the project's CudaError; remove ${join(root, 'node_modules')}`;
+  return `the tree uses ${SUPPORT_PACKAGE} from ${found}`;
 }
 
 function writeModule(dir: string, files: Map<string, string>): void {
@@ -320,6 +356,7 @@ function summarize(outcomes: ModuleOutcome[], o: CliOptions, t0: number, log: (s
   log(`${done} module(s) ${o.check ? 'checked' : 'generated'}${failed.length ? `, ${failed.length} failed` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const stale = outcomes.flatMap((x) => x.stale);
   if (failed.length) log(`failed: ${failed.join('; ')}`);
+  if (!o.check && done > 0 && !hasSupportSources(resolve(o.out))) log(supportResolution(resolve(o.out)));
   return Math.max(finish(stale, log), failed.length ? 1 : 0);
 }
 
@@ -428,6 +465,7 @@ function runWithoutToolkit(o: CliOptions, log: (s: string) => void): number | un
     throw new GeneratorError(`nothing to ${o.check ? 'check' : 're-emit'}: no stored IR${which} under ${join(root, 'headers')} (give --toolkit, or --out a root holding headers/<release>/)`);
   }
   log(`${compared} module(s) ${o.check ? 'checked' : 're-emitted'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  if (!o.check && !hasSupportSources(root)) log(supportResolution(root));
   return finish(stale, log);
 }
 
