@@ -35,7 +35,9 @@ fi
 
 if [ -n "${CUDA_TOOLKIT:-}" ]; then
   # An explicit choice is never silently replaced by another toolkit.
-  [ -d "$CUDA_TOOLKIT" ] || fail "CUDA_TOOLKIT=$CUDA_TOOLKIT does not exist" \
+  [ -e "$CUDA_TOOLKIT" ] || fail "CUDA_TOOLKIT=$CUDA_TOOLKIT does not exist" \
+    "set CUDA_TOOLKIT to a CUDA toolkit folder (the one holding include/cuda.h, e.g. /usr/local/cuda-13.0), or unset it to use /usr/local/cuda or the bundled CUDA 13.0 headers"
+  [ -d "$CUDA_TOOLKIT" ] || fail "CUDA_TOOLKIT=$CUDA_TOOLKIT is a file, not a folder" \
     "set CUDA_TOOLKIT to a CUDA toolkit folder (the one holding include/cuda.h, e.g. /usr/local/cuda-13.0), or unset it to use /usr/local/cuda or the bundled CUDA 13.0 headers"
   [ -f "$CUDA_TOOLKIT/include/cuda.h" ] || fail "CUDA_TOOLKIT=$CUDA_TOOLKIT has no include/cuda.h" \
     "set CUDA_TOOLKIT to the toolkit's top folder (the parent of include/), or unset it to use /usr/local/cuda or the bundled CUDA 13.0 headers"

@@ -127,8 +127,17 @@ export function nodeArgsFor(script: string): string[] {
   const path = script.startsWith('-') ? `./${script}` : script;
   // Bun and Deno run TypeScript themselves (and neither takes Node's --import of tsx: Bun reads it as a
   // preload, Deno's Node-flag translation drops the script's arguments after it).
-  if (/\.(c|m)?ts$/.test(script) && !process.versions.bun && !process.versions.deno) return ['--import', url().pathToFileURL(require.resolve('tsx')).href, path];
+  if (/\.(c|m)?ts$/.test(script) && !process.versions.bun && !process.versions.deno) return ['--import', url().pathToFileURL(tsxLoader(script)).href, path];
   return [path];
+}
+
+/** tsx, from the project that runs the script (its working folder), else from beside cuda-ts. */
+function tsxLoader(script: string): string {
+  try {
+    return require.resolve('tsx', { paths: [process.cwd(), __dirname] });
+  } catch {
+    throw new Error(`cuda-ts-run: ${script} is TypeScript, which Node runs through tsx, and tsx is not installed: run \`npm install --save-dev tsx\` in your project (or compile the script to .js, or run it with Bun or Deno)`);
+  }
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

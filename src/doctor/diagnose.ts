@@ -38,7 +38,7 @@ function driverProblems(driver: DriverFinding, gpus: GpuFinding[], releases: Rel
     }];
   }
   const out: Problem[] = [];
-  if (driver.error) out.push({ severity: 'error', message: `the driver library at ${driver.path} is not usable: ${driver.error}`, fix: 'reinstall the NVIDIA driver' });
+  if (driver.error) out.push(unusableDriver(driver));
   if (driver.initStatus !== undefined && driver.initStatus !== 0) {
     const name = driver.initError ?? `status ${driver.initStatus}`;
     out.push({ severity: 'error', message: `cuInit failed: ${name} (${driver.initStatus})`, fix: INIT_FIXES[name] ?? 'check `nvidia-smi`; the status name above is the driver\'s reason' });
@@ -64,6 +64,15 @@ function driverProblems(driver: DriverFinding, gpus: GpuFinding[], releases: Rel
     }
   }
   return out;
+}
+
+/** A driver library that loaded but is not usable: a wrong file named by the override, or a broken install. */
+function unusableDriver(driver: DriverFinding): Problem {
+  const message = `the driver library at ${driver.path} is not usable: ${driver.error}`;
+  if (driver.how !== '$CUDA_TS_DRIVER_LIBRARY') return { severity: 'error', message, fix: 'reinstall the NVIDIA driver' };
+  const file = (driver.path ?? '').split('/').pop() ?? '';
+  const what = /^libcudart\b/.test(file) ? `${file} is the CUDA runtime (CUDA_TS_RUNTIME_LIBRARY names that one), not the driver` : `${file} is not the CUDA driver`;
+  return { severity: 'error', message, fix: `${what}: point CUDA_TS_DRIVER_LIBRARY at libcuda.so.1 (find it with \`ldconfig -p | grep libcuda\`), or unset it` };
 }
 
 function libraryProblems(libraries: LibraryFinding[], driverFound: boolean): Problem[] {

@@ -222,9 +222,17 @@ export function probeLibraries(bindings: { release: string; specs: BinderSpec[] 
     if (byPath.size > 0) out.push(...byPath.values());
     // An override that fails is reported even when another release's soname loaded elsewhere.
     const overrideError = errors.find((e) => e.startsWith(`$${specs[0].env}`));
-    if (byPath.size === 0 || overrideError) out.push({ module, fits: [], sonames, env: specs[0].env, error: overrideError ?? errors[0] ?? 'not found' });
+    if (byPath.size === 0 || overrideError) out.push({ module, fits: [], sonames, env: specs[0].env, error: overrideError ?? notFound(sonames, errors) });
   }
   return out;
+}
+
+/** One "none could be loaded" naming every release's sonames (each release's search names only its own),
+ *  with the most telling reason: a file that exists but failed to load, else where nothing was found. */
+export function notFound(sonames: string[], errors: string[]): string {
+  const reasons = errors.map((e) => /^none of .*? could be loaded(.*)$/.exec(e)?.[1]).filter((r): r is string => r !== undefined);
+  if (reasons.length === 0) return errors[0] ?? 'not found';
+  return `none of ${sonames.join(', ')} could be loaded${reasons.find((r) => r.startsWith(';')) ?? reasons[0]}`;
 }
 
 // ---------------------------------------------------------------------------------------------------
