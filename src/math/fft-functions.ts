@@ -1,0 +1,243 @@
+// One-line transforms like cupy.fft: fft/ifft (last axis), fftn/ifftn (every axis, up to 3), rfft/irfft
+// and rfftn/irfftn, each returning a StridedView (a new packed buffer unless `out` is given). Plans come
+// from a small LRU cache keyed by context, stream and layout (like CuPy's per-device plan cache), so a
+// loop calling fft() on same-shaped data makes one plan. Scaling defaults to numpy's 'backward' here
+// (ifft(fft(x)) = x), unlike FftPlan whose default is cuFFT's unnormalized transform.
+import { checkKeys, describe } from '../describe';
+import { Context } from '../context';
+import { DeviceBuffer } from '../memory/device-buffer';
+import { DTYPE_SIZES, StridedView, contiguousStrides, type DType } from '../memory/strided-view';
+import { Stream, toStream, type StreamLike } from '../stream';
+import { checkCount, operand, type Operand } from './common';
+import { FftPlan, commonOptions, type ResolvedCommon } from './fft';
+import { fftDtypes, geometryFromViews, geometryKey, sideExtents, type FftGeometry, type FftNormalize, type FftType } from './fft-layout';
+
+/** Options of {@link fft} and the other one-line transforms. */
+export interface FftCallOptions {
+  /** Where the result goes (a StridedView of the result's shape and dtype, any strides cuFFT can address; or a packed DeviceBuffer). Default: a new buffer. */
+  out?: Operand;
+  /** The stream (default: the current context's legacy default stream); a new `out` is allocated stream-ordered on it. */
+  stream?: StreamLike;
+  /** numpy's norm (default 'backward': the inverse is scaled by 1/n); 'none' for cuFFT's unscaled transforms. */
+  normalize?: FftNormalize;
+  /** The dtype of a DeviceBuffer input (a StridedView brings its own). */
+  dtype?: DType;
+}
+/** Options of {@link irfft} and {@link irfftn}: `n`, the length of the last real axis (default 2·(m − 1)). */
+export interface IrfftOptions extends FftCallOptions {
+  n?: number;
+}
+
+interface Kind {
+  readonly where: string;
+  readonly type: FftType;
+  readonly inverse: boolean;
+  /** Every axis (fftn) rather than the last one. */
+  readonly all: boolean;
+}
+
+const KINDS = {
+  fft: { where: 'fft', type: 'c2c', inverse: false, all: false },
+  ifft: { where: 'ifft', type: 'c2c', inverse: true, all: false },
+  fftn: { where: 'fftn', type: 'c2c', inverse: false, all: true },
+  ifftn: { where: 'ifftn', type: 'c2c', inverse: true, all: true },
+  rfft: { where: 'rfft', type: 'r2c', inverse: false, all: false },
+  irfft: { where: 'irfft', type: 'c2r', inverse: true, all: false },
+  rfftn: { where: 'rfftn', type: 'r2c', inverse: false, all: true },
+  irfftn: { where: 'irfftn', type: 'c2r', inverse: true, all: true },
+} as const satisfies Record<string, Kind>;
+
+/** The C2C forward transform of `x`'s last axis (the leading axes are a batch), like `cupy.fft.fft`. */
+export function fft(x: Operand, options?: FftCallOptions): StridedView {
+  return transform(KINDS.fft, x, options);
+}
+/** The C2C inverse transform of `x`'s last axis, scaled by 1/n by default, like `cupy.fft.ifft`. */
+export function ifft(x: Operand, options?: FftCallOptions): StridedView {
+  return transform(KINDS.ifft, x, options);
+}
+/** The C2C forward transform over every axis of `x` (1 to 3 axes), like `cupy.fft.fftn`. */
+export function fftn(x: Operand, options?: FftCallOptions): StridedView {
+  return transform(KINDS.fftn, x, options);
+}
+/** The C2C inverse transform over every axis of `x` (1 to 3), like `cupy.fft.ifftn`. */
+export function ifftn(x: Operand, options?: FftCallOptions): StridedView {
+  return transform(KINDS.ifftn, x, options);
+}
+/** The R2C transform of `x`'s last axis (f32 → c64, f64 → c128; n/2 + 1 outputs), like `cupy.fft.rfft`. */
+export function rfft(x: Operand, options?: FftCallOptions): StridedView {
+  return transform(KINDS.rfft, x, options);
+}
+/** The C2R transform of `x`'s last axis back to `n` reals (default 2·(m − 1)), like `cupy.fft.irfft`. Overwrites `x` (cuFFT's C2R rule). */
+export function irfft(x: Operand, options?: IrfftOptions): StridedView {
+  return transform(KINDS.irfft, x, options);
+}
+/** The R2C transform over every axis of `x` (1 to 3), like `cupy.fft.rfftn`. */
+export function rfftn(x: Operand, options?: FftCallOptions): StridedView {
+  return transform(KINDS.rfftn, x, options);
+}
+/** The C2R transform over every axis of `x` (1 to 3), like `cupy.fft.irfftn`. Overwrites `x`. */
+export function irfftn(x: Operand, options?: IrfftOptions): StridedView {
+  return transform(KINDS.irfftn, x, options);
+}
+
+const NO_OPTIONS: IrfftOptions = {};
+const KEYS = ['out', 'stream', 'normalize', 'dtype'];
+const IRFFT_KEYS = [...KEYS, 'n'];
+
+function transform(kind: Kind, x: Operand, options: IrfftOptions | undefined): StridedView {
+  const where = kind.where;
+  const o = options ?? NO_OPTIONS;
+  if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
+  checkKeys(where, o, kind.type === 'c2r' ? IRFFT_KEYS : KEYS);
+  const common = commonOptions(where, o, 'backward');
+  const input = asView(where, x, o.dtype);
+  const precision = input.dtype === 'f64' || input.dtype === 'c128' ? 'double' : 'single';
+  const want = fftDtypes(kind.type, precision).input;
+  if (input.dtype !== want) throw new TypeError(`${where}: x holds ${input.dtype}, ${where} takes ${fftDtypes(kind.type, 'single').input} or ${fftDtypes(kind.type, 'double').input}${kind.type === 'c2c' && (input.dtype === 'f32' || input.dtype === 'f64') ? ' (use rfft for real input)' : ''}`);
+  const ndim = input.shape.length;
+  if (ndim === 0) throw new RangeError(`${where}: x must have at least one axis`);
+  if (kind.all && ndim > 3) throw new RangeError(`${where}: cuFFT transforms 1 to 3 axes, x has ${ndim}`);
+  const rank = kind.all ? ndim : 1;
+  const outShape = resultShape(where, kind, input.shape, o.n);
+  const outDtype = fftDtypes(kind.type, precision).output;
+  const stream = streamOf(where, common.stream);
+  if (o.out !== undefined) return execute(where, kind, input, asResult(where, o.out, outShape, outDtype), rank, stream, common);
+  const out = newResult(outShape, outDtype, stream);
+  try {
+    return execute(where, kind, input, out, rank, stream, common);
+  } catch (e) {
+    out.buffer.close();
+    throw e;
+  }
+}
+
+function execute(where: string, kind: Kind, input: StridedView, out: StridedView, rank: number, stream: Stream, common: ResolvedCommon): StridedView {
+  const g = geometryFromViews(where, input, out, rank);
+  const plan = cachedPlan(where, stream, g, common.normalize, common.workspace);
+  try {
+    if (kind.inverse) plan.inverse(input, out);
+    else plan.forward(input, out);
+  } finally {
+    if (capacity === 0) plan.close(); // caching off: the plan goes once its work is enqueued
+  }
+  return out;
+}
+
+/** The shape of the result: the complex side's last axis is n/2 + 1 (r2c), or `n` (c2r, default 2·(m − 1)). */
+function resultShape(where: string, kind: Kind, shape: readonly number[], n: unknown): number[] {
+  const out = shape.slice();
+  const last = out.length - 1;
+  if (kind.type === 'r2c') out[last] = sideExtents([shape[last]], true)[0];
+  if (kind.type === 'c2r') {
+    const m = shape[last];
+    const len = n === undefined ? 2 * (m - 1) : checkCount(where, 'n', n, 1);
+    if (len < 1) throw new RangeError(`${where}: the last axis has ${m} complex values: give n, the length of the real result`);
+    if (Math.floor(len / 2) + 1 !== m) throw new RangeError(`${where}: n = ${len} needs ${Math.floor(len / 2) + 1} complex values on the last axis, x has ${m} (zero-padding or cropping is not done here)`);
+    out[last] = len;
+  }
+  return out;
+}
+
+/** `x` as a StridedView (a DeviceBuffer with `dtype` becomes a 1-D view). */
+function asView(where: string, x: unknown, dtype: DType | undefined): StridedView {
+  if (x instanceof StridedView) {
+    if (dtype !== undefined && dtype !== x.dtype) throw new TypeError(`${where}: x holds ${x.dtype}, the dtype option says ${dtype}`);
+    return x;
+  }
+  const r = operand(where, 'x', x, dtype);
+  return StridedView.of(r.buffer, { dtype: r.dtype, shape: [r.shape[0]] });
+}
+
+function asResult(where: string, out: unknown, shape: number[], dtype: DType): StridedView {
+  if (out instanceof StridedView) {
+    if (out.dtype !== dtype) throw new TypeError(`${where}: out holds ${out.dtype}, the result is ${dtype}`);
+    if (out.shape.length !== shape.length || out.shape.some((v, i) => v !== shape[i])) throw new RangeError(`${where}: out has shape [${out.shape}], the result is [${shape}]`);
+    return out;
+  }
+  if (out instanceof DeviceBuffer) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * DTYPE_SIZES[dtype];
+    if (out.byteLength < bytes) throw new RangeError(`${where}: out holds ${out.byteLength} bytes, the result needs ${bytes} ([${shape}] ${dtype})`);
+    return StridedView.of(out, { dtype, shape });
+  }
+  throw new TypeError(`${where}: out must be a DeviceBuffer or a StridedView of device memory, got ${describe(out)}`);
+}
+
+function newResult(shape: number[], dtype: DType, stream: Stream): StridedView {
+  const bytes = shape.reduce((a, b) => a * b, 1) * DTYPE_SIZES[dtype];
+  return StridedView.of(DeviceBuffer.alloc(bytes, { stream }), { dtype, shape, strides: contiguousStrides(shape) });
+}
+
+/** Legacy default streams of each context, made once (resolveStream would make a wrapper per call). */
+const defaultStreams = new WeakMap<Context, Stream>();
+
+function streamOf(where: string, s: StreamLike | undefined): Stream {
+  if (s !== undefined) {
+    const stream = toStream(s, `${where}: stream`)!;
+    stream.check(where);
+    return stream;
+  }
+  const ctx = Context.current();
+  let stream = defaultStreams.get(ctx);
+  if (stream === undefined) defaultStreams.set(ctx, (stream = Stream.legacyDefault(ctx)));
+  stream.check(where);
+  return stream;
+}
+
+// ── the plan cache ───────────────────────────────────────────────────────────────────────────────
+
+let capacity = 16;
+/** Insertion order is use order: the first entry is the least recently used. */
+const cache = new Map<string, FftPlan>();
+
+function cachedPlan(where: string, stream: Stream, g: FftGeometry, normalize: FftNormalize, workspace: 'pool' | 'cufft'): FftPlan {
+  const key = `${stream.context.handle}/${stream.handle}/${normalize}/${workspace}/${geometryKey(g)}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    if (!hit.closed && !hit.stream.closed) {
+      cache.set(key, hit);
+      return hit;
+    }
+    hit.close();
+  }
+  const plan = FftPlan.make(where, g, { normalize, stream, workspace });
+  if (capacity > 0) {
+    cache.set(key, plan);
+    evict();
+  }
+  return plan;
+}
+
+function evict(): void {
+  for (const [key, plan] of cache) {
+    if (cache.size <= capacity && !plan.stream.closed) continue;
+    cache.delete(key);
+    plan.close();
+  }
+}
+
+/**
+ * The plans fft() and its kin keep (like `cupy.fft.config.get_plan_cache()`): an LRU of `maxSize`
+ * plans (default 16). A cached plan keeps its stream's native stream alive until it leaves the cache;
+ * `clear()` closes them all.
+ */
+export const fftPlanCache = {
+  /** Plans cached now. */
+  get size(): number {
+    return cache.size;
+  },
+  /** How many plans are kept (0 turns caching off: each call makes and closes its plan). */
+  get maxSize(): number {
+    return capacity;
+  },
+  set maxSize(n: number) {
+    capacity = checkCount('fftPlanCache.maxSize', 'value', n, 0);
+    evict();
+  },
+  /** Closes every cached plan. */
+  clear(): void {
+    const plans = [...cache.values()];
+    cache.clear();
+    for (const p of plans) p.close();
+  },
+};

@@ -1,0 +1,327 @@
+// FftPlan: a cuFFT plan (cufftHandle) for 1-D, 2-D or 3-D transforms, C2C / R2C / C2R in single or
+// double precision, batched, with each side's layout taken from row-major strides (src/math/fft-layout.ts),
+// bound to a Stream. Made once, executed many times: the hot path is a few property reads, one context
+// bind and the cuFFT call. Its workspace comes from the caching allocator by default (cuFFT's
+// auto-allocation off, cufftSetWorkArea), so plans kept alive hold no cudaMalloc'd scratch of their own.
+// cuFFT loads on the first plan, never at import. fft()/ifft()/… with a plan cache: fft-functions.ts.
+import { describe, checkKeys } from '../describe';
+import { whenNoHostFuncs } from '../lifecycle';
+import { DeviceBuffer } from '../memory/device-buffer';
+import { StridedView } from '../memory/strided-view';
+import { anyCapture, noteUse } from '../graph/capture';
+import { loadCufft, type cufft } from '../releases';
+import type { Stream, StreamLike } from '../stream';
+import type { Context } from '../context';
+import { StreamBoundResource, checkCount, resolveStream, type Operand } from './common';
+import {
+  FFT_NORMALIZE, FFT_TYPES, checkChoice, checkFftShape, cufftLayout, geometryFromSizes, geometryFromViews, normalizeFactors,
+  type FftGeometry, type FftNormalize, type FftPrecision, type FftSide, type FftType,
+} from './fft-layout';
+import { scalePlan, scaleSide, type ScalePlan } from './fft-scale';
+
+export type { FftNormalize, FftPrecision, FftSide, FftType } from './fft-layout';
+
+type CufftApi = ReturnType<typeof loadCufft>;
+type PlanHandle = ReturnType<CufftApi['cufftCreate']>;
+
+/** cuFFT's cufftType codes (cufft.h; test/math/fft.test.ts compares them with the generated enum). */
+export const CUFFT_TYPE: Readonly<Record<FftPrecision, Record<FftType, number>>> = Object.freeze({
+  single: { c2c: 0x29, r2c: 0x2a, c2r: 0x2c },
+  double: { c2c: 0x69, r2c: 0x6a, c2r: 0x6c },
+});
+/** cuFFT's direction codes (CUFFT_FORWARD, CUFFT_INVERSE). */
+export const CUFFT_DIRECTION = Object.freeze({ forward: -1, inverse: 1 });
+
+/** Where a plan's workspace comes from: the caching allocator (default) or cuFFT's own cudaMalloc. */
+export type FftWorkspace = 'pool' | 'cufft';
+
+/** Options shared by {@link FftPlan.create} and {@link FftPlan.like}. */
+export interface FftPlanCommonOptions {
+  /** Scaling applied after each execution (default 'none', cuFFT's own: inverse(forward(x)) = n·x). See docs/math.md. */
+  normalize?: FftNormalize;
+  /** The stream executions are enqueued on (default: the current context's legacy default stream). */
+  stream?: StreamLike;
+  /** 'pool' (default): the workspace is a DeviceBuffer from the caching allocator; 'cufft': cuFFT allocates it. */
+  workspace?: FftWorkspace;
+}
+
+/** Options of {@link FftPlan.create}: a plan given by sizes. */
+export interface FftPlanOptions extends FftPlanCommonOptions {
+  /** The transform sizes, row-major (last varies fastest), 1 to 3 of them; for r2c/c2r the real side's sizes. */
+  shape: readonly number[];
+  /** 'c2c' (default), 'r2c' (forward only) or 'c2r' (inverse only). */
+  type?: FftType;
+  /** 'single' (default: f32/c64) or 'double' (f64/c128). */
+  precision?: FftPrecision;
+  /** Transforms per execution (default 1). */
+  batch?: number;
+  /** The input's strides in elements of [batch, ...axes] (default packed C order). */
+  inputStrides?: readonly number[];
+  /** The output's strides in elements of [batch, ...axes] (default packed C order). */
+  outputStrides?: readonly number[];
+}
+
+/** Options of {@link FftPlan.like}: a plan for two views. */
+export interface FftPlanLikeOptions extends FftPlanCommonOptions {
+  /** How many trailing axes to transform (1 to 3; default: every axis). The leading axes are the batch. */
+  rank?: number;
+}
+
+const EXEC: Record<FftPrecision, Record<FftType, 'cufftExecC2C' | 'cufftExecR2C' | 'cufftExecC2R' | 'cufftExecZ2Z' | 'cufftExecD2Z' | 'cufftExecZ2D'>> = {
+  single: { c2c: 'cufftExecC2C', r2c: 'cufftExecR2C', c2r: 'cufftExecC2R' },
+  double: { c2c: 'cufftExecZ2Z', r2c: 'cufftExecD2Z', c2r: 'cufftExecZ2D' },
+};
+type Exec = (plan: PlanHandle, idata: number, odata: number, direction: number) => void;
+
+/** What the destroy closure frees: the handle and the workspace (which setStream may replace). */
+interface PlanState {
+  workspace: DeviceBuffer | undefined;
+}
+
+function destroyPlan(ctx: Context, handle: PlanHandle, state: PlanState): void {
+  whenNoHostFuncs(() => {
+    try {
+      if (ctx.bindForFree()) loadCufft().cufftDestroy(handle);
+    } finally {
+      state.workspace?.close();
+    }
+  });
+}
+
+/**
+ * A cuFFT plan on a Stream. `FftPlan.create({ shape: [1024], batch: 8 })` or `FftPlan.like(x, y)`;
+ * then `plan.forward(x, y)` / `plan.inverse(y, x)` as often as needed; `close()` (or `using`) destroys it.
+ * Operands are StridedViews whose dtype, shape and strides equal the plan's sides, or DeviceBuffers
+ * holding a packed side. Executions are asynchronous on the plan's stream, like kernels.
+ */
+export class FftPlan extends StreamBoundResource {
+  readonly type: FftType;
+  readonly precision: FftPrecision;
+  /** The logical transform sizes (the real side's for r2c/c2r). */
+  readonly shape: readonly number[];
+  readonly batch: number;
+  /** What an input operand must look like. */
+  readonly input: FftSide;
+  /** What an output operand must look like. */
+  readonly output: FftSide;
+  readonly normalize: FftNormalize;
+  /** Bytes of the workspace cuFFT asked for. */
+  readonly workspaceBytes: number;
+  private readonly h: PlanHandle;
+  private readonly state: PlanState;
+  private readonly exec: Exec;
+  private readonly inputBytes: number;
+  private readonly outputBytes: number;
+  private readonly factors: { forward: number; inverse: number };
+  private readonly scaling: ScalePlan | undefined;
+
+  private constructor(g: FftGeometry, stream: Stream, h: PlanHandle, state: PlanState, workspaceBytes: number, normalize: FftNormalize, exec: Exec) {
+    const ctx = stream.context;
+    super('FftPlan', () => destroyPlan(ctx, h, state), stream);
+    this.type = g.type;
+    this.precision = g.precision;
+    this.shape = Object.freeze(g.n.slice());
+    this.batch = g.batch;
+    this.input = g.input;
+    this.output = g.output;
+    this.normalize = normalize;
+    this.workspaceBytes = workspaceBytes;
+    this.h = h;
+    this.state = state;
+    this.exec = exec;
+    this.inputBytes = g.input.extent * sizeOf(g.input);
+    this.outputBytes = g.output.extent * sizeOf(g.output);
+    this.factors = normalizeFactors(normalize, g.n.reduce((a, b) => a * b, 1));
+    this.scaling = normalize === 'none' ? undefined : scalePlan(g.output);
+  }
+
+  /** A plan given by sizes: `FftPlan.create({ shape: [12, 35], type: 'r2c', batch: 4 })`. */
+  static create(options: FftPlanOptions): FftPlan {
+    const where = 'FftPlan.create';
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { shape, type?, precision?, batch?, … }, got ${describe(options)}`);
+    checkKeys(where, options, ['shape', 'type', 'precision', 'batch', 'inputStrides', 'outputStrides', 'normalize', 'stream', 'workspace']);
+    const n = checkFftShape(where, options.shape);
+    const type = options.type === undefined ? 'c2c' : checkChoice(where, 'type', options.type, FFT_TYPES);
+    const precision = options.precision === undefined ? 'single' : checkChoice(where, 'precision', options.precision, ['single', 'double'] as const);
+    const batch = options.batch === undefined ? 1 : checkCount(where, 'batch', options.batch, 1);
+    const common = commonOptions(where, options);
+    const g = geometryFromSizes(where, type, precision, n, batch, options.inputStrides, options.outputStrides);
+    return FftPlan.make(where, g, common);
+  }
+
+  /**
+   * A plan for `input` → `output` StridedViews over their last `rank` axes (default all), the leading
+   * axes collapsed into the batch: the transform type and precision follow the dtypes (c64→c64 C2C,
+   * f32→c64 R2C, c64→f32 C2R; c128/f64 for double). Any views with the same layout work with it later.
+   */
+  static like(input: StridedView, output: StridedView, options: FftPlanLikeOptions = {}): FftPlan {
+    const where = 'FftPlan.like';
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
+    checkKeys(where, options, ['rank', 'normalize', 'stream', 'workspace']);
+    const common = commonOptions(where, options);
+    const g = geometryFromViews(where, input, output, options.rank);
+    return FftPlan.make(where, g, common);
+  }
+
+  /** Makes the cuFFT plan of `g` on the stream. @internal (fft-functions.ts's cache calls it too) */
+  static make(where: string, g: FftGeometry, o: ResolvedCommon): FftPlan {
+    const stream = resolveStream(where, o.stream);
+    const api = loadCufft();
+    stream.context.bind();
+    const h = api.cufftCreate();
+    const state: PlanState = { workspace: undefined };
+    let bytes: number;
+    try {
+      if (o.workspace === 'pool') api.cufftSetAutoAllocation(h, 0);
+      bytes = makePlanMany(api, h, g);
+      api.cufftSetStream(h, stream.handle as unknown as cufft.cudaStream_t);
+      if (o.workspace === 'pool' && bytes > 0) {
+        state.workspace = DeviceBuffer.alloc(bytes, { stream });
+        api.cufftSetWorkArea(h, state.workspace.ptr);
+      }
+    } catch (e) {
+      state.workspace?.close();
+      try {
+        api.cufftDestroy(h);
+      } catch {
+        // the first error is the one to report
+      }
+      throw e;
+    }
+    return new FftPlan(g, stream, h, state, bytes, o.normalize, api[EXEC[g.precision][g.type]] as unknown as Exec);
+  }
+
+  /** The cufftHandle, for typed-layer calls (`cufft.cufftGetSize(plan.handle)`); valid until close(). */
+  get handle(): PlanHandle {
+    this.assertOpen('FftPlan.handle');
+    return this.h;
+  }
+
+  /** The forward transform (C2C or R2C) of `input` into `output` (default: in place, C2C only). Returns `output`. */
+  forward<O extends Operand>(input: Operand, output?: O): O {
+    if (this.type === 'c2r') throw new TypeError('FftPlan.forward: a c2r plan transforms inverse only (use inverse)');
+    return this.run('FftPlan.forward', CUFFT_DIRECTION.forward, this.factors.forward, input, (output ?? input) as O);
+  }
+
+  /** The inverse transform (C2C or C2R) of `input` into `output` (default: in place, C2C only). Returns `output`. C2R overwrites its input (cuFFT's own rule). */
+  inverse<O extends Operand>(input: Operand, output?: O): O {
+    if (this.type === 'r2c') throw new TypeError('FftPlan.inverse: an r2c plan transforms forward only (use forward)');
+    return this.run('FftPlan.inverse', CUFFT_DIRECTION.inverse, this.factors.inverse, input, (output ?? input) as O);
+  }
+
+  private run<O extends Operand>(where: string, direction: number, factor: number, input: Operand, output: O): O {
+    this.checkUsable(where);
+    if (output === input && this.type !== 'c2c') throw new TypeError(`${where}: an in-place ${this.type} transform needs two views of one buffer (real and complex), not the same operand twice`);
+    const ip = addressOf(where, 'input', input, this.input, this.inputBytes);
+    const op = output === input ? ip : addressOf(where, 'output', output, this.output, this.outputBytes);
+    if (ip === op && this.type === 'c2c' && !sameLayout(this.input, this.output)) throw new RangeError(`${where}: in place, the input and output layouts must be equal`);
+    const stream = this.stream;
+    this.context.bind();
+    if (anyCapture()) noteUse(this.context, stream.handle, this, bufferOf(input), bufferOf(output));
+    this.exec(this.h, ip, op, direction);
+    if (factor !== 1) scaleSide(stream, op, this.scaling!, factor);
+    return output;
+  }
+
+  /**
+   * Moves the plan to `stream` (cufftSetStream); a pool workspace is reallocated there, the old one
+   * freed in order on the old stream. Work already enqueued stays where it was.
+   */
+  setStream(stream: StreamLike): this {
+    const where = 'FftPlan.setStream';
+    this.checkUsable(where);
+    const s = resolveStream(where, stream);
+    if (s === this.stream) return this;
+    this.adoptStream(s);
+    const api = loadCufft();
+    this.context.bind();
+    api.cufftSetStream(this.h, s.handle as unknown as cufft.cudaStream_t);
+    const old = this.state.workspace;
+    if (old !== undefined) {
+      const fresh = DeviceBuffer.alloc(this.workspaceBytes, { stream: s });
+      api.cufftSetWorkArea(this.h, fresh.ptr);
+      this.state.workspace = fresh;
+      old.close();
+    }
+    return this;
+  }
+
+  /** `FftPlan(c2c single [1024] × 8, stream)`. */
+  toString(): string {
+    return `FftPlan(${this.type} ${this.precision} [${this.shape}] × ${this.batch}${this.closed ? ', closed' : ''})`;
+  }
+}
+
+/** The common options, checked. @internal */
+export interface ResolvedCommon {
+  normalize: FftNormalize;
+  stream: StreamLike | undefined;
+  workspace: FftWorkspace;
+}
+
+/** Checks normalize and workspace (the stream is checked when resolved). @internal */
+export function commonOptions(where: string, o: FftPlanCommonOptions, defaultNormalize: FftNormalize = 'none'): ResolvedCommon {
+  const normalize = o.normalize === undefined ? defaultNormalize : checkChoice(where, 'normalize', o.normalize, FFT_NORMALIZE);
+  const workspace = o.workspace === undefined ? 'pool' : checkChoice(where, 'workspace', o.workspace, ['pool', 'cufft'] as const);
+  return { normalize, stream: o.stream, workspace };
+}
+
+function sizeOf(side: FftSide): number {
+  return side.dtype === 'c128' ? 16 : side.dtype === 'f32' ? 4 : 8;
+}
+
+function sameLayout(a: FftSide, b: FftSide): boolean {
+  return a.dtype === b.dtype && a.strides.every((v, i) => v === b.strides[i]);
+}
+
+function bufferOf(v: Operand): DeviceBuffer | undefined {
+  return v instanceof StridedView ? (v.buffer instanceof DeviceBuffer ? v.buffer : undefined) : v;
+}
+
+/**
+ * The device address of `v` as `side`: a StridedView with the side's dtype, shape and strides, or a
+ * DeviceBuffer (packed sides only) holding at least `bytes`. Throws TypeError/RangeError naming `where`.
+ */
+function addressOf(where: string, name: string, v: Operand, side: FftSide, bytes: number): number {
+  if (v instanceof StridedView) {
+    const buf = v.buffer;
+    if (!(buf instanceof DeviceBuffer)) throw new TypeError(`${where}: ${name} must view device memory, got a view of ${describe(buf)}`);
+    if (v.dtype !== side.dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the plan takes ${side.dtype}`);
+    if (!matches(v, side)) throw new RangeError(`${where}: ${name} has shape [${v.shape}] strides [${v.strides}], the plan's ${name} is shape [${side.shape}] strides [${side.strides}] (a leading batch axis of 1 may be left out)`);
+    return buf.ptr + v.byteOffset;
+  }
+  if (v instanceof DeviceBuffer) {
+    if (!side.contiguous) throw new TypeError(`${where}: the plan's ${name} is strided: pass a StridedView of shape [${side.shape}] strides [${side.strides}]`);
+    if (v.byteLength < bytes) throw new RangeError(`${where}: ${name} holds ${v.byteLength} bytes, the plan's ${name} needs ${bytes} (${side.extent} ${side.dtype})`);
+    return v.ptr;
+  }
+  throw new TypeError(`${where}: ${name} must be a DeviceBuffer or a StridedView of device memory, got ${describe(v)}${ArrayBuffer.isView(v) ? ' (a host array: copy it to the GPU first)' : ''}`);
+}
+
+/** True when the view's axes are the side's, with or without the batch axis when the batch is 1, or with the batch split over several leading axes that collapse. */
+function matches(v: StridedView, side: FftSide): boolean {
+  const rank = side.shape.length - 1;
+  const lead = v.shape.length - rank;
+  if (lead < 0) return false;
+  for (let d = 0; d < rank; d++) {
+    const a = v.shape[lead + d];
+    if (a !== side.shape[d + 1] || (a > 1 && v.strides[lead + d] !== side.strides[d + 1])) return false;
+  }
+  if (lead === 1) return v.shape[0] === side.shape[0] && (v.shape[0] === 1 || v.strides[0] === side.strides[0]);
+  let count = 1;
+  for (let d = lead - 1; d >= 0; d--) {
+    if (v.shape[d] === 1) continue;
+    if (v.strides[d] !== side.strides[0] * count) return false;
+    count *= v.shape[d];
+  }
+  return count === side.shape[0];
+}
+
+/** cufftMakePlanMany64 with the geometry's layouts; returns the workspace size. */
+function makePlanMany(api: CufftApi, h: PlanHandle, g: FftGeometry): number {
+  const rank = g.n.length;
+  const i = cufftLayout('FftPlan', 'input', g.input.shape, g.input.strides);
+  const o = cufftLayout('FftPlan', 'output', g.output.shape, g.output.strides);
+  const n = BigInt64Array.from(g.n, BigInt);
+  return api.cufftMakePlanMany64(h, rank, n, BigInt64Array.from(i.embed, BigInt), i.stride, i.dist, BigInt64Array.from(o.embed, BigInt), o.stride, o.dist, CUFFT_TYPE[g.precision][g.type] as cufft.cufftType, g.batch);
+}
