@@ -2,8 +2,9 @@
 // `system` gives the CUDA driver's version (from the driver) and, through NVML loaded on first use,
 // the kernel driver's version and per GPU: name, PCI bus id, persistence mode, ECC, fan, temperature,
 // performance state, power draw and limit, memory, utilisation and compute mode, each a typed property
-// (undefined where the board does not support it). Checks every value is sane and that NVML and CUDA
-// agree on each visible GPU's UUID.
+// (undefined where the board does not support it); below each row the energy counter, the power
+// management limit, reserved memory (NVML's v2 query), the display state and the compute processes.
+// Checks every value is sane and that NVML and CUDA agree on each visible GPU's UUID.
 import { Device, NvmlUnavailableError, system, type NvmlDevice } from '../src';
 import { done } from './gpu-check';
 
@@ -30,6 +31,24 @@ function row(gpu: NvmlDevice): { line: string; problems: string[] } {
   check(temp === undefined || (temp > 0 && temp < 110), `temperature ${temp}`);
   check(power === undefined || (power > 0 && power <= 1.5 * (cap ?? 2000)), `power ${power} W of ${cap} W`);
   check(util === undefined || (util.gpu >= 0 && util.gpu <= 100), `utilisation ${util?.gpu}`);
+  const more = details(gpu);
+  problems.push(...more.problems.map((p) => `GPU ${gpu.index}: ${p}`));
+  return { line: `${line}\n${more.line}`, problems };
+}
+
+/** The readings of the second line (energy, power management limit, reserved memory, display, processes) and their problems. */
+function details(gpu: NvmlDevice): { line: string; problems: string[] } {
+  const [energy, limit, enforced, breakdown, processes] = [gpu.totalEnergyConsumption, gpu.powerManagementLimit, gpu.powerLimit, gpu.memoryBreakdown, gpu.computeProcesses];
+  const procs = processes === undefined ? 'N/A' : processes.map((p) => `${p.pid}${na(p.usedMemory, (m) => ` (${(m / MiB).toFixed(0)}MiB)`)}`).join(', ') || 'none';
+  const line =
+    `    energy ${na(energy, (e) => `${(e / 1000).toFixed(0)} J`)}, power limit ${na(limit, (l) => `${l.toFixed(0)}W`)}, ` +
+    `reserved ${na(breakdown, (b) => `${(b.reserved / MiB).toFixed(0)}MiB`)}, display ${na(gpu.displayActive, (d) => (d ? 'active' : 'off'))}, ` +
+    `compute processes: ${procs}`;
+  const problems: string[] = [];
+  if (energy !== undefined && !(energy > 0)) problems.push(`energy counter ${energy}`);
+  if (limit !== undefined && enforced !== undefined && enforced > limit + 0.01) problems.push(`enforced power limit ${enforced} W above the management limit ${limit} W`);
+  if (breakdown !== undefined && Math.abs(breakdown.used + breakdown.reserved + breakdown.free - breakdown.total) > MiB) problems.push(`memory v2 does not add up: ${JSON.stringify(breakdown)}`);
+  if (processes?.some((p) => !(p.pid > 0))) problems.push(`a process without a pid: ${JSON.stringify(processes)}`);
   return { line, problems };
 }
 

@@ -8,7 +8,7 @@ export { Device, type DeviceProperties } from './device';
 export { GreenContext, SmResource, type GreenStreamOptions } from './green';
 export { canAccessPeer, copyPeer, disablePeerAccess, enablePeerAccess, onDevice, type PeerCopyOptions } from './peer';
 export { DRIVER_RELEASE } from './driver';
-export { NvmlDevice, NvmlUnavailableError, System, system, type ComputeMode, type PciInfo } from './system';
+export { NvmlDevice, NvmlUnavailableError, System, system, type ComputeMode, type GpuProcess, type MemoryBreakdown, type PciInfo } from './system';
 export type { GraphMemoryStats } from './graph/graph-memory';
 export { Resource } from './lifecycle';
 

@@ -99,6 +99,67 @@ export interface PciInfo {
   pciSubSystemId: number;
 }
 
+/** A process using a GPU, as NVML lists it (`computeProcesses`, `graphicsProcesses`). */
+export interface GpuProcess {
+  /** The process id (in the host's pid namespace: inside a container it may not be this container's pid). */
+  pid: number;
+  /** Device memory the process holds, in bytes; undefined where NVML cannot tell (a container without access, Windows WDDM). */
+  usedMemory: number | undefined;
+  /** The MIG GPU instance the process runs in; undefined when the GPU is not in MIG mode. */
+  gpuInstanceId: number | undefined;
+  /** The MIG compute instance the process runs in; undefined when the GPU is not in MIG mode. */
+  computeInstanceId: number | undefined;
+}
+
+/** Device memory as NVML's v2 query splits it, in bytes: `used` excludes `reserved` (what nvidia-smi shows). */
+export interface MemoryBreakdown {
+  total: number;
+  /** Memory the driver and firmware keep for themselves. */
+  reserved: number;
+  used: number;
+  free: number;
+}
+
+// NVML's "not available" for a 64-bit reading, and for an unsigned int id (MIG ids outside MIG mode).
+const NOT_AVAILABLE_U64 = 2n ** 64n - 1n;
+const NOT_AVAILABLE_U32 = 0xffffffff;
+
+/** A 64-bit reading NVML returned (number below 2^53, else bigint) as a number, or undefined for "not available". */
+function u64Reading(v: number | bigint): number | undefined {
+  if (typeof v === 'number') return v;
+  return v === NOT_AVAILABLE_U64 ? undefined : Number(v);
+}
+
+/** NVML's process records as GpuProcess values. @internal */
+export function gpuProcesses(infos: readonly nvml.nvmlProcessInfo_v2_st[]): GpuProcess[] {
+  return infos.map((p) => ({
+    pid: p.pid,
+    usedMemory: u64Reading(p.usedGpuMemory),
+    gpuInstanceId: p.gpuInstanceId === NOT_AVAILABLE_U32 ? undefined : p.gpuInstanceId,
+    computeInstanceId: p.computeInstanceId === NOT_AVAILABLE_U32 ? undefined : p.computeInstanceId,
+  }));
+}
+
+/**
+ * `list()` again while NVML answers INSUFFICIENT_SIZE: the typed layer asks the count, then fills an
+ * array that long, and a process starting between the two calls makes the second one too short.
+ */
+function processList(api: NvmlApi, list: () => nvml.nvmlProcessInfo_v2_st[]): nvml.nvmlProcessInfo_v2_st[] {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return list();
+    } catch (e) {
+      if (attempt < 4 && e instanceof CudaError && e.code === api.nvmlReturn_t.NVML_ERROR_INSUFFICIENT_SIZE) continue;
+      throw e;
+    }
+  }
+}
+
+/** Milliwatts as watts, keeping undefined. */
+function watts(mw: number | undefined): number | undefined {
+  return mw === undefined ? undefined : mw / 1000;
+}
+
 /**
  * One GPU as NVML sees it (`system.gpu(i)`): typed properties, each read when asked (one NVML call).
  * A property this GPU or driver does not support is undefined (fans on a passively cooled board, …).
@@ -109,7 +170,12 @@ export class NvmlDevice {
   constructor(
     /** NVML's index of the GPU (0-based, PCI order). */
     readonly index: number,
-    private readonly handle: nvml.nvmlDevice_t,
+    /**
+     * NVML's handle of this GPU (`nvmlDevice_t`), for calls of NVML's typed layer that the properties do
+     * not cover: `system.nvml.nvmlDeviceGetXxx(gpu.handle)` needs no nvmlInit of its own. Valid until
+     * `system.shutdownNvml()`.
+     */
+    readonly handle: nvml.nvmlDevice_t,
     private readonly api: NvmlApi,
   ) {}
 
@@ -140,10 +206,62 @@ export class NvmlDevice {
     const mw = optional(this.api, () => this.api.nvmlDeviceGetPowerUsage(this.handle));
     return mw === undefined ? undefined : mw / 1000;
   }
-  /** The power limit in force, in watts. */
+  /**
+   * The power limit in force (NVML's enforced limit: the lowest of the management limit and any other
+   * cap), in watts.
+   */
   get powerLimit(): number | undefined {
-    const mw = optional(this.api, () => this.api.nvmlDeviceGetEnforcedPowerLimit(this.handle));
-    return mw === undefined ? undefined : mw / 1000;
+    return watts(optional(this.api, () => this.api.nvmlDeviceGetEnforcedPowerLimit(this.handle)));
+  }
+  /** The power management limit set on the board (nvidia-smi's `power.limit`), in watts. */
+  get powerManagementLimit(): number | undefined {
+    return watts(optional(this.api, () => this.api.nvmlDeviceGetPowerManagementLimit(this.handle)));
+  }
+  /** The power management limit the board comes with (`power.default_limit`), in watts. */
+  get powerManagementDefaultLimit(): number | undefined {
+    return watts(optional(this.api, () => this.api.nvmlDeviceGetPowerManagementDefaultLimit(this.handle)));
+  }
+  /** The range the power management limit may be set in (`power.min_limit`, `power.max_limit`), in watts. */
+  get powerManagementLimitConstraints(): { min: number; max: number } | undefined {
+    const c = optional(this.api, () => this.api.nvmlDeviceGetPowerManagementLimitConstraints(this.handle));
+    return c === undefined ? undefined : { min: c.minLimit / 1000, max: c.maxLimit / 1000 };
+  }
+  /**
+   * Energy the GPU consumed since the driver was last loaded, in millijoules (a counter: read it twice
+   * and subtract for the energy of the work between).
+   */
+  get totalEnergyConsumption(): number | undefined {
+    const mj = optional(this.api, () => this.api.nvmlDeviceGetTotalEnergyConsumption(this.handle));
+    return mj === undefined ? undefined : u64Reading(mj);
+  }
+  /**
+   * Device memory split as nvidia-smi shows it (NVML's versioned v2 query): total, reserved (by the
+   * driver and firmware), used (excluding reserved) and free, in bytes. {@link memory} is the v1 view,
+   * whose `used` includes the reserved memory.
+   */
+  get memoryBreakdown(): MemoryBreakdown | undefined {
+    const m = optional(this.api, () => this.api.nvmlDeviceGetMemoryInfo_v2(this.handle));
+    return m === undefined ? undefined : { total: Number(m.total), reserved: Number(m.reserved), used: Number(m.used), free: Number(m.free) };
+  }
+  /** Processes with a compute context on this GPU (CUDA programs), with the memory each holds. */
+  get computeProcesses(): GpuProcess[] | undefined {
+    const list = optional(this.api, () => processList(this.api, () => this.api.nvmlDeviceGetComputeRunningProcesses(this.handle)));
+    return list === undefined ? undefined : gpuProcesses(list);
+  }
+  /** Processes with a graphics context on this GPU (OpenGL, Vulkan, a display server). */
+  get graphicsProcesses(): GpuProcess[] | undefined {
+    const list = optional(this.api, () => processList(this.api, () => this.api.nvmlDeviceGetGraphicsRunningProcesses(this.handle)));
+    return list === undefined ? undefined : gpuProcesses(list);
+  }
+  /** Whether a display is initialised on the GPU (a framebuffer exists, with or without a monitor attached). */
+  get displayActive(): boolean | undefined {
+    const m = optional(this.api, () => this.api.nvmlDeviceGetDisplayActive(this.handle));
+    return m === undefined ? undefined : m === this.api.nvmlEnableState_t.NVML_FEATURE_ENABLED;
+  }
+  /** Whether a monitor is connected to one of the GPU's outputs. */
+  get displayMode(): boolean | undefined {
+    const m = optional(this.api, () => this.api.nvmlDeviceGetDisplayMode(this.handle));
+    return m === undefined ? undefined : m === this.api.nvmlEnableState_t.NVML_FEATURE_ENABLED;
   }
   /** Performance state 0 (fastest) to 15; undefined when unknown or unsupported. */
   get performanceState(): number | undefined {
@@ -255,6 +373,13 @@ export class System {
     const api = nvmlFor('system.gpus');
     const n = api.nvmlDeviceGetCount();
     return Array.from({ length: n }, (_, i) => new NvmlDevice(i, api.nvmlDeviceGetHandleByIndex(i), api));
+  }
+  /**
+   * NVML's typed layer, loaded and initialised (once, shared with every `system` read): for the calls
+   * the properties do not cover, with `gpu.handle`. Needs no nvmlInit or nvmlShutdown of its own.
+   */
+  get nvml(): NvmlApi {
+    return nvmlFor('system.nvml');
   }
   /** Shuts NVML down if it was initialised (the next NVML read initialises it again). */
   shutdownNvml(): void {
