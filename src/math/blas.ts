@@ -1,0 +1,508 @@
+// Blas: a cuBLAS handle bound to a Stream. GEMM on row-major or column-major views (src/math/matrix.ts
+// reads the order off the strides and the call is mapped to column-major: no copy), GemmEx with compute
+// types, batched and strided-batched GEMM, and the level-1/2 calls people use (axpy, scal, dot, nrm2,
+// gemv). Scalars are JS numbers (complex as { re, im } / [re, im]) boxed into host memory: the handle stays
+// in host pointer mode except for the device-result forms (dotInto, nrm2Into), which switch it themselves.
+// Every argument is checked before cuBLAS is called; cuBLAS's own statuses throw CublasError.
+import { loadCublas, type cublas } from '../releases';
+import { describe } from '../describe';
+import { whenNoHostFuncs } from '../lifecycle';
+import { DeviceBuffer } from '../memory/device-buffer';
+import type { DType, StridedView } from '../memory/strided-view';
+import type { Stream, StreamLike } from '../stream';
+import { ScalarBox, StreamBoundResource, checkDType, cudaDataType, isComplex, resolveStream, type Complex, type Operand, type Scalar } from './common';
+import { CUBLAS_COMPUTE, GEMM_DEFAULT_ALGO, GemmCall, checkBatches, checkComputeType, defaultComputeType, gemmScaleType, planGemm, type ComputeType } from './blas-gemm';
+import { MatrixSlot, VectorSlot, checkTranspose, mappedOp, opCode, resolveMatrix, resolveVector, type Transpose } from './matrix';
+import { level1Name, LEVEL1_DTYPES, type Level1DType } from './blas-level1';
+
+export type { ComputeType } from './blas-gemm';
+
+/** Options of {@link Blas.create}. */
+export interface BlasOptions {
+  /** The stream the handle's work is enqueued on (default: the current context's legacy default stream). */
+  stream?: StreamLike;
+}
+
+/** Options of {@link Blas.gemm} and {@link Blas.gemmStridedBatched}. */
+export interface GemmOptions {
+  /** op(a): 'N' (default), 'T' or 'C'. */
+  transA?: Transpose;
+  /** op(b): 'N' (default), 'T' or 'C'. */
+  transB?: Transpose;
+  /** Default 1. */
+  alpha?: Scalar;
+  /** Default 0 (c is then only written). */
+  beta?: Scalar;
+}
+
+/** Options of {@link Blas.gemmEx} and {@link Blas.gemmBatched}. */
+export interface GemmExOptions extends GemmOptions {
+  /** How cuBLAS computes (default: '32F' for f16/bf16/f32/c64 operands, '64F' for f64/c128, '32I' for i8 → i32). */
+  computeType?: ComputeType;
+  /** A cublasGemmAlgo_t (default CUBLAS_GEMM_DEFAULT, -1). */
+  algo?: number;
+}
+
+/** Options of the level-1 calls. */
+export interface VectorOptions {
+  /** The element type of DeviceBuffer operands (a 1-D StridedView brings its own). */
+  dtype?: Level1DType;
+}
+
+/** Options of {@link Blas.dot}. */
+export interface DotOptions extends VectorOptions {
+  /** Complex vectors: conjugate x (dotc) instead of the plain product (dotu). Default false. */
+  conjugate?: boolean;
+}
+
+/** Options of {@link Blas.gemv}. */
+export interface GemvOptions extends VectorOptions {
+  /** op(a): 'N' (default), 'T' or 'C'. */
+  trans?: Transpose;
+  alpha?: Scalar;
+  beta?: Scalar;
+}
+
+const GEMM_KEYS = ['transA', 'transB', 'alpha', 'beta'];
+const GEMM_EX_KEYS = [...GEMM_KEYS, 'computeType', 'algo'];
+const POINTER_MODE_HOST = 0;
+const POINTER_MODE_DEVICE = 1;
+
+/** Reads an options object (undefined: none); TypeError naming `where` for anything else or an unknown key. */
+function optionsOf<T extends object>(where: string, o: T | undefined, keys: readonly string[]): Partial<T> {
+  if (o === undefined) return {};
+  if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
+  for (const k in o) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
+  return o;
+}
+
+/**
+ * A cuBLAS handle on one Stream: `using blas = Blas.create({ stream })`, then `blas.gemm(a, b, c)` with
+ * 2-D StridedViews. Work is enqueued on the stream (synchronize it before reading results); `dot` and
+ * `nrm2` return numbers (`dotAsync`/`nrm2Async` without blocking, `dotInto`/`nrm2Into` into device memory).
+ */
+export class Blas extends StreamBoundResource {
+  /** The cublasHandle_t, for typed-layer calls beside the object's (keep the pointer mode at host, as found). */
+  readonly handle: cublas.cublasHandle_t;
+  private readonly api: typeof cublas;
+  private pointerMode = POINTER_MODE_HOST;
+  private readonly alphaBox = new ScalarBox();
+  private readonly betaBox = new ScalarBox();
+  private readonly result = new Float64Array(2);
+  private readonly result32 = new Float32Array(this.result.buffer, 0, 2);
+  private readonly sa = new MatrixSlot();
+  private readonly sb = new MatrixSlot();
+  private readonly sc = new MatrixSlot();
+  private readonly vx = new VectorSlot();
+  private readonly vy = new VectorSlot();
+  private readonly call = new GemmCall();
+
+  private constructor(api: typeof cublas, handle: cublas.cublasHandle_t, stream: Stream) {
+    const context = stream.context;
+    super('Blas', () => whenNoHostFuncs(() => {
+      if (context.bindForFree()) api.cublasDestroy(handle);
+    }), stream);
+    this.api = api;
+    this.handle = handle;
+  }
+
+  /** A cuBLAS handle on `options.stream` (default: the legacy default stream of the current context). Loads cuBLAS. */
+  static create(options?: BlasOptions): Blas {
+    const o = optionsOf('Blas.create', options, ['stream']);
+    const stream = resolveStream('Blas.create', o.stream);
+    stream.context.bind();
+    const api = loadCublas();
+    const handle = api.cublasCreate();
+    try {
+      api.cublasSetStream(handle, stream.handle);
+      api.cublasSetPointerMode(handle, POINTER_MODE_HOST);
+    } catch (e) {
+      api.cublasDestroy(handle);
+      throw e;
+    }
+    return new Blas(api, handle, stream);
+  }
+
+  /** Enqueues later work on `stream` (of the handle's context); the handle keeps it alive. */
+  setStream(stream: StreamLike): this {
+    this.checkUsable('Blas.setStream');
+    const s = resolveStream('Blas.setStream', stream);
+    if (s.context !== this.context) throw new TypeError(`Blas.setStream: the stream belongs to ${String(s.context)}, the handle to ${String(this.context)}`);
+    this.context.bind();
+    this.api.cublasSetStream(this.handle, s.handle);
+    this.adoptStream(s);
+    return this;
+  }
+
+  /** Checks the handle, makes its context current and puts it in `mode` pointer mode. */
+  private enter(where: string, mode = POINTER_MODE_HOST): void {
+    this.checkUsable(where);
+    this.context.bind();
+    if (this.pointerMode !== mode) {
+      this.api.cublasSetPointerMode(this.handle, mode);
+      this.pointerMode = mode;
+    }
+  }
+
+  private checkBuffer(where: string, name: string, b: DeviceBuffer | undefined): void {
+    if (b !== undefined && b.context !== this.context) throw new TypeError(`${where}: ${name} belongs to ${String(b.context)}, the Blas to ${String(this.context)}`);
+  }
+
+  /** Resolves c, a and b (a and b preferring c's order where both fit) and checks contexts and dtypes. */
+  private resolveGemm(where: string, a: unknown, b: unknown, c: unknown, batched: boolean): void {
+    const C = resolveMatrix(where, 'c', c, this.sc, 'row', batched);
+    if ((c as StridedView).readOnly) throw new TypeError(`${where}: c is a read-only view`);
+    const A = resolveMatrix(where, 'a', a, this.sa, C.order, batched);
+    const B = resolveMatrix(where, 'b', b, this.sb, C.order, batched);
+    if (A.dtype !== B.dtype) throw new TypeError(`${where}: a holds ${A.dtype} and b ${B.dtype}: they must match`);
+    this.checkBuffer(where, 'a', A.buffer);
+    this.checkBuffer(where, 'b', B.buffer);
+    this.checkBuffer(where, 'c', C.buffer);
+  }
+
+  /**
+   * c = alpha·op(a)·op(b) + beta·c, enqueued on the stream. a, b, c: 2-D StridedViews [rows, cols] of one
+   * dtype, each row-major (strides [ld, 1]) or column-major (strides [1, ld]); f32/f64/c64/c128 call
+   * cublas{S,D,C,Z}gemm, f16/bf16 cublasGemmEx with f32 compute. A 'C' transpose needs the operand in c's order.
+   */
+  gemm(a: StridedView, b: StridedView, c: StridedView, options?: GemmOptions): this {
+    const where = 'Blas.gemm';
+    const o = optionsOf(where, options, GEMM_KEYS);
+    const tA = checkTranspose(where, 'transA', o.transA);
+    const tB = checkTranspose(where, 'transB', o.transB);
+    this.resolveGemm(where, a, b, c, false);
+    const dtype = this.sc.dtype;
+    if (this.sa.dtype !== dtype) throw new TypeError(`${where}: a and b hold ${this.sa.dtype}, c ${dtype}: gemm takes one dtype (gemmEx mixes them)`);
+    const call = planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
+    const name = GEMM_NAMES[dtype as keyof typeof GEMM_NAMES];
+    if (name === undefined) {
+      const compute = defaultComputeType(dtype, dtype);
+      if (compute === undefined) throw new TypeError(`${where}: no GEMM of ${dtype} (f16, bf16, f32, f64, c64, c128)`);
+      return this.runGemmEx(where, dtype, compute, o, GEMM_DEFAULT_ALGO);
+    }
+    const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
+    this.enter(where);
+    this.api[name](this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
+    return this;
+  }
+
+  /**
+   * GEMM with mixed types (cublasGemmEx): a and b of one dtype (f16, bf16, f32, f64, c64, c128, i8), c of
+   * the output dtype the compute type allows (f16/bf16 → f16/bf16 or f32, i8 → i32 with '32I' or f32, …).
+   * alpha and beta are of the compute type's scale type (f16 for '16F', i32 for '32I', else f32/f64/c64/c128).
+   */
+  gemmEx(a: StridedView, b: StridedView, c: StridedView, options?: GemmExOptions): this {
+    const where = 'Blas.gemmEx';
+    const o = optionsOf(where, options, GEMM_EX_KEYS);
+    const tA = checkTranspose(where, 'transA', o.transA);
+    const tB = checkTranspose(where, 'transB', o.transB);
+    const algo = checkAlgo(where, o.algo);
+    this.resolveGemm(where, a, b, c, false);
+    const compute = this.computeOf(where, o.computeType);
+    planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
+    return this.runGemmEx(where, this.sc.dtype, compute, o, algo);
+  }
+
+  private computeOf(where: string, v: unknown): ComputeType {
+    const ab = this.sa.dtype;
+    const compute = v === undefined ? defaultComputeType(ab, this.sc.dtype) : checkComputeType(where, v);
+    if (compute === undefined) throw new TypeError(`${where}: no GEMM of ${ab} operands`);
+    return compute;
+  }
+
+  private runGemmEx(where: string, cType: DType, compute: ComputeType, o: Partial<GemmOptions>, algo: number): this {
+    const ab = this.sa.dtype;
+    const scale = gemmScaleType(where, ab, cType, compute);
+    const alpha = this.alphaBox.set(where, 'alpha', scale, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', scale, o.beta ?? 0);
+    const abCode = cudaDataType(where, ab);
+    const cCode = cudaDataType(where, cType);
+    const call = this.call;
+    this.enter(where);
+    this.api.cublasGemmEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, abCode, call.lda, call.b, abCode, call.ldb, beta, call.c, cCode, call.ldc, CUBLAS_COMPUTE[compute], algo);
+    return this;
+  }
+
+  /**
+   * A batch of GEMMs on 3-D views [batch, rows, cols] (cublasGemmStridedBatchedEx): the batch stride is
+   * strides[0]; a or b may be 2-D (one matrix for every batch entry). Options as {@link Blas.gemmEx}.
+   */
+  gemmStridedBatched(a: StridedView, b: StridedView, c: StridedView, options?: GemmExOptions): this {
+    const where = 'Blas.gemmStridedBatched';
+    const o = optionsOf(where, options, GEMM_EX_KEYS);
+    const tA = checkTranspose(where, 'transA', o.transA);
+    const tB = checkTranspose(where, 'transB', o.transB);
+    const algo = checkAlgo(where, o.algo);
+    this.resolveGemm(where, a, b, c, true);
+    const batch = checkBatches(where, this.sa, this.sb, this.sc);
+    const compute = this.computeOf(where, o.computeType);
+    const call = planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
+    const ab = this.sa.dtype;
+    const scale = gemmScaleType(where, ab, this.sc.dtype, compute);
+    const alpha = this.alphaBox.set(where, 'alpha', scale, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', scale, o.beta ?? 0);
+    const abCode = cudaDataType(where, ab);
+    const cCode = cudaDataType(where, this.sc.dtype);
+    if (batch === 0) return this;
+    this.enter(where);
+    this.api.cublasGemmStridedBatchedEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, abCode, call.lda, call.strideA, call.b, abCode, call.ldb, call.strideB, beta, call.c, cCode, call.ldc, call.strideC, batch, CUBLAS_COMPUTE[compute], algo);
+    return this;
+  }
+
+  /**
+   * A batch of GEMMs on arrays of 2-D views (cublasGemmBatchedEx): every a alike (shape, order, ld, dtype),
+   * every b alike, every c alike. The pointer arrays are copied to a stream-ordered device buffer.
+   */
+  gemmBatched(a: readonly StridedView[], b: readonly StridedView[], c: readonly StridedView[], options?: GemmExOptions): this {
+    const where = 'Blas.gemmBatched';
+    const o = optionsOf(where, options, GEMM_EX_KEYS);
+    const tA = checkTranspose(where, 'transA', o.transA);
+    const tB = checkTranspose(where, 'transB', o.transB);
+    const algo = checkAlgo(where, o.algo);
+    const count = checkLists(where, a, b, c);
+    if (count === 0) return this;
+    const table = new Uint32Array(6 * count);
+    this.collectBatch(where, a, b, c, table);
+    const compute = this.computeOf(where, o.computeType);
+    const call = planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
+    const ab = this.sa.dtype;
+    const scale = gemmScaleType(where, ab, this.sc.dtype, compute);
+    const alpha = this.alphaBox.set(where, 'alpha', scale, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', scale, o.beta ?? 0);
+    const abCode = cudaDataType(where, ab);
+    const cCode = cudaDataType(where, this.sc.dtype);
+    this.enter(where);
+    const pointers = DeviceBuffer.alloc(table.byteLength, { stream: this.stream });
+    try {
+      pointers.copyFrom(table, { stream: this.stream });
+      const base = pointers.ptr;
+      const [first, second] = call.swapped ? [base + 8 * count, base] : [base, base + 8 * count];
+      this.api.cublasGemmBatchedEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, first, abCode, call.lda, second, abCode, call.ldb, beta, base + 16 * count, cCode, call.ldc, count, CUBLAS_COMPUTE[compute], algo);
+    } finally {
+      pointers.close(); // freed in stream order, after the GEMMs
+    }
+    return this;
+  }
+
+  /** Resolves every matrix of the three lists, checks each list is uniform, writes the addresses into `table` (a | b | c). */
+  private collectBatch(where: string, a: readonly StridedView[], b: readonly StridedView[], c: readonly StridedView[], table: Uint32Array): void {
+    const count = a.length;
+    const first = new MatrixSlot();
+    const fa = new MatrixSlot();
+    const fb = new MatrixSlot();
+    for (let i = 0; i < count; i++) {
+      this.resolveGemm(where, a[i], b[i], c[i], false);
+      if (i === 0) {
+        Object.assign(first, this.sc);
+        Object.assign(fa, this.sa);
+        Object.assign(fb, this.sb);
+      } else {
+        sameLayout(where, `a[${i}]`, fa, this.sa);
+        sameLayout(where, `b[${i}]`, fb, this.sb);
+        sameLayout(where, `c[${i}]`, first, this.sc);
+      }
+      writeAddress(table, i, this.sa.address);
+      writeAddress(table, count + i, this.sb.address);
+      writeAddress(table, 2 * count + i, this.sc.address);
+    }
+  }
+
+  // ── level 1 and 2 ─────────────────────────────────────────────────────────────────────────────
+
+  private vectors(where: string, x: unknown, y: unknown, dtype: unknown): Level1DType {
+    const d = dtype === undefined ? undefined : checkDType(where, 'dtype', dtype, LEVEL1_DTYPES);
+    const X = resolveVector(where, 'x', x, this.vx, d);
+    const dt = checkDType(where, 'x dtype', X.dtype, LEVEL1_DTYPES);
+    this.checkBuffer(where, 'x', X.buffer);
+    if (y !== undefined) {
+      const Y = resolveVector(where, 'y', y, this.vy, dt);
+      if (Y.n !== X.n) throw new RangeError(`${where}: x holds ${X.n} elements and y ${Y.n}`);
+      this.checkBuffer(where, 'y', Y.buffer);
+    }
+    return dt;
+  }
+
+  /** y = alpha·x + y (cublas{S,D,C,Z}axpy), enqueued. */
+  axpy(alpha: Scalar, x: Operand, y: Operand, options?: VectorOptions): this {
+    const where = 'Blas.axpy';
+    const o = optionsOf(where, options, ['dtype']);
+    const dt = this.vectors(where, x, y, o.dtype);
+    const a = this.alphaBox.set(where, 'alpha', dt, alpha);
+    this.enter(where);
+    this.api[level1Name('axpy', dt)](this.handle, this.vx.n, a, this.vx.address, this.vx.inc, this.vy.address, this.vy.inc);
+    return this;
+  }
+
+  /** x = alpha·x (cublas{S,D,C,Z}scal), enqueued. */
+  scal(alpha: Scalar, x: Operand, options?: VectorOptions): this {
+    const where = 'Blas.scal';
+    const o = optionsOf(where, options, ['dtype']);
+    const dt = this.vectors(where, x, undefined, o.dtype);
+    const a = this.alphaBox.set(where, 'alpha', dt, alpha);
+    this.enter(where);
+    this.api[level1Name('scal', dt)](this.handle, this.vx.n, a, this.vx.address, this.vx.inc);
+    return this;
+  }
+
+  /**
+   * x·y (conjugating x with `conjugate` for complex vectors), returned as a number ({ re, im } for complex).
+   * cuBLAS writes it to host memory, so the call waits for the stream's work: use dotAsync not to block.
+   */
+  dot(x: Operand, y: Operand, options?: DotOptions): number | Complex {
+    const where = 'Blas.dot';
+    const dt = this.dotArgs(where, x, y, options);
+    this.enter(where);
+    this.api[level1Name(options?.conjugate ? 'dotc' : 'dot', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, this.vy.address, this.vy.inc, this.resultFor(dt));
+    return this.readResult(dt, false);
+  }
+
+  /** x·y into element 0 of `result` (device memory of x's dtype), enqueued: nothing waits. */
+  dotInto(x: Operand, y: Operand, result: Operand, options?: DotOptions): this {
+    const where = 'Blas.dotInto';
+    const dt = this.dotArgs(where, x, y, options);
+    const r = this.resultAddress(where, result, dt);
+    this.enter(where, POINTER_MODE_DEVICE);
+    this.api[level1Name(options?.conjugate ? 'dotc' : 'dot', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, this.vy.address, this.vy.inc, r);
+    return this;
+  }
+
+  /** x·y awaited without blocking the event loop (dotInto a scratch element, then the stream awaited). */
+  async dotAsync(x: Operand, y: Operand, options?: DotOptions): Promise<number | Complex> {
+    const dt = this.dotArgs('Blas.dotAsync', x, y, options);
+    return this.viaDevice(dt, false, (r) => this.dotInto(x, y, r, options));
+  }
+
+  private dotArgs(where: string, x: unknown, y: unknown, options: DotOptions | undefined): Level1DType {
+    const o = optionsOf(where, options, ['dtype', 'conjugate']);
+    if (o.conjugate !== undefined && typeof o.conjugate !== 'boolean') throw new TypeError(`${where}: conjugate must be a boolean, got ${describe(o.conjugate)}`);
+    return this.vectors(where, x, y, o.dtype);
+  }
+
+  /** ‖x‖₂ as a number (a real number for complex x too); waits like {@link Blas.dot}. */
+  nrm2(x: Operand, options?: VectorOptions): number {
+    const where = 'Blas.nrm2';
+    const o = optionsOf(where, options, ['dtype']);
+    const dt = this.vectors(where, x, undefined, o.dtype);
+    this.enter(where);
+    this.api[level1Name('nrm2', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, this.resultFor(dt));
+    return this.readResult(dt, true) as number;
+  }
+
+  /** ‖x‖₂ into element 0 of `result` (device memory of x's real dtype: f32 for f32/c64, f64 for f64/c128), enqueued. */
+  nrm2Into(x: Operand, result: Operand, options?: VectorOptions): this {
+    const where = 'Blas.nrm2Into';
+    const o = optionsOf(where, options, ['dtype']);
+    const dt = this.vectors(where, x, undefined, o.dtype);
+    const r = this.resultAddress(where, result, realOf(dt));
+    this.enter(where, POINTER_MODE_DEVICE);
+    this.api[level1Name('nrm2', dt)](this.handle, this.vx.n, this.vx.address, this.vx.inc, r);
+    return this;
+  }
+
+  /** ‖x‖₂ awaited without blocking the event loop. */
+  async nrm2Async(x: Operand, options?: VectorOptions): Promise<number> {
+    const o = optionsOf('Blas.nrm2Async', options, ['dtype']);
+    const dt = this.vectors('Blas.nrm2Async', x, undefined, o.dtype);
+    return (await this.viaDevice(realOf(dt), true, (r) => this.nrm2Into(x, r, options))) as number;
+  }
+
+  /** y = alpha·op(a)·x + beta·y (cublas{S,D,C,Z}gemv), enqueued; a a 2-D view in either order. */
+  gemv(a: StridedView, x: Operand, y: Operand, options?: GemvOptions): this {
+    const where = 'Blas.gemv';
+    const o = optionsOf(where, options, ['dtype', 'trans', 'alpha', 'beta']);
+    const t = checkTranspose(where, 'trans', o.trans);
+    const A = resolveMatrix(where, 'a', a, this.sa, 'col');
+    const dt = checkDType(where, 'a dtype', A.dtype, LEVEL1_DTYPES);
+    this.checkBuffer(where, 'a', A.buffer);
+    this.vectors(where, x, undefined, o.dtype ?? dt);
+    const Y = resolveVector(where, 'y', y, this.vy, dt);
+    this.checkBuffer(where, 'y', Y.buffer);
+    if (this.vx.dtype !== dt) throw new TypeError(`${where}: x holds ${this.vx.dtype}, a ${dt}`);
+    const [rows, cols] = t === 'N' ? [A.rows, A.cols] : [A.cols, A.rows];
+    if (this.vx.n !== cols) throw new RangeError(`${where}: op(a) is ${rows}×${cols} but x holds ${this.vx.n} elements`);
+    if (Y.n !== rows) throw new RangeError(`${where}: op(a) is ${rows}×${cols} but y holds ${Y.n} elements`);
+    // column-major memory: a row-major a is its transpose (cols×rows), so its op flips N ↔ T
+    const op = opCode(mappedOp(where, 'a', A, t, 'col'));
+    const [m, n] = A.order === 'col' ? [A.rows, A.cols] : [A.cols, A.rows];
+    const alpha = this.alphaBox.set(where, 'alpha', dt, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', dt, o.beta ?? 0);
+    this.enter(where);
+    this.api[level1Name('gemv', dt)](this.handle, op, m, n, alpha, A.address, A.ld, this.vx.address, this.vx.inc, beta, Y.address, Y.inc);
+    return this;
+  }
+
+  // ── results ───────────────────────────────────────────────────────────────────────────────────
+
+  private resultFor(dt: Level1DType): Float32Array | Float64Array {
+    return dt === 'f32' || dt === 'c64' ? this.result32 : this.result;
+  }
+
+  private readResult(dt: Level1DType, real: boolean): number | Complex {
+    const r = this.resultFor(dt);
+    return real || !isComplex(dt) ? r[0] : { re: r[0], im: r[1] };
+  }
+
+  private resultAddress(where: string, result: unknown, dt: DType): number {
+    const r = resolveVector(where, 'result', result, new VectorSlot(), dt);
+    if (r.n < 1) throw new RangeError(`${where}: result must hold at least one ${dt} element`);
+    this.checkBuffer(where, 'result', r.buffer);
+    return r.address;
+  }
+
+  /** Runs `into` on a one-element scratch buffer, awaits the stream, then reads the element. */
+  private async viaDevice(dt: DType, real: boolean, into: (r: DeviceBuffer) => unknown): Promise<number | Complex> {
+    const size = dt === 'c128' ? 16 : dt === 'f64' || dt === 'c64' ? 8 : 4;
+    const stream = this.stream;
+    const scratch = DeviceBuffer.alloc(size, { stream });
+    try {
+      into(scratch);
+      await stream.synchronized();
+      const out = dt === 'f32' || dt === 'c64' ? scratch.toArray(Float32Array, { stream }) : scratch.toArray(Float64Array, { stream });
+      return real || !isComplex(dt) ? out[0] : { re: out[0], im: out[1] };
+    } finally {
+      scratch.close();
+    }
+  }
+
+  /** `Blas(stream …)`. */
+  toString(): string {
+    return `Blas(${this.closed ? 'closed' : String(this.stream)})`;
+  }
+}
+
+/** cuBLAS's typed S/D/C/Z GEMM of each dtype. */
+const GEMM_NAMES = { f32: 'cublasSgemm', f64: 'cublasDgemm', c64: 'cublasCgemm', c128: 'cublasZgemm' } as const;
+
+function realOf(dt: Level1DType): 'f32' | 'f64' {
+  return dt === 'f32' || dt === 'c64' ? 'f32' : 'f64';
+}
+
+function checkAlgo(where: string, v: unknown): number {
+  if (v === undefined) return GEMM_DEFAULT_ALGO;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -1 || v > 999) throw new TypeError(`${where}: algo must be a cublasGemmAlgo_t (an integer, -1 for the default), got ${describe(v)}`);
+  return v;
+}
+
+function checkLists(where: string, a: unknown, b: unknown, c: unknown): number {
+  for (const [name, v] of [['a', a], ['b', b], ['c', c]] as const) {
+    if (!Array.isArray(v)) throw new TypeError(`${where}: ${name} must be an array of 2-D StridedViews, got ${describe(v)}`);
+  }
+  const n = (a as unknown[]).length;
+  if ((b as unknown[]).length !== n || (c as unknown[]).length !== n) {
+    throw new RangeError(`${where}: a, b and c must hold as many matrices (got ${n}, ${(b as unknown[]).length}, ${(c as unknown[]).length})`);
+  }
+  if (n > 2147483647) throw new RangeError(`${where}: at most 2**31 - 1 matrices`);
+  return n;
+}
+
+function sameLayout(where: string, name: string, first: MatrixSlot, s: MatrixSlot): void {
+  if (s.dtype !== first.dtype || s.rows !== first.rows || s.cols !== first.cols || s.order !== first.order || s.ld !== first.ld) {
+    throw new RangeError(`${where}: ${name} is ${s.dtype} ${s.rows}×${s.cols} ${s.order}-major with ld ${s.ld}; the first is ${first.dtype} ${first.rows}×${first.cols} ${first.order}-major with ld ${first.ld} (a batch shares one layout)`);
+  }
+}
+
+function writeAddress(table: Uint32Array, i: number, address: number): void {
+  table[2 * i] = address % 4294967296;
+  table[2 * i + 1] = Math.floor(address / 4294967296);
+}
