@@ -1,0 +1,349 @@
+// Sparse: a cuSPARSE handle bound to a Stream, running the generic API's products on SparseMatrix
+// operands: SpMV (y = α op(A) x + β y), SpMM (C = α op(A) op(B) + β C) and SpGEMM (C = α A B, the
+// result allocated and returned). Buffer sizing is inside: each product's workspace comes from the
+// caching allocator on the handle's stream and is kept per operation shape, so a repeated call makes
+// one cuSPARSE call. Dense operands are DenseVector/DenseMatrix descriptors or plain operands, for
+// which the handle keeps one descriptor per role and shape and re-points it (cusparseDnVecSetValues).
+// Scalars are JS numbers (complex as { re, im } / [re, im]) boxed for the host pointer mode.
+import { loadCusparse, type cusparse } from '../releases';
+import { checkKeys, describe } from '../describe';
+import { DeviceBuffer } from '../memory/device-buffer';
+import { DTYPE_SIZES } from '../memory/strided-view';
+import type { StreamLike } from '../stream';
+import { ScalarBox, StreamBoundResource, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
+import {
+  CUSPARSE_INDEX_TYPE, DenseMatrix, DenseVector, SparseMatrix, denseMatrix, denseVector, type DenseShape, type SparseValueType,
+} from './sparse-matrix';
+
+/** A sparse operand's operation: 'N' as is, 'T' transposed, 'C' conjugate-transposed. */
+export type SparseOp = 'N' | 'T' | 'C';
+const OPS: Readonly<Record<SparseOp, number>> = Object.freeze({ N: 0, T: 1, C: 2 });
+
+/** Options of {@link Sparse.spmv}. */
+export interface SpmvOptions {
+  /** Default 1. */
+  alpha?: Scalar;
+  /** Default 0 (y is then only written). */
+  beta?: Scalar;
+  /** Operation on A (default 'N'). */
+  op?: SparseOp;
+  /** cusparseSpMVAlg_t (default CUSPARSE_SPMV_ALG_DEFAULT, 0). */
+  algorithm?: number;
+}
+/** Options of {@link Sparse.spmm}. */
+export interface SpmmOptions {
+  alpha?: Scalar;
+  beta?: Scalar;
+  /** Operation on A (default 'N'). */
+  opA?: SparseOp;
+  /** Operation on B (default 'N'). */
+  opB?: SparseOp;
+  /** cusparseSpMMAlg_t (default CUSPARSE_SPMM_ALG_DEFAULT, 0). */
+  algorithm?: number;
+}
+/** Options of {@link Sparse.spgemm}. */
+export interface SpgemmOptions {
+  alpha?: Scalar;
+  /** cusparseSpGEMMAlg_t (default CUSPARSE_SPGEMM_DEFAULT, 0). */
+  algorithm?: number;
+}
+
+/** A cached dense descriptor and the address it points at now. */
+interface CachedDense {
+  readonly descriptor: number;
+  address: number;
+}
+
+/** How many workspaces and descriptors a handle keeps before dropping the oldest. */
+const CACHE_LIMIT = 64;
+
+function opArg(where: string, name: string, v: unknown): number {
+  if (v === undefined) return 0;
+  const code = typeof v === 'string' ? OPS[v as SparseOp] : undefined;
+  if (code === undefined) throw new TypeError(`${where}: ${name} must be 'N', 'T' or 'C', got ${describe(v)}`);
+  return code;
+}
+
+function algorithmArg(where: string, v: unknown): number {
+  if (v === undefined) return 0;
+  if (typeof v !== 'number' || (v | 0) !== v || v < 0) throw new TypeError(`${where}: algorithm must be a cuSPARSE algorithm enum value (integer ≥ 0), got ${describe(v)}`);
+  return v;
+}
+
+function optionsArg<T extends object>(where: string, v: T | undefined, keys: string[]): Partial<T> {
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: options must be an object, got ${describe(v)}`);
+  checkKeys(where, v as Record<string, unknown>, keys);
+  return v;
+}
+
+function sparseArg(where: string, name: string, v: unknown): SparseMatrix {
+  if (!(v instanceof SparseMatrix)) throw new TypeError(`${where}: ${name} must be a SparseMatrix, got ${describe(v)}`);
+  v.check(where);
+  return v;
+}
+
+/**
+ * A cuSPARSE handle on a Stream (default: the current context's legacy default stream). Products are
+ * enqueued on the stream: synchronize it (or await `stream.synchronized()`) before reading results.
+ */
+export class Sparse extends StreamBoundResource {
+  private readonly handle: cusparse.cusparseHandle_t;
+  private readonly alphaBox = new ScalarBox();
+  private readonly betaBox = new ScalarBox();
+  /** Workspaces by operation shape. */
+  private readonly workspaces: Map<string, DeviceBuffer | undefined>;
+  /** Descriptors of plain dense operands by role and shape. */
+  private readonly vectors: Map<string, CachedDense>;
+  private readonly matrices: Map<string, CachedDense>;
+
+  private constructor(handle: cusparse.cusparseHandle_t, stream: ReturnType<typeof resolveStream>) {
+    const vectors = new Map<string, CachedDense>();
+    const matrices = new Map<string, CachedDense>();
+    const workspaces = new Map<string, DeviceBuffer | undefined>();
+    super('Sparse', () => {
+      const api = loadCusparse();
+      for (const w of workspaces.values()) w?.close();
+      for (const v of vectors.values()) api.cusparseDestroyDnVec(v.descriptor as cusparse.cusparseDnVecDescr_t);
+      for (const m of matrices.values()) api.cusparseDestroyDnMat(m.descriptor as cusparse.cusparseDnMatDescr_t);
+      if (stream.context.bindForFree()) api.cusparseDestroy(handle);
+    }, stream);
+    this.handle = handle;
+    this.vectors = vectors;
+    this.matrices = matrices;
+    this.workspaces = workspaces;
+  }
+
+  /** A handle on `options.stream` (default: the legacy default stream of the current context). */
+  static create(options: { stream?: StreamLike } = {}): Sparse {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Sparse.create: options must be an object, got ${describe(options)}`);
+    checkKeys('Sparse.create', options, ['stream']);
+    const stream = resolveStream('Sparse.create', options.stream);
+    stream.context.bind();
+    const api = loadCusparse();
+    const h = api.cusparseCreate();
+    try {
+      api.cusparseSetStream(h, stream.handle as cusparse.cudaStream_t);
+    } catch (e) {
+      api.cusparseDestroy(h);
+      throw e;
+    }
+    return new Sparse(h, stream);
+  }
+
+  /** Enqueues later products on `stream` (of the handle's context); cached workspaces are released on the old one. */
+  setStream(stream: StreamLike): this {
+    this.checkUsable('Sparse.setStream');
+    const s = resolveStream('Sparse.setStream', stream);
+    if (s === this.stream) return this;
+    this.adoptStream(s);
+    this.context.bind();
+    loadCusparse().cusparseSetStream(this.handle, s.handle as cusparse.cudaStream_t);
+    for (const w of this.workspaces.values()) w?.close();
+    this.workspaces.clear();
+    return this;
+  }
+
+  /** The workspace of `key`, sized by `size()` on first use (bytes; none when 0). */
+  private workspace(key: string, size: () => number): number {
+    let w = this.workspaces.get(key);
+    if (w === undefined && !this.workspaces.has(key)) {
+      const bytes = size();
+      w = bytes > 0 ? DeviceBuffer.alloc(bytes, { stream: this.stream }) : undefined;
+      if (this.workspaces.size >= CACHE_LIMIT) this.evict(this.workspaces, (b) => b?.close());
+      this.workspaces.set(key, w);
+    }
+    return w === undefined ? 0 : w.ptr;
+  }
+
+  private evict<V>(map: Map<string, V>, free: (v: V) => void): void {
+    const first = map.keys().next().value as string;
+    free(map.get(first) as V);
+    map.delete(first);
+  }
+
+  /** The descriptor of a DenseVector, or the cached one re-pointed at a plain operand. */
+  private vector(where: string, name: string, v: unknown, dtype: SparseValueType, size: number): number {
+    if (v instanceof DenseVector) {
+      if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseVector`);
+      if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
+      if (v.size !== size) throw new RangeError(`${where}: ${name} has ${v.size} elements, needs ${size}`);
+      return v.descriptor;
+    }
+    const r = denseVector(where, name, v, dtype, size);
+    if (r.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
+    const key = `${name}|${dtype}|${size}`;
+    const api = loadCusparse();
+    let c = this.vectors.get(key);
+    if (c === undefined) {
+      if (this.vectors.size >= CACHE_LIMIT) this.evict(this.vectors, (d) => api.cusparseDestroyDnVec(d.descriptor as cusparse.cusparseDnVecDescr_t));
+      c = { descriptor: api.cusparseCreateDnVec(size, r.address, cudaDataType(where, dtype)), address: r.address };
+      this.vectors.set(key, c);
+    } else if (c.address !== r.address) {
+      api.cusparseDnVecSetValues(c.descriptor as cusparse.cusparseDnVecDescr_t, r.address);
+      c.address = r.address;
+    }
+    return c.descriptor;
+  }
+
+  /** The descriptor of a DenseMatrix, or the cached one re-pointed at a plain 2-D view; with its shape. */
+  private matrix(where: string, name: string, v: unknown, dtype: SparseValueType): { descriptor: number; rows: number; cols: number } {
+    if (v instanceof DenseMatrix) {
+      if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseMatrix`);
+      if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
+      return { descriptor: v.descriptor, rows: v.rows, cols: v.cols };
+    }
+    const s: DenseShape = denseMatrix(where, name, v, dtype);
+    if (s.r.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
+    const key = `${name}|${dtype}|${s.rows}|${s.cols}|${s.ld}|${s.order}`;
+    const api = loadCusparse();
+    let c = this.matrices.get(key);
+    if (c === undefined) {
+      if (this.matrices.size >= CACHE_LIMIT) this.evict(this.matrices, (d) => api.cusparseDestroyDnMat(d.descriptor as cusparse.cusparseDnMatDescr_t));
+      c = { descriptor: api.cusparseCreateDnMat(s.rows, s.cols, s.ld, s.r.address, cudaDataType(where, dtype), s.order), address: s.r.address };
+      this.matrices.set(key, c);
+    } else if (c.address !== s.r.address) {
+      api.cusparseDnMatSetValues(c.descriptor as cusparse.cusparseDnMatDescr_t, s.r.address);
+      c.address = s.r.address;
+    }
+    return { descriptor: c.descriptor, rows: s.rows, cols: s.cols };
+  }
+
+  /**
+   * y = α op(A) x + β y (cusparseSpMV), enqueued on the handle's stream. x and y are DenseVectors or
+   * 1-D contiguous operands of A's dtype (a DeviceBuffer counts whole elements; only the first
+   * op(A).cols / op(A).rows are used).
+   */
+  spmv(a: SparseMatrix, x: Operand | DenseVector, y: Operand | DenseVector, options?: SpmvOptions): void {
+    const where = 'Sparse.spmv';
+    this.checkUsable(where);
+    const m = sparseArg(where, 'a', a);
+    const o = optionsArg(where, options, ['alpha', 'beta', 'op', 'algorithm']);
+    const op = opArg(where, 'op', o.op);
+    const alg = algorithmArg(where, o.algorithm);
+    const dtype = m.dtype;
+    if (m.context !== this.context) throw new TypeError(`${where}: a belongs to another context than the handle`);
+    const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
+    const xd = this.vector(where, 'x', x, dtype, op === 0 ? m.cols : m.rows);
+    const yd = this.vector(where, 'y', y, dtype, op === 0 ? m.rows : m.cols);
+    const api = loadCusparse();
+    const ct = cudaDataType(where, dtype);
+    this.context.bind();
+    const h = this.handle;
+    const A = m.descriptor;
+    const X = xd as cusparse.cusparseDnVecDescr_t;
+    const Y = yd as cusparse.cusparseDnVecDescr_t;
+    const key = `mv|${m.format}|${m.rows}|${m.cols}|${m.nnz}|${m.indexType}|${dtype}|${op}|${alg}`;
+    const work = this.workspace(key, () => api.cusparseSpMV_bufferSize(h, op, alpha, A, X, beta, Y, ct, alg));
+    api.cusparseSpMV(h, op, alpha, A, X, beta, Y, ct, alg, work);
+  }
+
+  /**
+   * C = α op(A) op(B) + β C (cusparseSpMM), enqueued on the handle's stream. B and C are DenseMatrices
+   * or 2-D views, row-major or column-major (cuSPARSE takes either; both of one order is the usual case).
+   */
+  spmm(a: SparseMatrix, b: Operand | DenseMatrix, c: Operand | DenseMatrix, options?: SpmmOptions): void {
+    const where = 'Sparse.spmm';
+    this.checkUsable(where);
+    const m = sparseArg(where, 'a', a);
+    const o = optionsArg(where, options, ['alpha', 'beta', 'opA', 'opB', 'algorithm']);
+    const opA = opArg(where, 'opA', o.opA);
+    const opB = opArg(where, 'opB', o.opB);
+    const alg = algorithmArg(where, o.algorithm);
+    const dtype = m.dtype;
+    if (m.context !== this.context) throw new TypeError(`${where}: a belongs to another context than the handle`);
+    const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
+    const B = this.matrix(where, 'b', b, dtype);
+    const C = this.matrix(where, 'c', c, dtype);
+    const [am, ak] = opA === 0 ? [m.rows, m.cols] : [m.cols, m.rows];
+    const [bk, bn] = opB === 0 ? [B.rows, B.cols] : [B.cols, B.rows];
+    if (bk !== ak) throw new RangeError(`${where}: op(A) is ${am}×${ak} but op(B) is ${bk}×${bn}`);
+    if (C.rows !== am || C.cols !== bn) throw new RangeError(`${where}: c must be ${am}×${bn}, got ${C.rows}×${C.cols}`);
+    const api = loadCusparse();
+    const ct = cudaDataType(where, dtype);
+    this.context.bind();
+    const h = this.handle;
+    const Bd = B.descriptor as cusparse.cusparseDnMatDescr_t;
+    const Cd = C.descriptor as cusparse.cusparseDnMatDescr_t;
+    const key = `mm|${m.format}|${m.rows}|${m.cols}|${m.nnz}|${m.indexType}|${dtype}|${opA}|${opB}|${bn}|${alg}`;
+    const work = this.workspace(key, () => api.cusparseSpMM_bufferSize(h, opA, opB, alpha, m.descriptor, Bd, beta, Cd, ct, alg));
+    api.cusparseSpMM(h, opA, opB, alpha, m.descriptor, Bd, beta, Cd, ct, alg, work);
+  }
+
+  /**
+   * C = α A B of two CSR matrices (cusparseSpGEMM: work estimation, compute, copy), returned as a new
+   * CSR SparseMatrix owning its buffers (allocated on the handle's stream). Blocks while cuSPARSE
+   * learns C's nnz (its compute phase waits for the GPU).
+   */
+  spgemm(a: SparseMatrix, b: SparseMatrix, options?: SpgemmOptions): SparseMatrix {
+    const where = 'Sparse.spgemm';
+    this.checkUsable(where);
+    const A = sparseArg(where, 'a', a);
+    const B = sparseArg(where, 'b', b);
+    const o = optionsArg(where, options, ['alpha', 'algorithm']);
+    const alg = algorithmArg(where, o.algorithm);
+    if (A.format !== 'csr' || B.format !== 'csr') throw new TypeError(`${where}: cuSPARSE's SpGEMM takes CSR matrices, got ${A.format.toUpperCase()} × ${B.format.toUpperCase()}`);
+    if (A.dtype !== B.dtype) throw new TypeError(`${where}: a holds ${A.dtype}, b ${B.dtype}`);
+    if (A.indexType !== B.indexType) throw new TypeError(`${where}: a has ${A.indexType} indices, b ${B.indexType}`);
+    if (A.indexBase !== B.indexBase) throw new TypeError(`${where}: a and b have different index bases`);
+    if (A.cols !== B.rows) throw new RangeError(`${where}: a is ${A.rows}×${A.cols}, b ${B.rows}×${B.cols}: a.cols must equal b.rows`);
+    if (A.context !== this.context || B.context !== this.context) throw new TypeError(`${where}: a and b must belong to the handle's context`);
+    const alpha = this.alphaBox.set(where, 'alpha', A.dtype, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', A.dtype, 0);
+    this.context.bind();
+    return runSpgemm(this.handle, A, B, alpha, beta, alg, this.stream);
+  }
+
+  toString(): string {
+    return `Sparse(${this.closed ? 'closed' : String(this.stream)})`;
+  }
+}
+
+/** The multi-phase SpGEMM: every temporary freed (stream-ordered) whatever happens; C owned by the result. */
+function runSpgemm(h: cusparse.cusparseHandle_t, A: SparseMatrix, B: SparseMatrix, alpha: ArrayBufferView, beta: ArrayBufferView, alg: number, stream: ReturnType<typeof resolveStream>): SparseMatrix {
+  const api = loadCusparse();
+  const where = 'Sparse.spgemm';
+  const ct = cudaDataType(where, A.dtype);
+  const it = CUSPARSE_INDEX_TYPE[A.indexType];
+  const isz = DTYPE_SIZES[A.indexType];
+  const temps: DeviceBuffer[] = [];
+  const owned: DeviceBuffer[] = [];
+  const alloc = (bytes: number, keep: DeviceBuffer[]): DeviceBuffer => {
+    const buf = DeviceBuffer.alloc(Math.max(bytes, 1), { stream });
+    keep.push(buf);
+    return buf;
+  };
+  const offsets = alloc((A.rows + 1) * isz, owned);
+  const desc = api.cusparseSpGEMM_createDescr();
+  let C: cusparse.cusparseSpMatDescr_t | undefined;
+  try {
+    C = api.cusparseCreateCsr(A.rows, B.cols, 0, offsets.ptr, 0, 0, it, it, A.indexBase, ct);
+    const N = 0;
+    // each phase: ask the size with a null buffer, then run with a buffer of that size
+    const size1 = api.cusparseSpGEMM_workEstimation(h, N, N, alpha, A.descriptor, B.descriptor, beta, C, ct, alg, desc, 0, 0);
+    api.cusparseSpGEMM_workEstimation(h, N, N, alpha, A.descriptor, B.descriptor, beta, C, ct, alg, desc, size1, alloc(size1, temps).ptr);
+    const size2 = api.cusparseSpGEMM_compute(h, N, N, alpha, A.descriptor, B.descriptor, beta, C, ct, alg, desc, 0, 0);
+    api.cusparseSpGEMM_compute(h, N, N, alpha, A.descriptor, B.descriptor, beta, C, ct, alg, desc, size2, alloc(size2, temps).ptr);
+    const nnz = Number(api.cusparseSpMatGetSize(C).nnz);
+    const cols = alloc(nnz * isz, owned);
+    const values = alloc(nnz * DTYPE_SIZES[A.dtype], owned);
+    api.cusparseCsrSetPointers(C, offsets.ptr, cols.ptr, values.ptr);
+    api.cusparseSpGEMM_copy(h, N, N, alpha, A.descriptor, B.descriptor, beta, C, ct, alg, desc);
+    const parts = { rows: A.rows, cols: B.cols, nnz, dtype: A.dtype, indexType: A.indexType, indexBase: A.indexBase } as const;
+    const first = { address: offsets.ptr, dtype: A.indexType, shape: [A.rows + 1], strides: [1], buffer: offsets };
+    const second = { address: cols.ptr, dtype: A.indexType, shape: [nnz], strides: [1], buffer: cols };
+    const vals = { address: values.ptr, dtype: A.dtype, shape: [nnz], strides: [1], buffer: values };
+    const result = new SparseMatrix('csr', { ...parts, first, second, values: vals }, C, owned);
+    C = undefined;
+    return result;
+  } catch (e) {
+    if (C !== undefined) api.cusparseDestroySpMat(C);
+    for (const b of owned) b.close();
+    throw e;
+  } finally {
+    api.cusparseSpGEMM_destroyDescr(desc);
+    for (const b of temps) b.close();
+  }
+}
