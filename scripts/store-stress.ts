@@ -8,9 +8,9 @@
 //                                              # 2,000 unauthenticated connections, 5,000 wrong-token attempts
 //   tsx scripts/store-stress.ts --ranks 8 --barriers 500 --setget 50 --idle 200 --wrong 100
 //
-// Shut-out note: the wrong-token attempts come from their own address, as an attacker's would; the
-// store shuts an address out after its failures, so attempts from the ranks' own address would delay
-// the ranks' (re)connections until the budget refills (README, "what the store protects").
+// The wrong-token attempts come from the ranks' own address (127.0.0.1): the store reads every proof
+// and shuts no address out (issue 47), so they must not delay a rank; each wrong proof waits for its
+// refusal in the server's tarpit (README, "what the store protects").
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
@@ -45,13 +45,14 @@ export interface StressReport {
   barriersPerSecond: number;
   idleOpened: number;
   wrongAttempts: number;
-  /** Wrong-token attempts that got as far as the challenge (the rest were closed at once, shut out). */
+  /** Wrong-token attempts that got as far as the challenge and answered it. */
   wrongChallenged: number;
+  /** Wrong-token attempts that were told "wrong token" (each one a proof the server read and checked). */
+  wrongRefused: number;
   authFailures: number;
   /**
-   * The server's time listening until authFailures was read: the window its failure budget (10 a
-   * minute per address, starting full) refilled over. Longer than `seconds`, which ends when the ranks
-   * are done: the attackers wind down after that, still knocking.
+   * The server's time listening until authFailures was read. Longer than `seconds`, which ends when the
+   * ranks are done: the attackers wind down after that, still knocking.
    */
   serverSeconds: number;
   refused: number;
@@ -147,10 +148,10 @@ function idleConnection(port: number, kind: number, stats: Record<string, number
   });
 }
 
-/** A wrong-token attempt; counts whether the server evaluated it or had shut the address out. */
+/** A wrong-token attempt from the ranks' own address; counts whether it answered and was told "wrong token". */
 function wrongAttempt(port: number, wrong: string, stats: Record<string, number>): Promise<void> {
   return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' });
+    const s = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.1' });
     stats.attempts++;
     let got = Buffer.alloc(0);
     let answered = false;
@@ -159,13 +160,15 @@ function wrongAttempt(port: number, wrong: string, stats: Record<string, number>
       if (!answered && got.length >= 9 + NONCE_BYTES) {
         answered = true;
         const mine = randomBytes(NONCE_BYTES);
-        s.write(frame(Op.Auth, 0, Buffer.concat([mine, proof(wrong, 'client', got.subarray(9, 9 + NONCE_BYTES), mine)])));
+        const nonce = got.subarray(9, 9 + NONCE_BYTES);
+        s.write(frame(Op.Auth, 0, Buffer.concat([mine, proof(wrong, 'client', nonce, mine), proof(wrong, 'run', nonce, mine)])));
       }
       if (got.length > 9 + NONCE_BYTES + 4 && got[9 + NONCE_BYTES + 4] === Op.Welcome) stats.welcomed++;
     });
     s.on('error', () => undefined);
     s.on('close', () => {
-      stats[answered ? 'evaluated' : 'shutOut']++;
+      stats[answered ? 'evaluated' : 'unanswered']++;
+      if (got.includes('wrong token')) stats.refusedWrong++;
       resolve();
     });
     setTimeout(() => s.destroy(), 5000).unref();
@@ -173,7 +176,7 @@ function wrongAttempt(port: number, wrong: string, stats: Record<string, number>
 }
 
 async function attackWorker(cfg: WorkerConfig, send: (m: WorkerMessage) => void, stop: () => boolean): Promise<void> {
-  const stats: Record<string, number> = { opened: 0, closed: 0, attempts: 0, evaluated: 0, shutOut: 0, welcomed: 0 };
+  const stats: Record<string, number> = { opened: 0, closed: 0, attempts: 0, evaluated: 0, unanswered: 0, refusedWrong: 0, welcomed: 0 };
   const wrong = randomBytes(32).toString('hex');
   const target = cfg.role === 'idle' ? cfg.options.idle : cfg.options.wrong;
   const count = (): number => (cfg.role === 'idle' ? stats.opened : stats.attempts);
@@ -344,6 +347,7 @@ function buildReport(o: StressOptions, server: StoreServer, m: Measured): Stress
     idleOpened: m.idle.stats.opened ?? 0,
     wrongAttempts: m.wrong.stats.attempts ?? 0,
     wrongChallenged: m.wrong.stats.evaluated ?? 0,
+    wrongRefused: m.wrong.stats.refusedWrong ?? 0,
     authFailures: server.authFailures,
     serverSeconds: Number(((performance.now() - m.listening) / 1000).toFixed(1)),
     refused: server.refused,
@@ -370,7 +374,7 @@ async function main(): Promise<void> {
   const r = await runStress(o, (line) => void process.stderr.write(`store-stress: ${line}\n`));
   process.stdout.write(`${JSON.stringify(r)}\n`);
   process.stdout.write(`${o.ranks} ranks: ${o.barriers} barriers and ${o.setget} set/get each in ${r.workSeconds} s, ${r.seconds} s in all (${r.barriersPerSecond} barriers/s; the slowest process's ranks connected in ${r.connectSeconds} s under attack)\n`);
-  process.stdout.write(`attack: ${r.idleOpened} unauthenticated connections, ${r.wrongAttempts} wrong-token attempts (${r.wrongChallenged} challenged, the rest closed at once); the server refused ${r.refused} connections and evaluated ${r.authFailures} wrong proofs\n`);
+  process.stdout.write(`attack: ${r.idleOpened} unauthenticated connections, ${r.wrongAttempts} wrong-token attempts (${r.wrongChallenged} answered the challenge, ${r.wrongRefused} were told "wrong token"); the server refused ${r.refused} connections and evaluated ${r.authFailures} wrong proofs\n`);
   process.stdout.write(`server memory (heap + external): ${r.memory.baselineMiB} MiB at start, peak ${r.memory.peakMiB} MiB, growth judged on the ${r.memory.judged} +${r.memory.growthMiB} MiB; peak rss ${r.memory.peakRssMiB} MiB; ${r.serverKeysAtEnd} keys at the end\n`);
   if (r.failures.length) {
     process.stdout.write(`FAILED:\n${r.failures.map((f) => `  ${f}`).join('\n')}\n`);

@@ -74,13 +74,70 @@ export function tokenBits(token: string): number {
   return token.length * Math.log2(alphabet);
 }
 
+/** Bits the part of a token no pattern explains must still carry (see {@link patternedBits}). */
+export const MIN_UNPATTERNED_BITS = 96;
+
 /**
- * Why `token` is too weak for the store (under 128 bits, or fewer than 8 distinct characters), or
- * undefined. One recorded handshake lets anyone test guesses offline, so it must resist brute force.
+ * {@link tokenBits} of the characters no pattern explains: runs of 5 or more that step by -1, 0 or +1
+ * (`aaaaa`, `abcde`, `54321`: all but the first two count as explained) and any 5 characters seen
+ * earlier in the token (`0123456789abcdef` twice). A random token loses a few bits at most (of a million
+ * random 32-hex-digit tokens none fell under 100); a patterned one loses most of them.
+ */
+export function patternedBits(token: string): number {
+  const n = token.length;
+  const explained = new Uint8Array(n);
+  const code = (i: number): number => token.charCodeAt(i);
+  for (let start = 0; start + 1 < n; ) {
+    const step = code(start + 1) - code(start);
+    let end = start + 1;
+    while (Math.abs(step) <= 1 && end + 1 < n && code(end + 1) - code(end) === step) end++;
+    if (end - start + 1 >= 5) explained.fill(1, start + 2, end + 1);
+    start = end;
+  }
+  const seen = new Set<string>();
+  for (let i = 0; i + 5 <= n; i++) {
+    const gram = token.slice(i, i + 5);
+    if (seen.has(gram)) explained.fill(1, i, i + 5);
+    else seen.add(gram);
+  }
+  let left = '';
+  for (let i = 0; i < n; i++) if (!explained[i]) left += token[i];
+  return left.length === 0 ? 0 : left.length * (tokenBits(token) / n);
+}
+
+/**
+ * Why `token` is too weak for the store, or undefined: under 128 bits, fewer than 8 distinct characters,
+ * or under 96 bits once runs and repeats are taken out ({@link patternedBits}). One recorded handshake
+ * lets anyone test guesses offline, so it must resist brute force. A phrase of words passes these checks
+ * and is still guessable: make tokens with a random generator.
  */
 export function weakToken(token: string): string | undefined {
   const bits = tokenBits(token);
   const distinct = new Set(token).size;
-  if (bits >= MIN_TOKEN_BITS && distinct >= 8) return undefined;
-  return `the token is too weak (about ${Math.floor(bits)} bits, ${distinct} distinct characters; at least ${MIN_TOKEN_BITS} bits and 8 distinct characters are needed): use 32 or more random hex digits, e.g. \`openssl rand -hex 32\``;
+  const unpatterned = patternedBits(token);
+  if (bits >= MIN_TOKEN_BITS && distinct >= 8 && unpatterned >= MIN_UNPATTERNED_BITS) return undefined;
+  const why = bits >= MIN_TOKEN_BITS && distinct >= 8 ? `patterned: runs and repeats leave about ${Math.floor(unpatterned)} bits, at least ${MIN_UNPATTERNED_BITS} are needed` : `about ${Math.floor(bits)} bits, ${distinct} distinct characters; at least ${MIN_TOKEN_BITS} bits and 8 distinct characters are needed`;
+  return `the token is too weak (${why}): use 32 or more random hex digits, e.g. \`openssl rand -hex 32\``;
+}
+
+/**
+ * The variable cuda-ts-run sets to the `host:port` of the store it serves itself (one node, no --master:
+ * it holds the port from the start, so no other process can take it before rank 0 would have).
+ */
+export const STORE_SERVED_ENV = 'CUDA_TS_STORE_SERVED';
+
+/** The environment variable naming the run (cuda-ts-run sets it; --run-id or your own on several nodes). */
+export const RUN_ID_ENV = 'CUDA_TS_RUN_ID';
+
+/**
+ * The run id from `runId`, else $CUDA_TS_RUN_ID, else '' (no run named): at most 128 characters of
+ * letters, digits, '.', '_', ':' and '-'. Mixed into the store's authentication, so a process of another
+ * run (another job on the same port with the same token) cannot join.
+ */
+export function runIdOf(runId: unknown, call: string, env: NodeJS.ProcessEnv = process.env): string {
+  const v = runId ?? env[RUN_ID_ENV] ?? '';
+  if (typeof v !== 'string' || !/^[A-Za-z0-9._:-]{0,128}$/.test(v)) {
+    throw new RangeError(`${call}: the run id (runId or ${RUN_ID_ENV}) must be at most 128 letters, digits, '.', '_', ':' or '-', got ${JSON.stringify(typeof v === 'string' ? v.slice(0, 140) : typeof v)}`);
+  }
+  return v;
 }

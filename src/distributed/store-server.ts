@@ -15,11 +15,20 @@
 // client retries within 50 ms), and who of a batch gets the free places is drawn by lot: a flood
 // cannot put itself first in line, it can only make a rank try a few times.
 //
-// Failed authentications are counted per remote address: past `maxAuthFailuresPerMinute`, that
-// address's new connections are closed at once until its budget refills, and the failures are reported
-// (`log`, at most one line per 10 s).
+// Every admitted connection's answer is read and checked: nobody is shut out by address (a per-address
+// budget let a client without the token lock out ranks on its host or NAT). A wrong proof is answered
+// only after `authFailureDelayMs` (a tarpit: a client that waits for its answer makes one guess per
+// delay); the connection meanwhile leaves its unauthenticated place, so the tarpit never crowds out a
+// rank, and at most `maxDelayedRefusals` wait there (beyond, the oldest is answered at once). A flood
+// that does not wait for answers is limited by admission alone: what keeps it from guessing the token is
+// the token's strength (128 bits). Every wrong proof is counted (`authFailures`) and reported (`log`,
+// the first at once, then one line per 10 s with the exact count and addresses).
+//
+// Memory: keys and values count in UTF-8 bytes against `maxStoredBytes`; blocked get/wait requests
+// count against `maxWaiters` and, by the bytes of the keys they name, `maxWaitingBytes`. Waiters are
+// indexed by key, so a set() looks only at the waiters of its own key.
 import type * as net from 'node:net';
-import { BUSY, FrameReader, NONCE_BYTES, NO_TIMEOUT, Op, PayloadReader, StoreError, crypto, frame, longTimeout, proof, storeToken, type LongTimer } from './store-wire';
+import { AUTH_BYTES, BUSY, FrameReader, KEEPALIVE_MS, NONCE_BYTES, NO_TIMEOUT, Op, OTHER_RUN, PayloadReader, StoreError, crypto, frame, longTimeout, proof, runIdOf, storeToken, type LongTimer } from './store-wire';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeNet = (): typeof net => require('node:net') as typeof net;
@@ -36,12 +45,18 @@ export interface StoreLimits {
   maxConnections?: number;
   /** Most blocked get/wait requests per connection. Default 1024. */
   maxWaitersPerConnection?: number;
+  /** Most blocked get/wait requests held in all. Default 65536. */
+  maxWaiters?: number;
+  /** Most bytes of keys (UTF-8, plus 64 per key) that blocked get/wait requests name in all. Default 64 MiB. */
+  maxWaitingBytes?: number;
   /** A client must authenticate within this many ms of connecting. Default 10000. */
   handshakeTimeoutMs?: number;
   /** Most connections not yet authenticated; a new one beyond it closes the oldest that has had its chance to answer (else it is refused as busy). Default 128. */
   maxUnauthenticated?: number;
-  /** Failed authentications one remote address may make per minute before it is shut out. Default 10. */
-  maxAuthFailuresPerMinute?: number;
+  /** How long a wrong proof waits for its refusal, in ms (the tarpit). Default 1000. */
+  authFailureDelayMs?: number;
+  /** Most connections waiting in the tarpit; beyond it the oldest is refused at once. Default 256. */
+  maxDelayedRefusals?: number;
   /** Most reply bytes queued to one client that does not read them; beyond it the client is dropped. Default 64 MiB. */
   maxQueuedReplyBytes?: number;
 }
@@ -52,9 +67,12 @@ export const DEFAULT_LIMITS: Required<StoreLimits> = {
   maxStoredBytes: 256 << 20,
   maxConnections: 1024,
   maxWaitersPerConnection: 1024,
+  maxWaiters: 65536,
+  maxWaitingBytes: 64 << 20,
   handshakeTimeoutMs: 10_000,
   maxUnauthenticated: 128,
-  maxAuthFailuresPerMinute: 10,
+  authFailureDelayMs: 1000,
+  maxDelayedRefusals: 256,
   maxQueuedReplyBytes: 64 << 20,
 };
 
@@ -69,6 +87,8 @@ export interface StoreServerOptions extends StoreLimits {
   host?: string;
   /** The shared secret (default: $CUDA_TS_STORE_TOKEN); at least 128 bits. */
   token?: string;
+  /** The run it serves (default: $CUDA_TS_RUN_ID, else none): a client of another run is refused, told so. */
+  runId?: string;
   /** Where failed authentications are reported (at most one line per 10 s). Default: standard error. */
   log?: (line: string) => void;
 }
@@ -80,11 +100,20 @@ const CHANCE_MS = 25;
 const REFUSAL_LINGER_MS = 1000;
 
 interface Waiter {
+  /** Its keys, each once. */
   keys: string[];
+  /** How many of them are not set. */
+  missing: number;
+  /** What it counts against maxWaitingBytes. */
+  bytes: number;
   conn: ServerConnection;
   done: () => void;
   timer: LongTimer;
 }
+
+// What a waiter costs beyond its keys' bytes, counted against maxWaitingBytes: per key, per waiter.
+const WAITING_KEY_OVERHEAD = 64;
+const WAITER_OVERHEAD = 128;
 
 interface ServerConnection {
   socket: net.Socket;
@@ -93,48 +122,21 @@ interface ServerConnection {
   waiters: Set<Waiter>;
   /** The admission batch during which its challenge left, and when (Infinity until then; see the top of this file). */
   challenged: { batch: number; ms: number };
+  /** Why it is refused, once its wrong proof waits in the tarpit. */
+  refusal?: string;
 }
 
-/** A token bucket of failed authentications per remote address (bounded: the oldest address is forgotten). */
-class FailureBudget {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly perMinute: number, private readonly maxAddresses = 4096) {}
-
-  private bucket(address: string): { tokens: number; at: number } {
-    const now = Date.now();
-    let b = this.buckets.get(address);
-    if (!b) {
-      b = { tokens: this.perMinute, at: now };
-      if (this.buckets.size >= this.maxAddresses) this.buckets.delete(this.buckets.keys().next().value as string);
-      this.buckets.set(address, b);
-    }
-    b.tokens = Math.min(this.perMinute, b.tokens + ((now - b.at) * this.perMinute) / 60_000);
-    b.at = now;
-    return b;
-  }
-
-  /** True when `address` has no failure left to spend. */
-  shutOut(address: string): boolean {
-    return this.buckets.has(address) && this.bucket(address).tokens < 1;
-  }
-
-  fail(address: string): void {
-    const b = this.bucket(address);
-    b.tokens = Math.max(0, b.tokens - 1);
-  }
-}
-
-/** Counts failed authentications and reports them: the first at once, then a summary per 10 s. */
+/** Counts failed authentications and reports them: the first at once, then one line per 10 s with the exact count. */
 class FailureReport {
   private count = 0;
-  private shutOut = 0;
+  private readonly addresses = new Set<string>();
   private last = '';
   private timer: NodeJS.Timeout | undefined;
   constructor(private readonly log: (line: string) => void, private readonly where: string) {}
 
-  add(address: string, why: string, shutOut: boolean): void {
+  add(address: string, why: string): void {
     this.count++;
-    if (shutOut) this.shutOut++;
+    if (this.addresses.size < 1024) this.addresses.add(address);
     this.last = `${address} (${why})`;
     if (this.timer) return;
     this.flush();
@@ -143,12 +145,15 @@ class FailureReport {
   }
 
   private flush(): void {
-    this.log(`StoreServer ${this.where}: ${this.count} failed authentication${this.count === 1 ? '' : 's'}, the last from ${this.last}${this.shutOut ? `; ${this.shutOut} connections refused while an address was shut out` : ''}`);
+    const from = this.addresses.size >= 1024 ? '1024 or more addresses' : `${this.addresses.size} address${this.addresses.size === 1 ? '' : 'es'}`;
+    this.log(`StoreServer ${this.where}: ${this.count} failed authentication${this.count === 1 ? '' : 's'} from ${from}, the last from ${this.last}`);
     this.count = 0;
-    this.shutOut = 0;
+    this.addresses.clear();
   }
 
+  /** Reports what is not reported yet and stops the timer. */
   stop(): void {
+    if (this.count) this.flush();
     clearInterval(this.timer);
     this.timer = undefined;
   }
@@ -204,28 +209,36 @@ export class StoreServer {
   readonly port: number;
   /** The address it listens on (as given). */
   readonly host: string;
-  /** Connections closed for bad input, a wrong token, a handshake timeout, or crowding. */
+  /** Connections closed for bad input, a wrong token, another run, a handshake timeout, or crowding. */
   refused = 0;
-  /** Failed authentications (a wrong token or a malformed handshake). */
+  /** Failed authentications (a wrong token or a malformed handshake), each one proof read and checked. */
   authFailures = 0;
+  /** Clients that knew the token but belong to another run (refused, told which run this is). */
+  otherRuns = 0;
+  /** The run it serves ('' when none was named). */
+  readonly runId: string;
   /** Why the last connection was refused (for diagnostics). */
   lastRefusal: string | undefined;
   private readonly data = new Map<string, Buffer>();
   private stored = 0;
-  private readonly waiters = new Set<Waiter>();
+  /** Blocked requests by each key they name (set or not). */
+  private readonly waitersByKey = new Map<string, Set<Waiter>>();
+  private waiterCount = 0;
+  private waitingBytes = 0;
+  /** Connections whose wrong proof waits for its refusal (oldest first). */
+  private readonly tarpit = new Map<ServerConnection, NodeJS.Timeout>();
   private readonly connections = new Set<ServerConnection>();
   private readonly unauthenticated = new Set<ServerConnection>();
   private authed = 0;
   /** Connections accepted this turn, admitted together once its reads are done. */
   private arrivals: net.Socket[] = [];
   private batch = 0;
-  private readonly budget: FailureBudget;
   private readonly report: FailureReport;
 
-  private constructor(private readonly servers: net.Server[], private readonly token: string, private readonly limits: Required<StoreLimits>, port: number, host: string, log: (line: string) => void) {
+  private constructor(private readonly servers: net.Server[], private readonly token: string, private readonly limits: Required<StoreLimits>, port: number, host: string, runId: string, log: (line: string) => void) {
     this.port = port;
     this.host = host;
-    this.budget = new FailureBudget(limits.maxAuthFailuresPerMinute);
+    this.runId = runId;
     this.report = new FailureReport(log, `:${port}`);
   }
 
@@ -236,15 +249,16 @@ export class StoreServer {
     const { port } = options;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`${call}: port must be an integer in [0, 65535], got ${String(port)}`);
     const token = storeToken(options.token, call);
+    const runId = runIdOf(options.runId, call);
     const limits = checkLimits(call, options);
     const host = options.host ?? '0.0.0.0';
     if (typeof host !== 'string' || host.length === 0) throw new TypeError(`${call}: host must be a non-empty string`);
     const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
     if (typeof log !== 'function') throw new TypeError(`${call}: log must be a function`);
-    return StoreServer.start(host, port, token, limits, log);
+    return StoreServer.start(host, port, token, runId, limits, log);
   }
 
-  private static async start(host: string, port: number, token: string, limits: Required<StoreLimits>, log: (line: string) => void): Promise<StoreServer> {
+  private static async start(host: string, port: number, token: string, runId: string, limits: Required<StoreLimits>, log: (line: string) => void): Promise<StoreServer> {
     const servers: net.Server[] = [];
     try {
       let bound = port;
@@ -256,7 +270,7 @@ export class StoreServer {
         await listenOne(server, bound, address);
         bound = (server.address() as net.AddressInfo).port; // every address on the first one's port
       }
-      const s = new StoreServer(servers, token, limits, bound, host, log);
+      const s = new StoreServer(servers, token, limits, bound, host, runId, log);
       for (const server of servers) {
         server.on('connection', (socket) => s.accept(socket));
         server.on('error', () => undefined); // errors after listening concern single connections
@@ -284,10 +298,16 @@ export class StoreServer {
     return this.unauthenticated.size;
   }
 
+  /** Blocked get/wait requests held now. */
+  get waiterCountNow(): number {
+    return this.waiterCount;
+  }
+
   /** Stops listening and closes every connection (blocked requests fail on the clients). */
   close(): Promise<void> {
-    for (const w of this.waiters) w.timer.cancel();
-    this.waiters.clear();
+    for (const c of this.connections) for (const w of c.waiters) this.dropWaiter(w);
+    for (const timer of this.tarpit.values()) clearTimeout(timer);
+    this.tarpit.clear();
     this.report.stop();
     // end(), not destroy(): answers already written (the last barrier's, typically: the serving rank
     // leaves the barrier and closes while the others' replies are in flight) still reach their clients.
@@ -317,16 +337,10 @@ export class StoreServer {
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   }
 
-  /** A new connection: closed at once when its address is shut out, else admitted with this turn's batch. */
+  /** A new connection: admitted with this turn's batch (nobody is turned away by address). */
   private accept(socket: net.Socket): void {
     socket.on('error', () => undefined); // 'close' follows
-    const address = socket.remoteAddress ?? '?';
-    if (this.budget.shutOut(address)) {
-      this.refused++;
-      this.report.add(address, 'shut out after too many failures', true);
-      socket.destroy();
-      return;
-    }
+    socket.setKeepAlive(true, KEEPALIVE_MS);
     this.arrivals.push(socket);
     if (this.arrivals.length === 1) setImmediate(() => this.admitBatch());
   }
@@ -364,7 +378,7 @@ export class StoreServer {
     this.unauthenticated.add(conn);
     this.connections.add(conn);
     socket.setNoDelay(true);
-    let reader = new FrameReader(2 * NONCE_BYTES); // nothing bigger than the answer to the challenge
+    let reader = new FrameReader(AUTH_BYTES); // nothing bigger than the answer to the challenge
     const nonce = crypto().randomBytes(NONCE_BYTES);
     const handshake = longTimeout(() => this.refuse(conn, 'no authentication within the handshake timeout'), this.limits.handshakeTimeoutMs, true);
     socket.on('close', () => this.closed(conn, handshake));
@@ -376,10 +390,11 @@ export class StoreServer {
       try {
         for (const f of reader.push(data)) {
           if (conn.authed) this.request(conn, f.op, f.id, f.payload);
-          else if (this.authenticate(conn, nonce, f.op, f.payload)) {
-            handshake.cancel();
+          else {
+            handshake.cancel(); // answered: refused (now or from the tarpit) or in
+            if (!this.authenticate(conn, nonce, f.op, f.payload)) return;
             reader = new FrameReader(this.limits.maxMessageBytes);
-          } else return;
+          }
         }
       } catch (e) {
         this.refuse(conn, e instanceof StoreError ? e.message : `internal error: ${String(e)}`);
@@ -393,11 +408,9 @@ export class StoreServer {
 
   private closed(conn: ServerConnection, handshake: LongTimer): void {
     handshake.cancel();
-    for (const w of conn.waiters) {
-      w.timer.cancel();
-      this.waiters.delete(w);
-    }
-    conn.waiters.clear();
+    for (const w of conn.waiters) this.dropWaiter(w);
+    clearTimeout(this.tarpit.get(conn));
+    this.tarpit.delete(conn);
     if (conn.authed) this.authed--;
     conn.authed = false;
     this.unauthenticated.delete(conn);
@@ -406,35 +419,49 @@ export class StoreServer {
 
   /** Checks the answer to the challenge; true once authenticated, false when the connection was refused. */
   private authenticate(conn: ServerConnection, nonce: Buffer, op: number, payload: Buffer): boolean {
-    if (this.budget.shutOut(conn.address)) {
-      // admitted before its address ran out of failures: its guess is not even looked at
-      this.unauthenticated.delete(conn);
-      this.refuse(conn, `${BUSY} this address made too many failed authentications; try later`);
+    this.unauthenticated.delete(conn);
+    if (op !== Op.Auth || payload.length !== AUTH_BYTES) return this.failed(conn, 'expected authentication');
+    const clientNonce = payload.subarray(0, NONCE_BYTES);
+    if (!crypto().timingSafeEqual(proof(this.token, 'client', nonce, clientNonce), payload.subarray(NONCE_BYTES, 2 * NONCE_BYTES))) {
+      return this.failed(conn, 'authentication failed: wrong token');
+    }
+    if (!crypto().timingSafeEqual(proof(this.token, 'run', nonce, clientNonce, this.runId), payload.subarray(2 * NONCE_BYTES))) {
+      // it holds the token: telling it which run this is helps it, and tells an attacker nothing
+      this.otherRuns++;
+      this.refuse(conn, `${OTHER_RUN} ${JSON.stringify(this.runId)}`);
       return false;
     }
-    let why: string | undefined;
-    if (op !== Op.Auth || payload.length !== 2 * NONCE_BYTES) why = 'expected authentication';
-    else {
-      const clientNonce = payload.subarray(0, NONCE_BYTES);
-      const want = proof(this.token, 'client', nonce, clientNonce);
-      if (!crypto().timingSafeEqual(want, payload.subarray(NONCE_BYTES))) why = 'authentication failed: wrong token';
-      else {
-        this.unauthenticated.delete(conn);
-        if (this.authed >= this.limits.maxConnections) {
-          this.refuse(conn, `the store serves its limit of ${this.limits.maxConnections} connections (maxConnections; openStore sizes it from the world size)`);
-          return false;
-        }
-        conn.authed = true;
-        this.authed++;
-        conn.socket.write(frame(Op.Welcome, 0, proof(this.token, 'server', nonce, clientNonce)));
-        return true;
-      }
+    if (this.authed >= this.limits.maxConnections) {
+      this.refuse(conn, `the store serves its limit of ${this.limits.maxConnections} connections (maxConnections; openStore sizes it from the world size)`);
+      return false;
     }
+    conn.authed = true;
+    this.authed++;
+    conn.socket.write(frame(Op.Welcome, 0, proof(this.token, 'server', nonce, clientNonce, this.runId)));
+    return true;
+  }
+
+  /**
+   * A wrong or malformed proof: counted, reported, and refused after authFailureDelayMs (the tarpit,
+   * outside the unauthenticated places; the oldest there is refused at once when it is full).
+   */
+  private failed(conn: ServerConnection, why: string): false {
     this.authFailures++;
-    this.budget.fail(conn.address);
-    this.report.add(conn.address, why, false);
-    this.unauthenticated.delete(conn);
-    this.refuse(conn, why);
+    this.report.add(conn.address, why);
+    conn.socket.pause(); // nothing more is read from it
+    if (this.tarpit.size >= this.limits.maxDelayedRefusals) {
+      const [oldest, timer] = this.tarpit.entries().next().value as [ServerConnection, NodeJS.Timeout];
+      clearTimeout(timer);
+      this.tarpit.delete(oldest);
+      this.refuse(oldest, oldest.refusal ?? why);
+    }
+    conn.refusal = why;
+    const timer = setTimeout(() => {
+      this.tarpit.delete(conn);
+      this.refuse(conn, why);
+    }, this.limits.authFailureDelayMs);
+    timer.unref();
+    this.tarpit.set(conn, timer);
     return false;
   }
 
@@ -482,8 +509,9 @@ export class StoreServer {
         r.end();
         const old = this.data.get(key);
         if (old) {
-          this.stored -= old.length + key.length;
+          this.stored -= old.length + Buffer.byteLength(key, 'utf8');
           this.data.delete(key);
+          for (const w of this.waitersByKey.get(key) ?? []) w.missing++;
         }
         return this.reply(conn, id, Buffer.from([old ? 1 : 0]));
       }
@@ -513,40 +541,78 @@ export class StoreServer {
   private wait(conn: ServerConnection, op: number, id: number, r: PayloadReader): void {
     const wireMs = r.u32();
     const timeoutMs = wireMs === NO_TIMEOUT ? Infinity : wireMs;
-    const keys: string[] = [];
+    const named: string[] = [];
     const n = op === Op.Get ? 1 : r.u16();
-    for (let i = 0; i < n; i++) keys.push(r.key());
+    for (let i = 0; i < n; i++) named.push(r.key());
     r.end();
-    const answer = (): void => (op === Op.Get ? this.reply(conn, id, this.data.get(keys[0])) : this.reply(conn, id));
-    if (keys.every((k) => this.data.has(k))) return answer();
-    if (conn.waiters.size >= this.limits.maxWaitersPerConnection) return this.replyError(conn, id, `too many blocked requests on one connection (${this.limits.maxWaitersPerConnection})`);
+    const answer = (): void => (op === Op.Get ? this.reply(conn, id, this.data.get(named[0])) : this.reply(conn, id));
+    const keys = [...new Set(named)];
+    const missing = keys.reduce((m, k) => m + (this.data.has(k) ? 0 : 1), 0);
+    if (missing === 0) return answer();
+    const refusal = this.waiterRefusal(conn, keys);
+    if (refusal) return this.replyError(conn, id, refusal);
     const w: Waiter = {
       keys,
+      missing,
+      bytes: WAITER_OVERHEAD + keys.reduce((b, k) => b + Buffer.byteLength(k, 'utf8') + WAITING_KEY_OVERHEAD, 0),
       conn,
       done: answer,
       timer: longTimeout(() => {
-        this.waiters.delete(w);
-        conn.waiters.delete(w);
+        this.dropWaiter(w);
         this.replyError(conn, id, `timeout: ${keys.filter((k) => !this.data.has(k)).map((k) => JSON.stringify(k)).join(', ')} not set within ${timeoutMs} ms`);
       }, timeoutMs, true),
     };
-    this.waiters.add(w);
-    conn.waiters.add(w);
+    this.addWaiter(w);
+  }
+
+  /** Why a new waiter on `keys` would pass a limit, or undefined. */
+  private waiterRefusal(conn: ServerConnection, keys: string[]): string | undefined {
+    const { maxWaitersPerConnection, maxWaiters, maxWaitingBytes } = this.limits;
+    if (conn.waiters.size >= maxWaitersPerConnection) return `too many blocked requests on one connection (${maxWaitersPerConnection})`;
+    if (this.waiterCount >= maxWaiters) return `the store holds its limit of ${maxWaiters} blocked requests (maxWaiters)`;
+    const bytes = WAITER_OVERHEAD + keys.reduce((b, k) => b + Buffer.byteLength(k, 'utf8') + WAITING_KEY_OVERHEAD, 0);
+    if (this.waitingBytes + bytes > maxWaitingBytes) return `blocked requests would name more than ${maxWaitingBytes} bytes of keys (maxWaitingBytes)`;
+    return undefined;
+  }
+
+  private addWaiter(w: Waiter): void {
+    for (const k of w.keys) {
+      let set = this.waitersByKey.get(k);
+      if (!set) this.waitersByKey.set(k, (set = new Set()));
+      set.add(w);
+    }
+    w.conn.waiters.add(w);
+    this.waiterCount++;
+    this.waitingBytes += w.bytes;
+  }
+
+  /** Forgets a waiter (answered, timed out, or its connection closed). */
+  private dropWaiter(w: Waiter): void {
+    if (!w.conn.waiters.delete(w)) return;
+    w.timer.cancel();
+    for (const k of w.keys) {
+      const set = this.waitersByKey.get(k);
+      set?.delete(w);
+      if (set?.size === 0) this.waitersByKey.delete(k);
+    }
+    this.waiterCount--;
+    this.waitingBytes -= w.bytes;
   }
 
   /** Stores `value` under `key` and wakes the waiters it completes; an error message when over a limit. */
   private put(key: string, value: Buffer): string | undefined {
     const old = this.data.get(key);
-    const delta = value.length - (old ? old.length : -key.length);
+    const delta = value.length - (old ? old.length : -Buffer.byteLength(key, 'utf8'));
     if (!old && this.data.size >= this.limits.maxKeys) return `the store holds its limit of ${this.limits.maxKeys} keys`;
     if (this.stored + delta > this.limits.maxStoredBytes) return `the store would exceed its limit of ${this.limits.maxStoredBytes} bytes`;
     this.data.set(key, value);
     this.stored += delta;
-    for (const w of this.waiters) {
-      if (!w.keys.includes(key) || !w.keys.every((k) => this.data.has(k))) continue;
-      w.timer.cancel();
-      this.waiters.delete(w);
-      w.conn.waiters.delete(w);
+    if (old) return undefined; // was set already: no waiter was missing it
+    const waiting = this.waitersByKey.get(key);
+    if (!waiting) return undefined;
+    for (const w of [...waiting]) {
+      if (--w.missing > 0) continue;
+      this.dropWaiter(w);
       w.done();
     }
     return undefined;

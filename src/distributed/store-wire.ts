@@ -8,17 +8,28 @@ import type * as Crypto from 'node:crypto';
 import { OBJECTS_ERROR, ObjectsError, whereOf } from '../errors';
 import { STORE_TOKEN_ENV, weakToken } from './rendezvous';
 
+export { runIdOf } from './rendezvous';
+
 // node:crypto loads when a store or server is made: importing cuda-ts does not load it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const crypto = (): typeof Crypto => require('node:crypto') as typeof Crypto;
 
-export const PROTOCOL = 'cuda-ts-store/1';
+// 2: the answer to the challenge carries a second proof, of the run id (issue 47).
+export const PROTOCOL = 'cuda-ts-store/2';
 export const NONCE_BYTES = 32;
+/** The client's answer to the challenge: its nonce, its proof of the token, its proof of the run id. */
+export const AUTH_BYTES = 3 * NONCE_BYTES;
+/** TCP keepalive on both ends: probes start after this many idle ms (the kernel's interval and count then decide). */
+export const KEEPALIVE_MS = 10_000;
+/** How long after its timeout a request rejects at the latest when the server does not answer. */
+export const ANSWER_SLACK_MS = 5000;
 export const HEADER = 5; // op + request id
 /** The wire's "wait without a timeout". */
 export const NO_TIMEOUT = 0xffffffff;
 /** A refusal the client should retry (the server is busy, not saying no). */
 export const BUSY = 'busy:';
+/** A refusal of a client that knows the token but belongs to another run; the server's run id follows. */
+export const OTHER_RUN = 'other run:';
 
 export const enum Op {
   Challenge = 0x01, // server → client: server nonce
@@ -64,8 +75,15 @@ export function storeToken(token: unknown, call: string): string {
   return t;
 }
 
-export function proof(token: string, role: 'client' | 'server', a: Buffer, b: Buffer): Buffer {
-  return crypto().createHmac('sha256', token).update(`${PROTOCOL}/${role}`).update(a).update(b).digest();
+/**
+ * HMAC-SHA256 under the token of the role's label, the run id (length first, for 'server' and 'run') and
+ * both nonces. 'client' proves the token alone, so a server can tell a wrong token (counted as a failed
+ * guess) from a right token of another run (told which run it serves).
+ */
+export function proof(token: string, role: 'client' | 'server' | 'run', a: Buffer, b: Buffer, runId = ''): Buffer {
+  const h = crypto().createHmac('sha256', token).update(`${PROTOCOL}/${role}`);
+  if (role !== 'client') h.update(`${runId.length}:${runId}`);
+  return h.update(a).update(b).digest();
 }
 
 export function frame(op: Op, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {

@@ -11,9 +11,9 @@
 // and checked before it is buffered, so garbage, oversized frames or a wrong token close that one
 // connection, never the server. The wire format is in store-wire.ts.
 import type * as net from 'node:net';
-import { BUSY, FrameReader, NONCE_BYTES, Op, PROTOCOL, StoreError, StoreTimeoutError, checkTimeout, crypto, encodeKey, frame, longTimeout, proof, storeToken, wireTimeout, type LongTimer } from './store-wire';
+import { ANSWER_SLACK_MS, AUTH_BYTES, BUSY, FrameReader, KEEPALIVE_MS, NONCE_BYTES, Op, OTHER_RUN, PROTOCOL, StoreError, StoreTimeoutError, checkTimeout, crypto, encodeKey, frame, longTimeout, proof, runIdOf, storeToken, wireTimeout, type LongTimer } from './store-wire';
 import { DEFAULT_LIMITS, StoreServer, type StoreLimits } from './store-server';
-import { STORE_TOKEN_ENV, parseAddress } from './rendezvous';
+import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress } from './rendezvous';
 
 // node:net loads when a store is made: importing cuda-ts does not load it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -21,7 +21,7 @@ const nodeNet = (): typeof net => require('node:net') as typeof net;
 
 // The token's variable and the address parser live with the environment convention (src/distributed/
 // rendezvous.ts: no CUDA, no support package, so cuda-ts-run's launcher imports them without koffi).
-export { STORE_TOKEN_ENV, parseAddress, storeToken, StoreError, StoreTimeoutError, StoreServer };
+export { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress, storeToken, StoreError, StoreTimeoutError, StoreServer, ANSWER_SLACK_MS };
 export { tokenBits } from './rendezvous';
 export type { StoreLimits, StoreServerOptions } from './store-server';
 
@@ -36,8 +36,13 @@ export interface StoreConnectOptions {
   port: number;
   /** The shared secret (default: $CUDA_TS_STORE_TOKEN). */
   token?: string;
-  /** How long to keep trying to connect (the server may start later), and the default timeout of get/wait/barrier. Default 300000. */
+  /**
+   * How long to keep trying to connect (the server may start later), and the default timeout of every
+   * request (set, get, add, check, delete, wait, barrier). Default 300000.
+   */
   timeoutMs?: number;
+  /** The run this process belongs to (default: $CUDA_TS_RUN_ID, else none); must match the server's. */
+  runId?: string;
   /** Number of processes taking part, for barrier(). */
   size?: number;
   /** Largest value this client sends or accepts, in bytes. Default 1 MiB (as the server's default). */
@@ -50,19 +55,50 @@ interface Pending {
   timer?: LongTimer;
 }
 
+/** A request's own timeout option (default: the store's `timeoutMs`). */
+export interface RequestOptions {
+  /** Reject with StoreTimeoutError when no answer came within this many ms (+ ANSWER_SLACK_MS); Infinity: never. */
+  timeoutMs?: number;
+}
+
 // The most a client turned away as busy waits before it tries again, in ms (plus 5).
 const BUSY_RETRY_MS = 45;
-// How long a client waits for the server's own answer to a timed-out wait before giving up on it.
-const ANSWER_SLACK_MS = 5000;
 // Connect errors worth another try within the timeout: nobody listens yet, the server is busy, or the
 // connection was closed or reset before the handshake ended (crowded out by unauthenticated ones).
 const RETRY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'STORE_BUSY', 'STORE_CLOSED']);
+
+/** What one connect attempt needs. */
+interface Attempt {
+  host: string;
+  port: number;
+  token: string;
+  runId: string;
+  deadline: number;
+  size: number | undefined;
+  timeoutMs: number;
+  maxMessageBytes: number;
+}
+
+/** The error for the server's refusal `why` during the handshake (busy ones are retried). */
+function refusalError(host: string, port: number, why: string, runId: string): Error {
+  if (why.startsWith(OTHER_RUN)) {
+    const theirs = why.slice(OTHER_RUN.length).trim();
+    return new StoreError(`TcpStore.connect: ${host}:${port} serves another run (run id ${theirs}), not this process's (${JSON.stringify(runId)}; ${RUN_ID_ENV}): another job holds that port with the same token. Give each job its own port and its own token`);
+  }
+  return attemptError(`TcpStore.connect: the store refused: ${why}`, why.startsWith(BUSY) ? 'STORE_BUSY' : undefined);
+}
 
 /** A connect attempt's failure, with the code that says whether to try again. */
 function attemptError(message: string, code?: string, timeout = false): Error {
   const e = timeout ? new StoreTimeoutError(message) : new StoreError(message);
   if (code) Object.assign(e, { code });
   return e;
+}
+
+function keyList(call: string, keys: unknown): readonly string[] {
+  const list = typeof keys === 'string' ? [keys] : keys;
+  if (!Array.isArray(list) || list.length === 0 || list.length > 0xffff) throw new TypeError(`${call}: keys must be a key or a non-empty array of keys`);
+  return list as readonly string[];
 }
 
 function checkKey(call: string, key: unknown): string {
@@ -112,6 +148,7 @@ export class TcpStore {
     if (typeof host !== 'string' || host.length === 0) throw new TypeError(`${call}: host must be a non-empty string`);
     if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new RangeError(`${call}: port must be an integer in [1, 65535], got ${String(port)}`);
     const token = storeToken(options.token, call);
+    const runId = runIdOf(options.runId, call);
     const timeoutMs = checkTimeout(call, options.timeoutMs ?? 300_000);
     if (options.size !== undefined && (!Number.isInteger(options.size) || options.size < 1)) throw new RangeError(`${call}: size must be a positive integer, got ${String(options.size)}`);
     const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;
@@ -120,7 +157,7 @@ export class TcpStore {
     let delay = 10;
     for (;;) {
       try {
-        return await TcpStore.attempt(host, port, token, deadline, options.size, timeoutMs, maxMessageBytes);
+        return await TcpStore.attempt({ host, port, token, runId, deadline, size: options.size, timeoutMs, maxMessageBytes });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === undefined || !RETRY_CODES.has(code)) throw e;
@@ -135,17 +172,19 @@ export class TcpStore {
     }
   }
 
-  private static attempt(host: string, port: number, token: string, deadline: number, size: number | undefined, timeoutMs: number, maxMessageBytes: number): Promise<TcpStore> {
+  private static attempt(a: Attempt): Promise<TcpStore> {
+    const { host, port, token, runId } = a;
     return new Promise((resolve, reject) => {
       const socket = nodeNet().connect({ host, port });
       socket.setNoDelay(true);
-      const reader = new FrameReader(Math.max(maxMessageBytes, 2 * NONCE_BYTES));
+      socket.setKeepAlive(true, KEEPALIVE_MS);
+      const reader = new FrameReader(Math.max(a.maxMessageBytes, AUTH_BYTES));
       const clientNonce = crypto().randomBytes(NONCE_BYTES);
       let serverNonce: Buffer | undefined;
       const timer = longTimeout(() => {
         socket.destroy();
         reject(attemptError(`TcpStore.connect: ${host}:${port} did not complete the handshake in time`, undefined, true));
-      }, Math.max(1, deadline - Date.now()));
+      }, Math.max(1, a.deadline - Date.now()));
       const fail = (e: Error): void => {
         timer.cancel();
         socket.destroy();
@@ -156,19 +195,18 @@ export class TcpStore {
           for (const f of reader.push(data)) {
             if (f.op === Op.Challenge && !serverNonce && f.payload.length === NONCE_BYTES) {
               serverNonce = Buffer.from(f.payload);
-              socket.write(frame(Op.Auth, 0, Buffer.concat([clientNonce, proof(token, 'client', serverNonce, clientNonce)])));
+              socket.write(frame(Op.Auth, 0, Buffer.concat([clientNonce, proof(token, 'client', serverNonce, clientNonce), proof(token, 'run', serverNonce, clientNonce, runId)])));
             } else if (f.op === Op.Welcome && serverNonce) {
-              if (f.payload.length !== 32 || !crypto().timingSafeEqual(f.payload, proof(token, 'server', serverNonce, clientNonce))) {
+              if (f.payload.length !== 32 || !crypto().timingSafeEqual(f.payload, proof(token, 'server', serverNonce, clientNonce, runId))) {
                 return fail(new StoreError(`TcpStore.connect: ${host}:${port} does not know the shared token`));
               }
               timer.cancel();
               socket.off('data', onData);
               socket.off('error', fail);
               socket.off('close', onClose);
-              return resolve(new TcpStore(socket, reader, timeoutMs, size, maxMessageBytes));
+              return resolve(new TcpStore(socket, reader, a.timeoutMs, a.size, a.maxMessageBytes));
             } else if (f.op === Op.Error) {
-              const why = f.payload.toString('utf8');
-              return fail(attemptError(`TcpStore.connect: the store refused: ${why}`, why.startsWith(BUSY) ? 'STORE_BUSY' : undefined));
+              return fail(refusalError(host, port, f.payload.toString('utf8'), runId));
             } else {
               return fail(new StoreError(`TcpStore.connect: ${host}:${port} does not speak ${PROTOCOL}`));
             }
@@ -185,96 +223,106 @@ export class TcpStore {
   }
 
   /** Stores `value` (bytes, or a string stored as UTF-8) under `key`. */
-  async set(key: string, value: string | Uint8Array): Promise<void> {
+  async set(key: string, value: string | Uint8Array, options: RequestOptions = {}): Promise<void> {
     const call = 'TcpStore.set';
     checkKey(call, key);
     let v: Buffer;
     if (typeof value === 'string') v = Buffer.from(value, 'utf8');
     else if (value instanceof Uint8Array) v = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     else throw new TypeError(`${call}: value must be a string or a Uint8Array`);
+    const t = this.timeoutOf(call, options);
     const k = encodeKey(key);
     if (k.length + v.length > this.maxMessageBytes) throw new RangeError(`${call}: a ${v.length}-byte value exceeds the message limit of ${this.maxMessageBytes} bytes`);
-    await this.send(Op.Set, Buffer.concat([k, v]));
+    await this.send(call, Op.Set, Buffer.concat([k, v]), t);
   }
 
   /** The value of `key`, waiting until some process sets it (StoreTimeoutError after `timeoutMs`). */
-  async get(key: string, options: { timeoutMs?: number } = {}): Promise<Buffer> {
+  async get(key: string, options: RequestOptions = {}): Promise<Buffer> {
     const call = 'TcpStore.get';
     checkKey(call, key);
-    const t = checkTimeout(call, options.timeoutMs ?? this.timeoutMs);
+    const t = this.timeoutOf(call, options);
     const head = Buffer.allocUnsafe(4);
     head.writeUInt32BE(wireTimeout(t));
-    return this.send(Op.Get, Buffer.concat([head, encodeKey(key)]), t);
+    return this.send(call, Op.Get, Buffer.concat([head, encodeKey(key)]), t);
   }
 
   /** Adds `delta` to the integer held by `key` (0 when unset) and returns the new value. */
-  async add(key: string, delta: number | bigint = 1): Promise<number> {
+  async add(key: string, delta: number | bigint = 1, options: RequestOptions = {}): Promise<number> {
     const call = 'TcpStore.add';
     checkKey(call, key);
     if (!(typeof delta === 'bigint' || Number.isSafeInteger(delta))) throw new TypeError(`${call}: delta must be a safe integer or a bigint, got ${String(delta)}`);
+    const t = this.timeoutOf(call, options);
     const d = Buffer.allocUnsafe(8);
     d.writeBigInt64BE(BigInt.asIntN(64, BigInt(delta)));
-    const out = await this.send(Op.Add, Buffer.concat([encodeKey(key), d]));
+    const out = await this.send(call, Op.Add, Buffer.concat([encodeKey(key), d]), t);
     return Number(out.readBigInt64BE(0));
   }
 
   /** Resolves once every key is set (StoreTimeoutError after `timeoutMs`). */
-  async wait(keys: string | readonly string[], options: { timeoutMs?: number } = {}): Promise<void> {
+  async wait(keys: string | readonly string[], options: RequestOptions = {}): Promise<void> {
     const call = 'TcpStore.wait';
-    const list = typeof keys === 'string' ? [keys] : keys;
-    if (!Array.isArray(list) || list.length === 0 || list.length > 0xffff) throw new TypeError(`${call}: keys must be a key or a non-empty array of keys`);
-    const t = checkTimeout(call, options.timeoutMs ?? this.timeoutMs);
+    const list = keyList(call, keys);
+    const t = this.timeoutOf(call, options);
     const head = Buffer.allocUnsafe(6);
     head.writeUInt32BE(wireTimeout(t), 0);
     head.writeUInt16BE(list.length, 4);
-    await this.send(Op.Wait, Buffer.concat([head, ...list.map((k) => encodeKey(checkKey(call, k)))]), t);
+    await this.send(call, Op.Wait, Buffer.concat([head, ...list.map((k) => encodeKey(checkKey(call, k)))]), t);
   }
 
   /** True when every key is set (does not wait). */
-  async check(keys: string | readonly string[]): Promise<boolean> {
+  async check(keys: string | readonly string[], options: RequestOptions = {}): Promise<boolean> {
     const call = 'TcpStore.check';
-    const list = typeof keys === 'string' ? [keys] : keys;
-    if (!Array.isArray(list) || list.length === 0 || list.length > 0xffff) throw new TypeError(`${call}: keys must be a key or a non-empty array of keys`);
+    const list = keyList(call, keys);
+    const t = this.timeoutOf(call, options);
     const head = Buffer.allocUnsafe(2);
     head.writeUInt16BE(list.length);
-    const out = await this.send(Op.Check, Buffer.concat([head, ...list.map((k) => encodeKey(checkKey(call, k)))]));
+    const out = await this.send(call, Op.Check, Buffer.concat([head, ...list.map((k) => encodeKey(checkKey(call, k)))]), t);
     return out[0] === 1;
   }
 
   /** Deletes `key`; true when it existed. */
-  async delete(key: string): Promise<boolean> {
-    const out = await this.send(Op.Delete, encodeKey(checkKey('TcpStore.delete', key)));
+  async delete(key: string, options: RequestOptions = {}): Promise<boolean> {
+    const call = 'TcpStore.delete';
+    const k = encodeKey(checkKey(call, key));
+    const out = await this.send(call, Op.Delete, k, this.timeoutOf(call, options));
     return out[0] === 1;
   }
 
   /**
    * Resolves once all `size` processes called barrier(name) the same number of times (each call is
-   * its own generation, so the same name can be reused). StoreTimeoutError after `timeoutMs`. The
-   * last to arrive deletes what earlier generations left, so a barrier per step never fills the store.
+   * its own generation, so the same name can be reused). StoreTimeoutError after `timeoutMs` (+ the
+   * slack): the arrival and the wait for the others run under one deadline. The last to arrive deletes
+   * what earlier generations left, so a barrier per step never fills the store.
    */
   async barrier(name = 'default', options: { timeoutMs?: number; size?: number } = {}): Promise<void> {
     const call = 'TcpStore.barrier';
     const size = options.size ?? this.size;
     if (size === undefined || !Number.isInteger(size) || size < 1) throw new TypeError(`${call}: the number of processes is unknown: pass { size } here or to connect()`);
     if (typeof name !== 'string' || name.length === 0) throw new TypeError(`${call}: name must be a non-empty string`);
+    const t = this.timeoutOf(call, options);
+    const deadline = performance.now() + t;
+    const left = (): number => (t === Infinity ? Infinity : Math.max(0, Math.round(deadline - performance.now())));
     const gen = (this.barriers.get(name) ?? 0) + 1;
     this.barriers.set(name, gen);
     const base = `__barrier/${name}/${gen}`;
-    // Arrive and start waiting in one write (one round trip for all but the last to arrive).
-    const arriving = this.add(`${base}/count`, 1);
-    const released = this.wait(`${base}/done`, { timeoutMs: options.timeoutMs ?? this.timeoutMs });
+    // Arrive and start waiting in one write (one round trip for all but the last to arrive); both run
+    // under the deadline, so a silent server fails the barrier in time even before the arrival is answered.
+    const arriving = this.add(`${base}/count`, 1, { timeoutMs: t });
+    const released = this.wait(`${base}/done`, { timeoutMs: t });
     released.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
-    const arrived = await arriving;
-    if (arrived === size) {
-      // Everyone arrived here, so everyone left the previous generation: its key is nobody's any more.
-      const previous = gen > 1 ? this.delete(`__barrier/${name}/${gen - 1}/done`) : undefined;
-      await Promise.all([this.set(`${base}/done`, '1'), this.delete(`${base}/count`), previous]);
-    }
+    let arrived: number | undefined;
     try {
+      arrived = await arriving;
+      if (arrived === size) {
+        // Everyone arrived here, so everyone left the previous generation: its key is nobody's any more.
+        const previous = gen > 1 ? this.delete(`__barrier/${name}/${gen - 1}/done`, { timeoutMs: left() }) : undefined;
+        await Promise.all([this.set(`${base}/done`, '1', { timeoutMs: left() }), this.delete(`${base}/count`, { timeoutMs: left() }), previous]);
+      }
       await released;
     } catch (e) {
-      if (e instanceof StoreTimeoutError) throw new StoreTimeoutError(`${call}(${JSON.stringify(name)}): ${arrived} of ${size} processes arrived (at least) before the timeout`);
-      throw e;
+      if (!(e instanceof StoreTimeoutError)) throw e;
+      const seen = arrived === undefined ? 'its own arrival was not answered' : `${arrived} of ${size} processes arrived (at least)`;
+      throw new StoreTimeoutError(`${call}(${JSON.stringify(name)}): ${seen} before the timeout of ${t} ms`);
     }
   }
 
@@ -287,19 +335,28 @@ export class TcpStore {
     await server?.close();
   }
 
-  private send(op: Op, payload: Buffer, waitMs?: number): Promise<Buffer> {
+  /** The request's timeout: its option, else the store's. */
+  private timeoutOf(call: string, options: RequestOptions): number {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
+    return checkTimeout(call, options.timeoutMs ?? this.timeoutMs);
+  }
+
+  /**
+   * Sends one request; it rejects at the latest `timeoutMs` + ANSWER_SLACK_MS after it was made (a wait
+   * is answered by the server itself at `timeoutMs`; the slack covers a server that went silent). A
+   * late answer is dropped by answer().
+   */
+  private send(call: string, op: Op, payload: Buffer, timeoutMs: number): Promise<Buffer> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId;
     this.nextId = (this.nextId % 0xfffffffe) + 1;
     return new Promise<Buffer>((resolve, reject) => {
       const p: Pending = { resolve, reject };
-      // The server answers a timed-out wait itself; this later timer only covers a server that went
-      // silent. Its answer may still come later: answer() drops replies to requests no longer pending.
-      if (waitMs !== undefined) {
+      if (timeoutMs !== Infinity) {
         p.timer = longTimeout(() => {
           this.pending.delete(id);
-          reject(new StoreTimeoutError(`store request timed out after ${waitMs} ms (no answer from the server)`));
-        }, waitMs + ANSWER_SLACK_MS);
+          reject(new StoreTimeoutError(`${call}: no answer from the store within ${timeoutMs} ms + ${ANSWER_SLACK_MS} ms: the serving process is stopped, hung or unreachable`));
+        }, timeoutMs + ANSWER_SLACK_MS);
       }
       this.pending.set(id, p);
       if (!this.corked) {
@@ -348,16 +405,23 @@ export interface OpenStoreOptions extends StoreLimits {
   size: number;
   /** The server's `host:port` (IPv6 as `[addr]:port`). */
   address: string;
-  /** Connect timeout and default timeout of waits. Default 300000 ms. */
+  /** Connect timeout and default timeout of every request. Default 300000 ms. */
   timeoutMs?: number;
   /** The shared secret (default: $CUDA_TS_STORE_TOKEN). */
   token?: string;
+  /** The run's id, the same in every process (default: $CUDA_TS_RUN_ID, else none; cuda-ts-run sets it). */
+  runId?: string;
   /**
    * Where rank 0 listens. Default: $CUDA_TS_STORE_LISTEN, else the address's host itself (an address:
    * that interface only; a name: every address it resolves to, IPv4 and IPv6). '0.0.0.0' or '::':
    * every interface.
    */
   listenHost?: string;
+}
+
+/** True when the launcher already serves the store at `address` (rank 0 then connects like the others). */
+function servedByLauncher(address: string): boolean {
+  return process.env[STORE_SERVED_ENV] === address;
 }
 
 /** Where rank 0 listens: the option, else $CUDA_TS_STORE_LISTEN, else the host the others connect to. */
@@ -379,15 +443,16 @@ export async function openStore(options: OpenStoreOptions): Promise<TcpStore> {
   if (!Number.isInteger(rank) || rank < 0 || rank >= size) throw new RangeError(`${call}: rank must be an integer in [0, ${size}), got ${String(rank)}`);
   const { host, port } = parseAddress(options.address, call);
   const token = storeToken(options.token, call);
+  const runId = runIdOf(options.runId, call);
   const listenHost = listenHostOf(call, options.listenHost, host);
   let server: StoreServer | undefined;
-  if (rank === 0) {
+  if (rank === 0 && !servedByLauncher(options.address)) {
     // every rank holds one connection: the limit grows with the world (a few spare for tools)
     const maxConnections = options.maxConnections ?? Math.max(DEFAULT_LIMITS.maxConnections, size + 64);
-    server = await StoreServer.listen({ ...options, maxConnections, port, host: listenHost, token });
+    server = await StoreServer.listen({ ...options, maxConnections, port, host: listenHost, token, runId });
   }
   try {
-    const store = await TcpStore.connect({ host, port, token, timeoutMs: options.timeoutMs, size, maxMessageBytes: options.maxMessageBytes });
+    const store = await TcpStore.connect({ host, port, token, runId, timeoutMs: options.timeoutMs, size, maxMessageBytes: options.maxMessageBytes });
     store.server = server;
     return store;
   } catch (e) {
