@@ -36,7 +36,7 @@ const ORDERINGS: readonly RandomOrdering[] = ['default', 'best', 'seeded', 'lega
 
 /** Options of {@link RandomGenerator.create}. */
 export interface RandomGeneratorOptions {
-  /** The generator (default 'philox4_32_10', CuPy's default too). */
+  /** The generator (default 'philox4_32_10': counter-based, so offsets cost nothing). */
   kind?: RandomKind;
   /** Seed of a pseudo generator: a number (safe integer) or a bigint below 2⁶⁴ (default 0 — cuRAND's). */
   seed?: number | bigint;
