@@ -176,9 +176,8 @@ export class Blas extends StreamBoundResource {
     const call = planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
     const name = GEMM_NAMES[dtype as keyof typeof GEMM_NAMES];
     if (name === undefined) {
-      const compute = defaultComputeType(dtype, dtype);
-      if (compute === undefined) throw new TypeError(`${where}: no GEMM of ${dtype} (f16, bf16, f32, f64, c64, c128)`);
-      return this.runGemmEx(where, dtype, compute, o, GEMM_DEFAULT_ALGO);
+      if (dtype !== 'f16' && dtype !== 'bf16') throw new TypeError(`${where}: no GEMM of ${dtype} (f16, bf16, f32, f64, c64, c128; gemmEx takes i8 → i32)`);
+      return this.runGemmEx(where, dtype, '32F', o, GEMM_DEFAULT_ALGO);
     }
     const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
     const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
