@@ -50,6 +50,8 @@ export interface StoreConnectOptions {
 }
 
 interface Pending {
+  /** The `TcpStore.method` that made the request (the server's refusals are prefixed with it). */
+  call: string;
   resolve: (payload: Buffer) => void;
   reject: (e: Error) => void;
   timer?: LongTimer;
@@ -351,7 +353,7 @@ export class TcpStore {
     const id = this.nextId;
     this.nextId = (this.nextId % 0xfffffffe) + 1;
     return new Promise<Buffer>((resolve, reject) => {
-      const p: Pending = { resolve, reject };
+      const p: Pending = { call, resolve, reject };
       if (timeoutMs !== Infinity) {
         p.timer = longTimeout(() => {
           this.pending.delete(id);
@@ -383,8 +385,8 @@ export class TcpStore {
     this.pending.delete(id);
     p.timer?.cancel();
     if (op === Op.Ok) return p.resolve(Buffer.from(payload));
-    const message = payload.toString('utf8');
-    p.reject(message.startsWith('timeout:') ? new StoreTimeoutError(message) : new StoreError(message));
+    const message = `${p.call}: ${payload.toString('utf8')}`;
+    p.reject(payload.subarray(0, 8).toString('latin1') === 'timeout:' ? new StoreTimeoutError(message) : new StoreError(message));
   }
 
   private fail(e: Error): void {
