@@ -25,3 +25,34 @@ export function toAddress(v: number | bigint): number {
   const message = `toAddress: v must be a non-negative safe integer or a bigint below 2**64, got ${what}`;
   throw typeof v === 'number' || typeof v === 'bigint' ? new RangeError(message) : new TypeError(message);
 }
+
+/** Anything holding a device address: a DeviceBuffer, one of its views, or `{ ptr }` of your own. */
+export interface HasDevicePointer {
+  readonly ptr: number | bigint;
+}
+/** Device memory as the typed layer takes it: an object holding a device address (a DeviceBuffer, a
+ *  view), or the address itself. Host typed arrays are refused (the GPU cannot write them). */
+export type DeviceMemory = HasDevicePointer | number | bigint;
+/** Host memory: a typed array, DataView or ArrayBuffer, or the address of host memory (pinned). */
+export type HostMemory = ArrayBufferView | ArrayBuffer | number | bigint;
+/** Memory a library takes in either space (cuBLAS's pointer mode): host buffers, device objects, addresses. */
+export type AnyMemory = HasDevicePointer | ArrayBufferView | ArrayBuffer | number | bigint;
+
+/** A complex number: `{ re, im }` or `[re, im]`. */
+export type Complex = { readonly re: number; readonly im: number } | readonly [number, number];
+/**
+ * A scalar passed by pointer (alpha, beta…), given as its value `V` (boxed for the call in host memory),
+ * as a host buffer already holding it, or as `{ ptr }` device memory holding it (device pointer mode).
+ * A number is never taken as an address here.
+ */
+export type ScalarArg<V> = V | ArrayBufferView | ArrayBuffer | HasDevicePointer;
+/** A real or 32-bit integer scalar (`const float *alpha`, `const double *`, `const int *`, `const __half *`). */
+export type RealScalar = ScalarArg<number>;
+/** A 64-bit integer scalar: a number or a bigint. */
+export type Int64Scalar = ScalarArg<number | bigint>;
+/** A complex scalar (`const cuComplex *alpha`, `const cuDoubleComplex *`). */
+export type ComplexScalar = ScalarArg<Complex>;
+/** A scalar whose C type another parameter picks (`const void *alpha` of cublasGemmEx, cuDNN, cuBLASLt):
+ *  a typed array holding the value (a Float32Array for float, …) or `{ ptr }` device memory; a plain
+ *  number is refused, its width being unknown. */
+export type UntypedScalar = ArrayBufferView | ArrayBuffer | HasDevicePointer;

@@ -460,3 +460,149 @@ export function addressOf(buf: ArrayBufferView | ArrayBuffer): number | bigint {
   if (byteLengthOf(buf) === undefined) throw new TypeError(makeArgError('addressOf', 'buf', 'a typed array, DataView or ArrayBuffer', buf).message);
   return koffi.address(buf as unknown as ArrayBuffer) as unknown as number | bigint;
 }
+
+// ── memory spaces and scalars by pointer ─────────────────────────────────────────────────────────
+
+/** The device address an object holds (`{ ptr }`: a DeviceBuffer, a view), or undefined when it holds none. */
+function heldAddress(v: unknown): number | bigint | undefined {
+  if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return undefined;
+  if (!('ptr' in v)) return undefined;
+  const p = (v as { ptr: unknown }).ptr;
+  return isAddress(p) ? p : undefined;
+}
+
+/** Device memory: an address, `{ ptr }` (a DeviceBuffer, a view) or null where allowed; a host buffer
+ *  is refused (the library would read or write host memory as if it were the GPU's). Returns the address. */
+export function deviceArg(fn: string, param: string, v: unknown, nullable: boolean): number | bigint | null {
+  checkCaller('deviceArg', fn, param, nullable);
+  if (isAddress(v)) return v;
+  if (v === null && nullable) return null;
+  const held = heldAddress(v);
+  if (held !== undefined) return held;
+  if (byteLengthOf(v) !== undefined) throw new TypeError(`${fn}: ${param} needs device memory (a DeviceBuffer, a view of one, or a device address), got ${describeValue(v)} in host memory`);
+  throw argError(fn, param, `device memory (a DeviceBuffer, a view of one, { ptr }, or a device address)${nullable ? ' or null' : ''}`, v);
+}
+
+/** Host memory: a host buffer covering `bytes` when given, a host address, or null where allowed; an
+ *  object holding a device address is refused. */
+export function hostArg(fn: string, param: string, v: unknown, nullable: boolean, bytes?: number | bigint): void {
+  checkCaller('hostArg', fn, param, nullable);
+  if (heldAddress(v) !== undefined) throw new TypeError(`${fn}: ${param} needs host memory (a typed array, DataView or ArrayBuffer), got ${describeValue(v)} holding a device address`);
+  pointerArg(fn, param, v, nullable, bytes);
+}
+
+/** Memory in either space (the library looks at the pointer mode): host buffers (covering `bytes` when
+ *  given), addresses, `{ ptr }` device memory, null where allowed. Returns what to pass. */
+export function memoryArg(fn: string, param: string, v: unknown, nullable: boolean, bytes?: number | bigint): unknown {
+  checkCaller('memoryArg', fn, param, nullable);
+  const held = heldAddress(v);
+  if (held !== undefined) return held;
+  pointerArg(fn, param, v, nullable, bytes);
+  return v;
+}
+
+const SCALAR_BYTES: Record<string, number> = { f16: 2, bf16: 2, f32: 4, f64: 8, c64: 8, c128: 16, i8: 1, u8: 1, i32: 4, u32: 4, i64: 8, u64: 8, untyped: 2 };
+const SCALAR_TEXT: Record<string, string> = {
+  f16: 'a number (stored as a half)', bf16: 'a number (stored as a bfloat16)', f32: 'a number', f64: 'a number', c64: 'a complex number ({ re, im } or [re, im])', c128: 'a complex number ({ re, im } or [re, im])',
+  i8: INT_TEXT.i8, u8: INT_TEXT.u8, i32: INT_TEXT.i32, u32: INT_TEXT.u32, i64: INT_TEXT.i64, u64: INT_TEXT.u64,
+};
+
+/** IEEE binary16 bits of a number (round to nearest even), for `const __half *` scalars. */
+export function halfBits(x: number): number {
+  const f = new Float32Array([x]);
+  const u = new Uint32Array(f.buffer)[0];
+  const sign = (u >>> 16) & 0x8000;
+  const exp = (u >>> 23) & 0xff;
+  let mant = u & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // Inf, NaN
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00; // overflow: Inf
+  if (e <= 0) {
+    if (e < -10) return sign; // underflow: ±0
+    mant = (mant | 0x800000) >>> (1 - e);
+    e = 0;
+    const rounded = (mant + 0xfff + ((mant >>> 13) & 1)) >>> 13;
+    return sign | rounded;
+  }
+  const rounded = (mant + 0xfff + ((mant >>> 13) & 1)) >>> 13;
+  return (sign | (e << 10)) + rounded; // a carry rolls into the exponent, as rounding should
+}
+
+/** The two parts of a complex value, or undefined when `v` is not one. */
+function complexParts(v: unknown): [number, number] | undefined {
+  if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'number') return [v[0], v[1]];
+  if (typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && typeof (v as { re?: unknown }).re === 'number' && typeof (v as { im?: unknown }).im === 'number') return [(v as { re: number }).re, (v as { im: number }).im];
+  return undefined;
+}
+
+/** Writes value `v` of scalar type `type` into `box` (little-endian); false when `v` is no such value. */
+function boxScalar(type: string, v: unknown, box: DataView): boolean {
+  if (type === 'c64' || type === 'c128') {
+    const c = complexParts(v);
+    if (!c) return false;
+    if (type === 'c64') {
+      box.setFloat32(0, c[0], true);
+      box.setFloat32(4, c[1], true);
+    } else {
+      box.setFloat64(0, c[0], true);
+      box.setFloat64(8, c[1], true);
+    }
+    return true;
+  }
+  if (type === 'i64' || type === 'u64') {
+    if (!isInt64(v, type === 'i64')) return false;
+    if (type === 'i64') box.setBigInt64(0, BigInt(v as number | bigint), true);
+    else box.setBigUint64(0, BigInt(v as number | bigint), true);
+    return true;
+  }
+  if (typeof v !== 'number') return false;
+  if (type === 'f32') box.setFloat32(0, v, true);
+  else if (type === 'f64') box.setFloat64(0, v, true);
+  else if (type === 'f16') box.setUint16(0, halfBits(v), true);
+  else if (type === 'bf16') box.setUint16(0, bfloat16Bits(v), true);
+  if (type[0] === 'f' || type === 'bf16') return true;
+  const [lo, hi] = type === 'i8' ? [-128, 127] : type === 'u8' ? [0, 255] : type === 'i32' ? [-(2 ** 31), 2 ** 31 - 1] : [0, 2 ** 32 - 1];
+  if (!Number.isInteger(v) || v < lo || v > hi) return false;
+  if (type === 'i8') box.setInt8(0, v);
+  else if (type === 'u8') box.setUint8(0, v);
+  else if (type === 'i32') box.setInt32(0, v, true);
+  else box.setUint32(0, v, true);
+  return true;
+}
+
+/** bfloat16 bits of a number (round to nearest even; NaN kept quiet). */
+function bfloat16Bits(x: number): number {
+  const u = new Uint32Array(new Float32Array([x]).buffer)[0];
+  if ((u & 0x7fffffff) > 0x7f800000) return ((u >>> 16) | 0x40) & 0xffff;
+  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
+/**
+ * A scalar passed by pointer (alpha, beta…) of C type `type` in memory space `space`: its value (boxed
+ * into `box`, the function's own scratch, and `box` returned), a host buffer holding it (returned as it
+ * is), or `{ ptr }` device memory (its address returned; refused for a host-only scalar). A number is
+ * the value, never an address; an `untyped` scalar (`const void *` typed by another parameter) refuses it.
+ */
+export function scalarArg(fn: string, param: string, type: string, space: string, v: unknown, box: Uint8Array): unknown {
+  if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('scalarArg', fn, param);
+  if (typeof type !== 'string' || !Object.hasOwn(SCALAR_BYTES, type)) throw makeArgError('scalarArg', 'type', `one of ${Object.keys(SCALAR_BYTES).join(', ')}`, type);
+  if (space !== 'device' && space !== 'host' && space !== 'either') throw makeArgError('scalarArg', 'space', 'device, host or either', space);
+  if (!(box instanceof Uint8Array) || box.buffer.byteLength - box.byteOffset < SCALAR_BYTES[type]) throw makeArgError('scalarArg', 'box', `a Uint8Array with ${SCALAR_BYTES[type]} bytes from its start`, box);
+  const where = space === 'host' ? 'a host buffer holding it' : 'a host buffer holding it, or { ptr } device memory';
+  const held = heldAddress(v);
+  if (held !== undefined) {
+    if (space === 'host') throw new TypeError(`${fn}: ${param} is read from host memory: pass the value or a host buffer holding it, not ${describeValue(v)} holding a device address`);
+    return held;
+  }
+  const length = byteLengthOf(v);
+  if (length !== undefined) {
+    if (length < SCALAR_BYTES[type]) throw new RangeError(`${fn}: ${param} is ${length} bytes, shorter than the ${SCALAR_BYTES[type]}-byte ${type} scalar`);
+    return v;
+  }
+  if (type === 'untyped') {
+    throw new TypeError(`${fn}: ${param} is a scalar whose C type another argument picks: pass a typed array holding the value (a Float32Array for float, a Float64Array for double…)${space === 'host' ? '' : ' or { ptr } device memory'}, got ${describeValue(v)}`);
+  }
+  if (boxScalar(type, v, new DataView(box.buffer, box.byteOffset, SCALAR_BYTES[type]))) return box;
+  const expected = `${SCALAR_TEXT[type]} (the value itself, never an address), or ${where}`;
+  throw typeof v === 'number' || typeof v === 'bigint' ? new RangeError(`${fn}: ${param} must be ${expected}, got ${describeValue(v)}`) : new TypeError(`${fn}: ${param} must be ${expected}, got ${describeValue(v)}`);
+}

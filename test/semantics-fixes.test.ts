@@ -78,15 +78,15 @@ const FIXED: [module: string, signature: string][] = [
   ['cusparse', "export function cusparseConstDnVecGet(dnVecDescr: T.cusparseConstDnVecDescr_t | null): { size: bigint; values: number; valueType: T.cudaDataType }"],
   ['cusparse', "export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t | null): { rows: bigint; cols: bigint; nnz: bigint }"],
   ['cusparse', "export function cusparseSpGEMM_getNumProducts(spgemmDescr: T.cusparseSpGEMMDescr_t | null): bigint"],
-  ['cusparse', "export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.Pointer): number"],
-  ['cusparse', "export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.Pointer, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, chunk_fraction: number, bufferSize3: T.Int64, externalBuffer3: T.Pointer): { bufferSize3: number; bufferSize2: number }"],
-  ['cusparse', "export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.Pointer, bufferSize3: T.Int64, externalBuffer3: T.Pointer, bufferSize4: T.Int64, externalBuffer4: T.Pointer): { bufferSize2: number; bufferSize3: number; bufferSize4: number }"],
+  ['cusparse', "export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize1: T.Int64, externalBuffer1: T.DeviceMemory | null): number"],
+  ['cusparse', "export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, chunk_fraction: number, bufferSize3: T.Int64, externalBuffer3: T.DeviceMemory | null): { bufferSize3: number; bufferSize2: number }"],
+  ['cusparse', "export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, matC: T.cusparseSpMatDescr_t | null, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, bufferSize2: T.Int64, externalBuffer2: T.DeviceMemory | null, bufferSize3: T.Int64, externalBuffer3: T.DeviceMemory | null, bufferSize4: T.Int64, externalBuffer4: T.DeviceMemory | null): { bufferSize2: number; bufferSize3: number; bufferSize4: number }"],
   ['cusolver', "export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t | null, info: T.syevjInfo_t | null): number"],
   ['cusolver', "export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t | null): number"],
   ['cusolver', "export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t | null): { zero: number; boost: number }"],
   ['cusolver', "export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t | null): { nnzM: number; Mp: number; Mi: number; Mx: number }"],
-  ['cufft', "export function cufftXtSetWorkArea(plan: number, workArea: T.Pointer): void"],
-  ['cufft', "export function cufftXtSetWorkAreaPolicy(plan: number, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): void"],
+  ['cufft', "export function cufftXtSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): void"],
+  ['cufft', "export function cufftXtSetWorkAreaPolicy(plan: T.cufftHandle, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): void"],
 ];
 
 describe('issue 25 §5: the typed signatures NVIDIA\'s bindings disagreed with (13.0, as emitted)', () => {
@@ -108,10 +108,10 @@ describe('the rules behind them', () => {
     expect(semOf('cusparse', 'cusparseCsrGet', 'rows')).toBe('out i64');
     expect(semOf('cusparse', 'cusparseCsrGet', 'csrValues')).toBe('out address');
     expect(semOf('cusolver', 'cusolverRfExtractBundledFactorsHost', 'h_Mp')).toBe('out address');
-    // a getter's void * is the caller's buffer (cublasGetMatrix copies into it)
-    expect(semOf('cublas', 'cublasGetMatrix', 'B')).toBe('pointer?');
+    // a getter's void * is the caller's buffer (cublasGetMatrix copies into it: host memory)
+    expect(semOf('cublas', 'cublasGetMatrix', 'B')).toBe('out host pointer?');
     // not a getter: device arrays the call fills
-    expect(semOf('cusparse', 'cusparseCreateIdentityPermutation', 'p')).toBe('pointer?');
+    expect(semOf('cusparse', 'cusparseCreateIdentityPermutation', 'p')).toBe('inout pointer?');
   });
   test('a size_t * just before the buffer it sizes is in/out; a size alone is returned', () => {
     expect(semOf('cusparse', 'cusparseSpGEMM_workEstimation', 'bufferSize1')).toBe('inout size_t');

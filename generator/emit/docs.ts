@@ -61,13 +61,33 @@ function elemName(e: Elem): string {
 
 const nullable = (yes: boolean | undefined) => (yes ? '; null allowed' : '');
 
+const SCALAR_VALUE: Record<Extract<Sem, { role: 'scalar' }>['type'], string> = {
+  f16: 'a number, stored as a half', bf16: 'a number, stored as a bfloat16', f32: 'a number', f64: 'a number', i8: 'an integer', u8: 'an integer', i32: 'an integer', u32: 'an integer',
+  i64: 'a number or bigint', u64: 'a number or bigint', c64: '`{ re, im }` or `[re, im]`', c128: '`{ re, im }` or `[re, im]`', untyped: '',
+};
+const DIR_TEXT = { in: 'in', out: 'out', inout: 'in/out' } as const;
+const SPACE_TEXT = { device: 'device memory', host: 'host memory', either: 'host or device memory' } as const;
+
+/** A data pointer: its direction, where its memory lives, which parameter counts it in which unit. */
+function pointerPhrase(s: Extract<Sem, { role: 'pointer' }>, p: Param): string {
+  const where = s.space ? SPACE_TEXT[s.space] : 'address or host buffer';
+  const of = s.count?.elem ? ` of \`${s.count.elem}\`` : s.count?.typeParam ? ` of \`${s.count.typeParam}\`` : '';
+  const count = s.count ? `, \`${s.count.param}\` ${s.count.unit}${of}` : s.size ? ` covering \`${s.size}\` bytes` : '';
+  const kept = s.retained ? ', kept by the library after the call' : '';
+  return `${DIR_TEXT[s.dir ?? 'in']} ${cDecl(p)}: ${where}${count}${kept}${s.nullable && s.nullFact ? ', or null' : ''}`;
+}
+
 /** What a parameter of each role is, for the caller of the typed layer (`in …`, `in/out …`). */
 const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Param) => string } = {
   value: (s, p) => `in ${cDecl(p)}`,
   recordValue: (s) => `in \`${s.record}\` by value`,
   callback: (s, p) => `in C callback ${cDecl(p)}${nullable(s.nullable)}`,
   string: (s) => `in string (\`const char *\`)${nullable(s.nullable)}`,
-  pointer: (s, p) => `in ${cDecl(p)}: address or host buffer${s.size ? ` covering \`${s.size}\` bytes` : ''}${s.retained ? ', kept by the library after the call' : ''}${s.nullable ? ', or null' : ''}`,
+  pointer: (s, p) => pointerPhrase(s, p),
+  scalar: (s, p) => `in ${cDecl(p)}: a scalar${s.type === 'untyped' ? ' whose C type another argument picks: a typed array holding the value' : `: the value itself (${SCALAR_VALUE[s.type]}), or a host buffer holding it`}${s.space === 'host' ? ' (host memory)' : ', or `{ ptr }` device memory holding it (device pointer mode)'}`,
+  resultArray: (s) => `out array of ${elemName(s.elem)}: \`${s.capacity}\` allocated, returned at the length the call reports in \`${s.count}\``,
+  countOut: (s) => `out: the length of \`${s.of}\` (read by the typed layer)`,
+  attrSize: (s) => `the size of \`${s.of}\`, derived from the attribute`,
   inRecord: (s, p) => `in ${cDecl(p)}: a \`${s.record}\` object or its bytes${nullable(s.nullable)}`,
   inArray: (s) => `${s.inout ? 'in/out' : 'in'} array of ${elemName(s.elem)}${nullable(s.nullable)}`,
   count: (s) => `count of \`${s.of.join('`, `')}\``,
@@ -179,7 +199,8 @@ export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
 
 /** What a raw parameter is beyond its C type: what the raw caller passes (a typed array for outputs). */
 const RAW_PHRASES: { [R in Sem['role']]?: (s: Extract<Sem, { role: R }>) => string } = {
-  pointer: (s) => (s.size ? `covering \`${s.size}\` bytes` : ''),
+  pointer: (s) => [s.space ? `${s.space} memory` : '', s.count ? `\`${s.count.param}\` ${s.count.unit}` : s.size ? `covering \`${s.size}\` bytes` : ''].filter(Boolean).join(', '),
+  scalar: (s) => `scalar (${s.type}): its address`,
   inArray: (s) => `${s.inout ? 'in/out ' : ''}array${s.count ? `, \`${s.count}\` long` : ''}`,
   count: (s) => `length of \`${s.of.join('`, `')}\``,
   out: () => 'out: a typed array of one element',

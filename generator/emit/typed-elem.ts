@@ -26,6 +26,7 @@ export function ctypeTag(e: Elem): string {
 export function elemType(e: Elem): string {
   switch (e.t) {
     case 'int':
+      if (e.brand) return `T.${e.brand}`;
       return e.bits === 64 && !e.size ? 'bigint' : 'number';
     case 'float':
       return 'number';
@@ -118,7 +119,7 @@ export function readSlot(e: Elem, i: number): string {
   switch (e.t) {
     case 'int':
       if (e.bits === 64) return e.size ? slotNumber(i) : e.signed ? `s.i64[${i}]` : `s.u64[${i}]`;
-      if (e.bits === 32) return e.signed ? `s.i32[${2 * i}]` : `s.u32[${2 * i}]`;
+      if (e.bits === 32) return `${e.signed ? `s.i32[${2 * i}]` : `s.u32[${2 * i}]`}${e.brand ? ` as T.${e.brand}` : ''}`;
       if (e.bits === 16) return e.signed ? `s.i16[${4 * i}]` : `s.u16[${4 * i}]`;
       return e.signed ? `s.i8[${8 * i}]` : `s.bytes[${8 * i}]`;
     case 'float':
@@ -185,22 +186,56 @@ export function attrDecoder(fn: string, attr: string, cases: { value: string; el
     else if (e.t === 'float') read = e.bits === 32 ? 'v.getFloat32(0, true)' : 'v.getFloat64(0, true)';
     else if (e.t === 'int' && e.bits === 64 && !e.size) read = e.signed ? 'v.getBigInt64(0, true)' : 'v.getBigUint64(0, true)';
     else if (e.t === 'int' && e.bits === 32) read = e.signed ? 'v.getInt32(0, true)' : 'v.getUint32(0, true)';
+    else if (e.t === 'int' && e.bits === 16) read = e.signed ? 'v.getInt16(0, true)' : 'v.getUint16(0, true)';
+    else if (e.t === 'int' && e.bits === 8) read = e.signed ? 'v.getInt8(0)' : 'v.getUint8(0)';
+    else if (e.t === 'enum' && e.bits === 32) read = `${e.signed ? 'v.getInt32(0, true)' : 'v.getUint32(0, true)'} as ${elemType(e)}`;
     else read = `Number(v.getBigUint64(0, true))${e.t === 'handle' || e.t === 'deviceptr' ? ` as ${elemType(e)}` : ''}`;
     return `case ${c.value}: return ${read};`;
   });
   return `function attrDecode(a: number, cell: Uint8Array): ${union} { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { ${lines.join(' ')} default: throw new RangeError(\`${fn}: ${attr} \${a} has no known value type\`); } }`;
 }
 
-export function attrEncoder(fn: string, param: string, attr: string, cases: { value: string; elem: Elem }[]): string {
-  const lines = cases.map((c) => {
-    const e = c.elem;
-    let write: string;
-    if (e.t === 'bool') write = `if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('${fn}', '${param}', 'a boolean', x); cell[0] = x ? 1 : 0;`;
-    else if (e.t === 'int' && e.bits === 32) write = `if (typeof x !== 'number' || ${e.signed ? '(x | 0) !== x' : '(x >>> 0) !== x'}) throw intError('${fn}', '${param}', '${e.signed ? 'i32' : 'u32'}', x); v.${e.signed ? 'setInt32' : 'setUint32'}(0, x, true);`;
-    else if (e.t === 'record') write = `throw argError('${fn}', '${param}', 'a settable attribute', x);`;
-    else write = `v.setBigUint64(0, BigInt(int64Arg('${fn}', '${param}', x, false)), true);`;
-    return `case ${c.value}: { ${write} return cell; }`;
-  });
-  return `function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { ${lines.join(' ')} default: throw new RangeError(\`${fn}: ${attr} \${a} has no known value type\`); } }`;
+/** TS type of an attribute value as a setter takes it. */
+export function attrInType(e: Elem): string {
+  if (e.t === 'int' && e.bits === 64) return 'T.Int64';
+  if (e.t === 'deviceptr') return 'T.DeviceMemory';
+  if (e.t === 'address') return 'number | bigint';
+  return elemType(e);
 }
 
+/** The byte size of an attribute value of element `e`. */
+function attrByteSize(e: Elem): number {
+  if (e.t === 'int' || e.t === 'enum' || e.t === 'float') return e.bits / 8;
+  if (e.t === 'bool') return 1;
+  if (e.t === 'record') return e.size;
+  return 8; // handles, addresses
+}
+
+/** `attrBytes(a)`: the size of attribute `a`'s value, what the setters and getters pass as its size. */
+export function attrSizer(fn: string, attr: string, cases: { value: string; elem: Elem }[]): string {
+  const bySize = new Map<number, string[]>();
+  for (const c of cases) bySize.set(attrByteSize(c.elem), [...(bySize.get(attrByteSize(c.elem)) ?? []), c.value]);
+  const lines = [...bySize].map(([n, values]) => `${values.map((v) => `case ${v}:`).join(' ')} return ${n};`);
+  return `function attrBytes(a: number): number { switch (a) { ${lines.join(' ')} default: throw new RangeError(\`${fn}: ${attr} \${a} has no known value type\`); } }`;
+}
+
+/** The statement writing attribute value `x` of element `e` into `cell` (through DataView `v`). */
+function attrWrite(fn: string, param: string, e: Elem): string {
+  if (e.t === 'bool') return `if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('${fn}', '${param}', 'a boolean', x); cell[0] = x ? 1 : 0;`;
+  if (e.t === 'float') return `if (typeof x !== 'number') throw argError('${fn}', '${param}', 'a number', x); v.${e.bits === 32 ? 'setFloat32' : 'setFloat64'}(0, x, true);`;
+  if ((e.t === 'int' || e.t === 'enum') && e.bits <= 32) {
+    const tag = `${e.signed ? 'i' : 'u'}${e.bits}`;
+    const test = e.bits === 32 ? (e.signed ? '(x | 0) !== x' : '(x >>> 0) !== x') : e.bits === 16 ? (e.signed ? '((x << 16) >> 16) !== x' : '(x & 0xffff) !== x') : e.signed ? '((x << 24) >> 24) !== x' : '(x & 0xff) !== x';
+    const set = e.bits === 32 ? (e.signed ? 'setInt32' : 'setUint32') : e.bits === 16 ? (e.signed ? 'setInt16' : 'setUint16') : e.signed ? 'setInt8' : 'setUint8';
+    return `if (typeof x !== 'number' || ${test}) throw intError('${fn}', '${param}', '${tag}', x); v.${set}(0, x${e.bits > 8 ? ', true' : ''});`;
+  }
+  if (e.t === 'int' && e.signed) return `v.setBigInt64(0, BigInt(int64Arg('${fn}', '${param}', x, true)), true);`;
+  if (e.t === 'record') return `throw argError('${fn}', '${param}', 'a settable attribute', x);`;
+  if (e.t === 'deviceptr') return `v.setBigUint64(0, BigInt(deviceArg('${fn}', '${param}', x, true) ?? 0), true);`;
+  return `v.setBigUint64(0, BigInt(int64Arg('${fn}', '${param}', x, false)), true);`;
+}
+
+export function attrEncoder(fn: string, param: string, attr: string, cases: { value: string; elem: Elem }[]): string {
+  const lines = cases.map((c) => `case ${c.value}: { ${attrWrite(fn, param, c.elem)} return cell; }`);
+  return `function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { ${lines.join(' ')} default: throw new RangeError(\`${fn}: ${attr} \${a} has no known value type\`); } }`;
+}

@@ -7,7 +7,7 @@ import { safeIdent } from '../model';
 import { takesTypedArg, type Elem, type Sem } from '../semantics';
 import type { ModuleEmitContext } from './context';
 import { qualify, rawParamType } from './raw';
-import { allocArray, arrayType, attrDecoder, attrEncoder, checkScalar, ctypeTag, elemInType, elemType, finishArray, readSlot, readsAsNumber64, writeSlot, zeroSlot } from './typed-elem';
+import { allocArray, arrayType, attrDecoder, attrEncoder, attrInType, attrSizer, checkScalar, ctypeTag, elemInType, elemType, finishArray, readSlot, readsAsNumber64, writeSlot, zeroSlot } from './typed-elem';
 
 /** Names the typed layer's function bodies use for themselves: parameters must not shadow them. */
 const TYPED_LOCALS = new Set(['s', 'status', 'raw', 'T', 'records', 'fail', 'result', 'describe', 'n', 'call']);
@@ -136,19 +136,87 @@ const emitString: RoleEmitter<'string'> = (s, x, plan, env) => {
   plan.callArgs.push(x.ident);
 };
 
+/** The byte count a host buffer must cover for pointer `s`: its count in bytes, or elements × element size. */
+function coveredBytes(s: SemOf<'pointer'>, env: FunctionEnv): { param?: ParamView; expr?: string } {
+  const name = s.count?.param ?? s.size;
+  const param = name ? env.byName.get(name) : undefined;
+  if (!param || !takesTypedArg(param.sem)) return {};
+  if (!s.count || s.count.unit === 'bytes') return { param, expr: param.ident };
+  // elements of a known size; of a type another parameter picks, not checked here (device memory)
+  return s.count.elemBytes ? { param, expr: `Number(${param.ident}) * ${s.count.elemBytes}` } : { param };
+}
+
+const MAX_SAFE = '9007199254740991';
+const SPACE_TYPE = { device: 'T.DeviceMemory', host: 'T.HostMemory', either: 'T.AnyMemory' } as const;
+
 const emitPointer: RoleEmitter<'pointer'> = (s, x, plan, env) => {
-  plan.sig.push(`${x.ident}: T.Pointer`);
-  const size = s.size ? env.byName.get(s.size) : undefined;
-  // a size parameter after the buffer is checked first: pointerArg refuses a size that is no count
-  if (size && takesTypedArg(size.sem) && size.i > x.i && size.sem.role === 'value') plan.pre.push(...checkScalar(env.fn.name, size.p.name, size.ident, size.sem.elem, false));
-  plan.pre.push(`pointerArg(${where(env, x)}, ${x.ident}, ${s.nullable}${size && takesTypedArg(size.sem) ? `, ${size.ident}` : ''});`);
+  const { ident } = x;
+  plan.sig.push(`${ident}: ${s.space ? `${SPACE_TYPE[s.space]}${s.nullable ? ' | null' : ''}` : 'T.Pointer'}`);
+  // device memory is never a host buffer to measure: no byte count to check
+  const { param: size, expr: bytes } = s.space === 'device' ? {} : coveredBytes(s, env);
+  // a size parameter after the buffer is checked first: the memory check refuses a size that is no count
+  if (bytes && s.space !== 'device' && size!.i > x.i && size!.sem.role === 'value') plan.pre.push(...checkScalar(env.fn.name, size!.p.name, size!.ident, size!.sem.elem, false));
+  const tail = `${s.nullable}${bytes ? `, ${bytes}` : ''}`;
+  if (s.space === 'device') {
+    // the common case inline (an address as a number); objects, bigints, null and refusals in deviceArg
+    plan.pre.push(`const ${ident}$ = typeof ${ident} === 'number' && ${ident} >= 0 && ${ident} <= ${MAX_SAFE} && ${ident} % 1 === 0 ? ${ident} : deviceArg(${where(env, x)}, ${ident}, ${s.nullable});`);
+    plan.callArgs.push(`${ident}$`);
+  } else if (s.space === 'either') {
+    plan.pre.push(`const ${ident}$ = memoryArg(${where(env, x)}, ${ident}, ${tail});`);
+    plan.callArgs.push(`${ident}$`);
+  } else {
+    plan.pre.push(`${s.space === 'host' ? 'hostArg' : 'pointerArg'}(${where(env, x)}, ${ident}, ${tail});`);
+    plan.callArgs.push(ident);
+  }
   if (s.retained) plan.docNotes.push(`The library keeps \`${x.p.name}\` past the call: keep that memory alive until the operation has completed.`);
-  plan.callArgs.push(x.ident);
+};
+
+/** The slot of parameter `name`, taken on first use (a result array and its count read each other's). */
+function slotFor(plan: FunctionPlan, name: string): number {
+  return plan.slotOf.get(name) ?? takeSlot(plan, name);
+}
+
+const SCALAR_TS: Record<SemOf<'scalar'>['type'], string> = {
+  f16: 'T.RealScalar', bf16: 'T.RealScalar', f32: 'T.RealScalar', f64: 'T.RealScalar', i8: 'T.RealScalar', u8: 'T.RealScalar', i32: 'T.RealScalar', u32: 'T.RealScalar',
+  i64: 'T.Int64Scalar', u64: 'T.Int64Scalar', c64: 'T.ComplexScalar', c128: 'T.ComplexScalar', untyped: 'T.UntypedScalar',
+};
+
+const emitScalar: RoleEmitter<'scalar'> = (s, x, plan, env) => {
+  const { ident } = x;
+  const i = takeSlot(plan, x.p.name);
+  if (s.type === 'c128') takeSlot(plan, `${x.p.name}$hi`); // 16 bytes: two slots side by side
+  plan.sig.push(`${ident}: ${SCALAR_TS[s.type]}`);
+  const call = `scalarArg(${where(env, x)}, '${s.type}', '${s.space}', ${ident}, s.slot(${i}))`;
+  // a plain float or double boxed inline (the common alpha/beta); every other form through scalarArg
+  if (s.type === 'f32') plan.pre.push(`const ${ident}$ = typeof ${ident} === 'number' ? ((s.f32[${2 * i}] = ${ident}), s.slot(${i})) : ${call};`);
+  else if (s.type === 'f64') plan.pre.push(`const ${ident}$ = typeof ${ident} === 'number' ? ((s.f64[${i}] = ${ident}), s.slot(${i})) : ${call};`);
+  else plan.pre.push(`const ${ident}$ = ${call};`);
+  plan.callArgs.push(`${ident}$`);
+};
+
+const emitResultArray: RoleEmitter<'resultArray'> = (s, x, plan, env) => {
+  const cap = env.byName.get(s.capacity)!;
+  const ci = slotFor(plan, s.count);
+  const countElem = (env.byName.get(s.count)!.sem as SemOf<'countOut'>).elem;
+  plan.late.push(`const ${x.ident}$ = ${allocArray(s.elem, `allocLength('${env.fn.name}', '${s.capacity}', ${cap.ident})`)};`);
+  plan.callArgs.push(`${x.ident}$`);
+  const n = `Math.min(Number(${cap.ident}), Math.max(0, ${readSlot(countElem, ci)}))`;
+  plan.outs.push({ name: x.p.name, type: s.elem.t === 'record' ? `T.${s.elem.name}[]` : arrayType(s.elem), value: finishArray(s.elem, `${x.ident}$`, n) });
+};
+
+const emitCountOut: RoleEmitter<'countOut'> = (s, x, plan) => {
+  const i = slotFor(plan, x.p.name);
+  plan.pre.push(zeroSlot(i));
+  plan.callArgs.push(`s.slot(${i})`);
+};
+
+const emitAttrSize: RoleEmitter<'attrSize'> = (s, x, plan, env) => {
+  plan.callArgs.push(`${env.byName.get(s.of)!.ident}$size`);
 };
 
 const emitInRecord: RoleEmitter<'inRecord'> = (s, x, plan, env) => {
-  const opaque = isOpaqueRecord(env, s.record);
-  plan.sig.push(`${x.ident}: ${opaque ? 'Uint8Array' : `T.${s.record} | Uint8Array`}${s.nullable ? ' | null' : ''}`);
+  // a record object (as another call decoded it: a heuristic's `algo`) or its bytes, opaque or not
+  plan.sig.push(`${x.ident}: T.${s.record} | Uint8Array${s.nullable ? ' | null' : ''}`);
   plan.pre.push(`const ${x.ident}$ = recordArg(${where(env, x)}, records.${s.record}(), ${x.ident}, ${s.nullable});`);
   plan.callArgs.push(`${x.ident}$`);
 };
@@ -294,8 +362,14 @@ const emitAttrValue: RoleEmitter<'attrValue'> = (s, x, plan, env) => {
   const attr = env.byName.get(s.attr)!;
   const union = [...new Set(cases.map((c) => elemType(c.elem)))].join(' | ');
   plan.callArgs.push(`${ident}$`);
+  if (env.params.some((y) => y.sem.role === 'attrSize' && y.sem.of === x.p.name)) {
+    // the size argument: the attribute's own (a wrong size is refused by the library, or overruns it)
+    plan.pre.push(`const ${ident}$size = attrBytes(${attr.ident} as number);`);
+    plan.post.unshift(attrSizer(F, attr.p.name, cases));
+  }
   if (s.dir === 'in') {
-    plan.sig.push(`${ident}: ${union.replace(/T\.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st/, 'never')}`);
+    const inUnion = [...new Set(cases.map((c) => attrInType(c.elem)))].join(' | ');
+    plan.sig.push(`${ident}: ${inUnion.replace(/T\.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st/, 'never')}`);
     plan.pre.push(`const ${ident}$ = attrEncode(${attr.ident} as number, ${ident});`);
     plan.post.unshift(attrEncoder(F, x.p.name, attr.p.name, cases));
     return;
@@ -332,6 +406,10 @@ const ROLE_EMITTERS: { [R in Sem['role']]: RoleEmitter<R> } = {
   capacityArray: emitCapacityArray,
   capacity: emitCapacity,
   attrValue: emitAttrValue,
+  scalar: emitScalar,
+  resultArray: emitResultArray,
+  countOut: emitCountOut,
+  attrSize: emitAttrSize,
 };
 
 /** Counts derived from the arrays they count, and arrays whose count stays an input: they must hold at least that many. */

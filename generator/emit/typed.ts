@@ -336,7 +336,7 @@ function chunkWriter(ctx: ModuleEmitContext, chunk: string, fns: FunctionDecl[],
   const runtimeImports = [
     'Scratch', 'addressArg', 'allocLength', 'argError', 'callbackArg', 'checkRecord', 'coversCount', 'decodeRecord',
     'decodeRecords', 'int64Arg', 'intError', 'pointerArg', 'readCString', 'recordArg', 'recordArrayArg', 'sameLength', 'scalarArrayArg',
-    'stringArrayArg', 'textFrom', 'addressOf',
+    'stringArrayArg', 'textFrom', 'addressOf', 'deviceArg', 'hostArg', 'memoryArg', 'scalarArg',
   ];
   if (fns.some(blocking)) runtimeImports.push('assertMayBlock');
   if (fns.some((fn) => fn.params.some((p) => oneShot(fn, p.name)))) runtimeImports.push('oneShotCallback', 'type JsCallback');
@@ -346,7 +346,7 @@ function chunkWriter(ctx: ModuleEmitContext, chunk: string, fns: FunctionDecl[],
   cw.line(`import { records } from '../types';`);
   cw.line(`import { fail } from './shared';`);
   // (records inside a function: reading it here would build the module's record table at load)
-  cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, () => records];`);
+  cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];`);
   cw.blank();
   return cw;
 }

@@ -3,7 +3,7 @@
 import { supportSpecifier } from '../support-path';
 import type { CType, Field, RecordDecl } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
-import { bareName, charArrayIsText, safeIdent, type Kind, type TypeModel } from '../model';
+import { arrayOf, bareName, charArrayIsText, safeIdent, type Kind, type TypeModel } from '../model';
 import { writeEnumTable, type EnumEntry } from '../../support/tables/enums';
 import { writeRecordTable, type RecordEntry, type RecordField } from '../../support/tables/records';
 import { Writer } from './writer';
@@ -13,7 +13,7 @@ export function fieldTsType(model: TypeModel, f: Field): string {
   const kind = model.kind(f.type);
   if (kind.k === 'array') {
     if (kind.of.k === 'int' && kind.of.isChar && charArrayIsText(kind, f.name)) return 'string';
-    return `${model.tsType(kind.ofType, 'field')}[]`;
+    return arrayOf(model.tsType(kind.ofType, 'field'));
   }
   return model.tsType(f.type, 'field');
 }
@@ -174,8 +174,9 @@ export function emitTypes(model: TypeModel, banner: string, docs: DocFacts = noD
   w.line(`// Types of the ${model.spec.title}: facts from the CUDA ${ir.cudaVersion} headers.`);
   // koffi through the run-time support: a bare \`require('koffi')\` from another folder costs ~2 ms
   // at import (Node walks node_modules and resolves koffi's package exports once per folder)
-  w.line(`import { koffi, lazyEnums, lazyRecords, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '${supportSpecifier(0)}';`);
-  w.line(`export type { DevicePointer, Handle, Int64, KoffiType, Pointer };`);
+  const shared = 'AnyMemory, Complex, ComplexScalar, DeviceMemory, DevicePointer, Handle, HasDevicePointer, HostMemory, Int64, Int64Scalar, Pointer, RealScalar, ScalarArg, UntypedScalar';
+  w.line(`import { koffi, lazyEnums, lazyRecords, type KoffiType, ${shared.split(', ').map((t) => `type ${t}`).join(', ')} } from '${supportSpecifier(0)}';`);
+  w.line(`export type { ${[...shared.split(', '), 'KoffiType'].sort().join(', ')} };`);
   w.line(`void koffi; // used by callback prototypes`);
   w.blank();
 
@@ -390,6 +391,8 @@ function typedefLine(model: TypeModel, name: string, t: CType): string[] | undef
     const k = model.kind({ kind: 'named', name });
     return [`export type ${name} = Handle<'${k.k === 'handle' ? k.tag : name}'>;`];
   }
+  const own = model.kind({ kind: 'named', name });
+  if (own.k === 'int' && own.brand) return [`export type ${name} = Handle<'${own.brand}'>;`];
   if (t.kind === 'named') {
     if (t.name.startsWith('enum ')) {
       const ts = model.enumTsName.get(t.name);
@@ -418,7 +421,7 @@ function typedefLine(model: TypeModel, name: string, t: CType): string[] | undef
     case 'record':
       return bareName(k.decl.name) === name ? undefined : [`export type ${name} = ${bareName(k.decl.name)};`];
     case 'array':
-      return [`export type ${name} = ${model.tsType(k.ofType, 'field')}[];`];
+      return [`export type ${name} = ${arrayOf(model.tsType(k.ofType, 'field'))};`];
     default:
       return undefined;
   }

@@ -6,7 +6,7 @@ import type { ModuleSpec } from '../modules';
 
 export type Kind =
   | { k: 'void' }
-  | { k: 'int'; bytes: 1 | 2 | 4 | 8; signed: boolean; isSize?: boolean; isChar?: boolean }
+  | { k: 'int'; bytes: 1 | 2 | 4 | 8; signed: boolean; isSize?: boolean; isChar?: boolean; brand?: string }
   | { k: 'float'; bytes: 4 | 8 }
   | { k: 'bool' }
   | { k: 'enum'; decl: EnumDecl; ts: string }
@@ -37,6 +37,22 @@ const BUILTINS: Record<string, Kind> = {
   _Float16: { k: 'int', bytes: 2, signed: false },
 };
 
+/** Typedefs that name handles although the headers complete the struct they point to: the library
+ *  allocates and owns it (cuBLASLt's descriptors, created by `…Create` and freed by `…Destroy`; the
+ *  struct is only there for the `…Init_internal` variants). Branded like opaque handles, so that one
+ *  descriptor kind is not taken for another. */
+export const OWNED_HANDLES: Readonly<Record<string, string>> = {
+  cublasLtMatmulDesc_t: 'created by cublasLtMatmulDescCreate, freed by cublasLtMatmulDescDestroy',
+  cublasLtMatrixLayout_t: 'created by cublasLtMatrixLayoutCreate, freed by cublasLtMatrixLayoutDestroy',
+  cublasLtMatmulPreference_t: 'created by cublasLtMatmulPreferenceCreate, freed by cublasLtMatmulPreferenceDestroy',
+  cublasLtMatrixTransformDesc_t: 'created by cublasLtMatrixTransformDescCreate, freed by cublasLtMatrixTransformDescDestroy',
+  cublasLtEmulationDesc_t: 'created by cublasLtEmulationDescCreate, freed by cublasLtEmulationDescDestroy',
+};
+
+/** Integer typedefs that are handles (cuFFT's plans are `typedef int cufftHandle`): branded numbers,
+ *  so that a handle of another library does not type-check where a plan is expected. */
+export const INTEGER_HANDLES: ReadonlySet<string> = new Set(['cufftHandle']);
+
 const RESERVED = new Set(
   'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval'.split(' '),
 );
@@ -62,7 +78,7 @@ export class TypeModel {
     this.typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
     this.records = new Map(ir.records.map((r) => [r.name, r]));
     this.enums = new Map(ir.enums.map((e) => [e.name, e]));
-    this.opaque = new Set(ir.opaque);
+    this.opaque = new Set([...ir.opaque, ...ir.typedefs.filter((t) => Object.hasOwn(OWNED_HANDLES, t.name)).map((t) => t.name)]);
     this.devicePointers = new Set(spec.devicePointers ?? []);
     for (const e of ir.enums) {
       const td = ir.typedefs.find((t) => t.type.kind === 'named' && t.type.name === e.name);
@@ -107,6 +123,7 @@ export class TypeModel {
         if (!td) throw new Error(`unknown C type ${n}`);
         const inner = this.kind(td);
         if (inner.k === 'enum') return { ...inner, ts: n };
+        if (inner.k === 'int' && INTEGER_HANDLES.has(n)) return { ...inner, brand: n };
         return inner;
       }
     }
@@ -173,6 +190,7 @@ export class TypeModel {
       case 'bool':
         return 'boolean';
       case 'int':
+        if (kind.brand) return kind.brand;
         if (kind.bytes === 8 && !kind.isSize) return position === 'param' ? 'Int64' : 'number | bigint';
         if (kind.bytes === 8) return position === 'param' ? 'Int64' : 'number';
         return 'number'; // integer typedefs read as plain `number`: simpler for users than aliases
@@ -192,9 +210,14 @@ export class TypeModel {
         return kind.ts;
       case 'array':
         if (kind.of.k === 'int' && kind.of.isChar && charArrayIsText(kind)) return 'string';
-        return `${this.tsType(kind.ofType, position)}[]`;
+        return arrayOf(this.tsType(kind.ofType, position));
     }
   }
+}
+
+/** `T[]`, parenthesized when T is a union (`(number | bigint)[]`, not `number | bigint[]`). */
+export function arrayOf(t: string): string {
+  return /[|&]/.test(t) ? `(${t})[]` : `${t}[]`;
 }
 
 export function isConstCharPointer(kind: Kind): boolean {

@@ -7,13 +7,14 @@ import type { ModuleIR } from '../ir/schema';
 import { parseIR } from '../ir/store';
 import { findModule } from '../modules';
 import { TypeModel } from '../model';
-import type { Elem, FunctionSem, ModuleOverrides, ParamSem, Sem } from './model';
+import type { Elem, FunctionSem, ModuleOverrides, ParamSem, ScalarType, Sem, Space } from './model';
 import { overridesFor } from './overrides';
 import { resolveFunction } from './resolve';
 
 export * from './model';
 export { resolveFunction, structVersion } from './resolve';
-export { overridesFor } from './overrides';
+export { lookupOverride, overridesFor } from './overrides';
+export { scalarTypeOf } from './resolve';
 
 /** The semantics of every function of a module, in IR order. */
 export function resolveModule(model: TypeModel, overrides: ModuleOverrides = overridesFor(model.spec.name)): FunctionSem[] {
@@ -41,10 +42,11 @@ function checkRecords(model: TypeModel, fn: string, f: FunctionSem): FunctionSem
   };
 }
 
-/** Override keys that name no parameter of this module's functions (wildcards excluded). */
+/** Override keys that name no parameter of this module's functions (patterns excluded). */
 export function staleOverrides(model: TypeModel, overrides: ModuleOverrides = overridesFor(model.spec.name)): string[] {
   const known = new Set(model.ir.functions.flatMap((f) => f.params.map((p) => `${f.name}.${p.name}`)));
-  return Object.keys(overrides.params).filter((k) => !k.startsWith('*.') && !known.has(k));
+  const keys = [...Object.keys(overrides.params), ...Object.keys(overrides.scalars ?? {}), ...Object.keys(overrides.pointers ?? {})];
+  return keys.filter((k) => !k.includes('*') && !known.has(k));
 }
 
 /** One parameter whose role rests on a name or a default rather than a fact (header docs, const, an override). */
@@ -65,7 +67,7 @@ export function guessedParams(sems: FunctionSem[]): GuessedParam[] {
 export function elemText(e: Elem): string {
   switch (e.t) {
     case 'int':
-      return e.size ? 'size_t' : `${e.signed ? 'i' : 'u'}${e.bits}`;
+      return e.brand ?? (e.size ? 'size_t' : `${e.signed ? 'i' : 'u'}${e.bits}`);
     case 'float':
       return `f${e.bits}`;
     case 'enum':
@@ -89,8 +91,18 @@ export function semText(s: Sem): string {
       return 'in callback';
     case 'string':
       return `in string${s.nullable ? '?' : ''}`;
-    case 'pointer':
-      return `pointer${s.nullable ? '?' : ''}${s.size ? ` covering ${s.size}` : ''}${s.retained ? ' (kept by the library)' : ''}`;
+    case 'pointer': {
+      const count = s.count ? ` covering ${s.count.param} ${s.count.unit}${s.count.elem ? ` of ${s.count.elem}` : s.count.typeParam ? ` of ${s.count.typeParam}` : ''}` : s.size ? ` covering ${s.size}` : '';
+      return `${s.dir ?? ''}${s.space ? ` ${s.space}` : ''}${s.dir || s.space ? ' ' : ''}pointer${s.nullable ? '?' : ''}${count}${s.retained ? ' (kept by the library)' : ''}`;
+    }
+    case 'scalar':
+      return `scalar ${s.type} (${s.space})`;
+    case 'resultArray':
+      return `out ${elemText(s.elem)}[${s.capacity} → *${s.count}]`;
+    case 'countOut':
+      return `count of ${s.of} (read inside)`;
+    case 'attrSize':
+      return `size of ${s.of} (from the attribute)`;
     case 'inRecord':
       return `in struct ${s.record}${s.nullable ? '?' : ''}`;
     case 'inArray':
@@ -127,7 +139,7 @@ export function formatListing(ir: ModuleIR, sems: FunctionSem[], banner = `# ${i
   return lines.join('\n') + '\n';
 }
 
-export type Accept = 'int' | 'float' | 'bool' | 'enum' | 'handle' | 'deviceptr' | 'string' | 'record' | 'array' | 'buffer' | 'pointer' | 'callback';
+export type Accept = 'int' | 'float' | 'bool' | 'enum' | 'handle' | 'deviceptr' | 'string' | 'record' | 'array' | 'buffer' | 'pointer' | 'callback' | 'scalar' | 'device' | 'host' | 'memory';
 export interface TypedParam {
   /** The JS parameter name in the typed function (as in C). */
   name: string;
@@ -141,6 +153,9 @@ export interface TypedParam {
   optional?: boolean;
   /** A value whose C type the attribute argument picks (int32 or uint64, or a boolean): its range is the attribute's. */
   attribute?: boolean;
+  /** A scalar by pointer: its C type, and where its memory may live. */
+  scalar?: ScalarType;
+  space?: Space;
 }
 
 function acceptOf(e: Elem): Pick<TypedParam, 'accepts' | 'bits' | 'signed'> {
@@ -181,7 +196,10 @@ export function typedParams(f: FunctionSem): TypedParam[] {
         out.push({ name: p.name, accepts: 'string', nullable: s.nullable });
         break;
       case 'pointer':
-        out.push({ name: p.name, accepts: 'pointer', nullable: s.nullable });
+        out.push({ name: p.name, accepts: s.space === 'device' ? 'device' : s.space === 'host' ? 'host' : s.space === 'either' ? 'memory' : 'pointer', nullable: s.nullable });
+        break;
+      case 'scalar':
+        out.push({ name: p.name, accepts: 'scalar', nullable: false, scalar: s.type, space: s.space });
         break;
       case 'inRecord':
         out.push({ name: p.name, accepts: 'record', nullable: s.nullable });
@@ -205,7 +223,7 @@ export function typedParams(f: FunctionSem): TypedParam[] {
 
 /** Whether a parameter of these semantics is a parameter of the typed function (outputs and derived counts are not). */
 export function takesTypedArg(s: Sem): boolean {
-  return !['count', 'out', 'outRecord', 'outText', 'outArray', 'capacityArray', 'capacity'].includes(s.role) && !(s.role === 'attrValue' && s.dir === 'out');
+  return !['count', 'out', 'outRecord', 'outText', 'outArray', 'capacityArray', 'capacity', 'resultArray', 'countOut', 'attrSize'].includes(s.role) && !(s.role === 'attrValue' && s.dir === 'out');
 }
 
 /** The typed layer's parameters of every function of one stored module of one release. */

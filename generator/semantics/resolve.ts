@@ -4,7 +4,9 @@
 // array with the parameter that counts it (`numDependencies` ↔ `dependencies`), never for direction.
 import type { FunctionDecl, Param } from '../ir/schema';
 import { isConstCharPointer, type Kind, type TypeModel } from '../model';
-import type { Elem, FunctionSem, ModuleOverrides, Override, ParamSem, Sem } from './model';
+import type { Elem, FunctionSem, ModuleOverrides, Override, ParamSem, ScalarType, Sem } from './model';
+import { lookupOverride } from './overrides';
+import { pointerFacts } from './pointer-facts';
 
 /** Integer out-parameter names in the math libraries, where a non-const `int *` is otherwise data. */
 const SCALAR_OUT = /^(p?[Ll]work|[Ll]work\w*|\w*[Ss]ize(InBytes)?|\w*[Vv]ersion|\w*[Cc]ount|value|mode|major|minor|patch|plan|[Ll]evel|seed|rank|nranks|n[Rr]anks|handle|[Pp]ointerMode|[Aa]tomicsMode|[Mm]athMode|algo|[Ss]tream[Ii]d|[Pp]roperty|[Nn]um\w*)$/;
@@ -30,7 +32,7 @@ function countStem(q: Param): string | undefined {
 export function elemOf(model: TypeModel, kind: Kind, t?: import('../ir/schema').CType): Elem | undefined {
   switch (kind.k) {
     case 'int':
-      return { t: 'int', bits: (kind.bytes * 8) as 8 | 16 | 32 | 64, signed: kind.signed, ...(kind.isSize ? { size: true } : {}) };
+      return { t: 'int', bits: (kind.bytes * 8) as 8 | 16 | 32 | 64, signed: kind.signed, ...(kind.isSize ? { size: true } : {}), ...(kind.brand ? { brand: kind.brand } : {}) };
     case 'float':
       return { t: 'float', bits: (kind.bytes * 8) as 32 | 64 };
     case 'bool':
@@ -324,17 +326,79 @@ function resolveCounts(c: Ctx, result: ParamSem[]): void {
   }
 }
 
+/** The C type of a scalar passed by pointer, from what the pointer points to. */
+export function scalarTypeOf(target: Kind): ScalarType | undefined {
+  switch (target.k) {
+    case 'void':
+      return 'untyped';
+    case 'float':
+      return target.bytes === 4 ? 'f32' : 'f64';
+    case 'int': {
+      const t = `${target.signed ? 'i' : 'u'}${target.bytes * 8}`;
+      return ['i8', 'u8', 'i32', 'u32', 'i64', 'u64'].includes(t) && !target.isChar ? (t as ScalarType) : undefined;
+    }
+    case 'record': {
+      const f = target.decl.fields;
+      if (target.decl.size === 2) return /bfloat16/i.test(target.ts) ? 'bf16' : /half/i.test(target.ts) ? 'f16' : undefined;
+      if (f.length === 2 && (target.decl.size === 8 || target.decl.size === 16)) return target.decl.size === 8 ? 'c64' : 'c128';
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A reviewed scalar-by-pointer parameter: the exact key for any pointer, a pattern for a const one. */
+function scalarSem(fn: FunctionDecl, p: Param, kind: Kind, overrides: ModuleOverrides): ParamSem | undefined {
+  if (kind.k !== 'pointer' || !overrides.scalars) return undefined;
+  const exact = overrides.scalars[`${fn.name}.${p.name}`];
+  const facts = exact ?? (kind.constTarget ? lookupOverride(overrides.scalars, fn.name, p.name) : undefined);
+  if (!facts) return undefined;
+  const type = scalarTypeOf(kind.toKind);
+  if (!type) throw new Error(`${fn.name}.${p.name}: listed as a scalar by pointer, but its pointee is no scalar C type`);
+  return { name: p.name, sem: { role: 'scalar', type, space: facts.space }, source: 'override', reason: facts.reason };
+}
+
+/**
+ * Result arrays of records (or integers) sized by their count parameter: a non-const pointer the call
+ * fills, an input `requested…` count giving its capacity, and an out-parameter `return(ed)…Count` the
+ * call sets to how many it wrote (cublasLtMatmulAlgoGetHeuristic, cuDNN's Find/Get…Algorithm). The
+ * array is allocated that many and returned at the reported length.
+ */
+function resultArrays(c: FunctionFacts): Map<string, Sem> {
+  const found = new Map<string, Sem>();
+  const { fn, kinds } = c;
+  const at = (re: RegExp, ok: (k: Kind) => boolean) => fn.params.map((p, i) => ({ p, i })).filter(({ p, i }) => re.test(p.name) && ok(kinds[i]));
+  const isInt = (k: Kind) => k.k === 'int' && !k.isChar;
+  const capacity = at(/^requested\w*Count$/, isInt);
+  const count = at(/^return(?:ed)?\w*Count$/, (k) => k.k === 'pointer' && !k.constTarget && isInt(k.toKind));
+  if (capacity.length !== 1 || count.length !== 1) return found;
+  const arrays = fn.params.map((p, i) => ({ p, k: kinds[i] })).filter(({ p, k }) => p !== count[0].p && k.k === 'pointer' && !k.constTarget && (k.toKind.k === 'record' || isInt(k.toKind)));
+  if (arrays.length !== 1) return found;
+  const { p, k } = arrays[0];
+  const elem = elemOf(c.model, (k as PointerKind).toKind, (k as PointerKind).to)!;
+  found.set(p.name, { role: 'resultArray', elem, capacity: capacity[0].p.name, count: count[0].p.name });
+  found.set(count[0].p.name, { role: 'countOut', of: p.name, elem: elemOf(c.model, (kinds[count[0].i] as PointerKind).toKind)! });
+  return found;
+}
+
 /** The semantics of every parameter of `fn`. */
 export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: ModuleOverrides): FunctionSem {
   const facts: FunctionFacts = { model, fn, kinds: fn.params.map((p) => model.kind(p.type)) };
   const c: Ctx = { ...facts, dataPointers: !!model.spec.dataPointers, countOf: pairArrays(facts), arraysOfCount: new Map(), textCapacities: new Map() };
+  const results = resultArrays(facts);
   const result = fn.params.map((p, i): ParamSem => {
     const kind = c.kinds[i];
-    const o = overrides.params[`${fn.name}.${p.name}`] ?? (kind.k === 'pointer' ? overrides.params[`*.${p.name}`] : undefined);
+    // a `*` key applies to pointers only (the name of a value parameter says nothing of a pointer's role)
+    const o = overrides.params[`${fn.name}.${p.name}`] ?? (kind.k === 'pointer' ? lookupOverride(overrides.params, fn.name, p.name) : undefined);
     if (o) return fromOverride(p, kind, o);
+    const scalar = scalarSem(fn, p, kind, overrides);
+    if (scalar) return scalar;
+    const found = results.get(p.name);
+    if (found) return { name: p.name, sem: found, source: 'c' };
     const { sem, source, guess } = resolveParam(c, p, i);
     return guess ? { name: p.name, sem, source, guess } : { name: p.name, sem, source };
   });
   resolveCounts(c, result);
-  return { name: fn.name, params: result };
+  return { name: fn.name, params: result.map((r, i) => (r.sem.role === 'pointer' ? pointerFacts(model, fn, i, r, overrides) : r)) };
 }

@@ -28,6 +28,9 @@ export const BAD_VALUES = {
   true: () => true,
   'function': () => () => 0,
   'Uint8Array(1)': () => new Uint8Array(1),
+  /** An object holding a device address (a DeviceBuffer's shape): refused where host memory is needed. */
+  '{ptr:4096}': () => ({ ptr: 4096 }),
+  '{re:1,im:2}': () => ({ re: 1, im: 2 }),
 } as const satisfies Record<string, () => unknown>;
 
 export type BadValueId = keyof typeof BAD_VALUES;
@@ -90,6 +93,14 @@ export function neutralCandidates(p: FuzzParam): ArgSpec[] {
       return p.nullable ? [{ n: 'null' }, { n: 'bytes', size: 64 }, { n: 'zero' }] : [{ n: 'bytes', size: 64 }, { n: 'zero' }];
     case 'callback':
       return p.nullable ? [{ n: 'null' }, { n: 'fn' }] : [{ n: 'fn' }];
+    case 'scalar':
+      // a host buffer holding the value: valid for every scalar type and space
+      return [{ n: 'bytes', size: 16 }];
+    case 'device':
+      return p.nullable ? [{ n: 'null' }, { n: 'zero' }] : [{ n: 'zero' }];
+    case 'host':
+    case 'memory':
+      return p.nullable ? [{ n: 'null' }, { n: 'bytes', size: 64 }, { n: 'zero' }] : [{ n: 'bytes', size: 64 }, { n: 'zero' }];
   }
 }
 
@@ -195,5 +206,35 @@ export function validity(p: FuzzParam, v: unknown): Validity {
       return yes(isAddress(v) || isBinary(v));
     case 'callback':
       return yes(typeof v === 'function' || isAddress(v) || isBinary(v));
+    case 'device':
+      return yes(isAddress(v) || holdsAddress(v));
+    case 'host':
+      return yes(isAddress(v) || isBinary(v));
+    case 'memory':
+      return yes(isAddress(v) || isBinary(v) || holdsAddress(v));
+    case 'scalar':
+      return scalarValidity(p, v);
   }
+}
+
+/** `{ ptr }` holding an address: a DeviceBuffer's shape. */
+function holdsAddress(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !isBinary(v) && 'ptr' in v && isAddress((v as { ptr: unknown }).ptr);
+}
+
+const SCALAR_BYTES: Record<string, number> = { f16: 2, bf16: 2, f32: 4, f64: 8, c64: 8, c128: 16, i8: 1, u8: 1, i32: 4, u32: 4, i64: 8, u64: 8, untyped: 2 };
+
+/** A scalar by pointer: its value (never an address), a host buffer holding it, or `{ ptr }` device memory where the space allows. */
+function scalarValidity(p: FuzzParam, v: unknown): Validity {
+  const type = p.scalar ?? 'untyped';
+  if (isBinary(v)) return (v as ArrayBufferView).byteLength >= SCALAR_BYTES[type] ? 'valid' : 'bad';
+  if (holdsAddress(v)) return p.space === 'host' ? 'bad' : 'valid';
+  if (type === 'untyped') return 'bad';
+  if (type === 'c64' || type === 'c128') {
+    const pair = Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number');
+    const obj = typeof v === 'object' && v !== null && typeof (v as { re?: unknown }).re === 'number' && typeof (v as { im?: unknown }).im === 'number';
+    return pair || obj ? 'valid' : 'bad';
+  }
+  if (type[0] === 'f' || type === 'bf16') return typeof v === 'number' ? 'valid' : 'bad';
+  return isIntIn(v, Number(type.slice(1)), type[0] === 'i') ? 'valid' : 'bad';
 }

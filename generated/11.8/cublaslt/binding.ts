@@ -20,35 +20,35 @@ cublasLtLoggerSetCallback|cublasLtLoggerSetCallback||int32_t|void *||
 cublasLtLoggerSetFile|cublasLtLoggerSetFile||int32_t|void *||
 cublasLtLoggerSetLevel|cublasLtLoggerSetLevel||int32_t|int32_t||
 cublasLtLoggerSetMask|cublasLtLoggerSetMask||int32_t|int32_t||
-cublasLtMatmul|cublasLtMatmul||int32_t|uintptr_t,void *,void *,void *,void *,void *,void *,void *,void *,void *,void *,void *,void *,void *,uint64_t,uintptr_t||
+cublasLtMatmul|cublasLtMatmul||int32_t|uintptr_t,uintptr_t,void *,void *,uintptr_t,void *,uintptr_t,void *,void *,uintptr_t,void *,uintptr_t,void *,void *,uint64_t,uintptr_t||
 cublasLtMatmulAlgoCapGetAttribute|cublasLtMatmulAlgoCapGetAttribute||int32_t|void *,int32_t,void *,uint64_t,void *||
-cublasLtMatmulAlgoCheck|cublasLtMatmulAlgoCheck||int32_t|uintptr_t,void *,void *,void *,void *,void *,void *,void *||
+cublasLtMatmulAlgoCheck|cublasLtMatmulAlgoCheck||int32_t|uintptr_t,uintptr_t,uintptr_t,uintptr_t,uintptr_t,uintptr_t,void *,void *||
 cublasLtMatmulAlgoConfigGetAttribute|cublasLtMatmulAlgoConfigGetAttribute||int32_t|void *,int32_t,void *,uint64_t,void *||
 cublasLtMatmulAlgoConfigSetAttribute|cublasLtMatmulAlgoConfigSetAttribute||int32_t|void *,int32_t,void *,uint64_t||
-cublasLtMatmulAlgoGetHeuristic|cublasLtMatmulAlgoGetHeuristic||int32_t|uintptr_t,void *,void *,void *,void *,void *,void *,int32_t,void *,void *||
+cublasLtMatmulAlgoGetHeuristic|cublasLtMatmulAlgoGetHeuristic||int32_t|uintptr_t,uintptr_t,uintptr_t,uintptr_t,uintptr_t,uintptr_t,uintptr_t,int32_t,void *,void *||
 cublasLtMatmulAlgoGetIds|cublasLtMatmulAlgoGetIds||int32_t|uintptr_t,int32_t,int32_t,int32_t,int32_t,int32_t,int32_t,int32_t,void *,void *||
 cublasLtMatmulAlgoInit|cublasLtMatmulAlgoInit||int32_t|uintptr_t,int32_t,int32_t,int32_t,int32_t,int32_t,int32_t,int32_t,void *||
 cublasLtMatmulDescCreate|cublasLtMatmulDescCreate||int32_t|void *,int32_t,int32_t||
-cublasLtMatmulDescDestroy|cublasLtMatmulDescDestroy||int32_t|void *||
-cublasLtMatmulDescGetAttribute|cublasLtMatmulDescGetAttribute||int32_t|void *,int32_t,void *,uint64_t,void *||
-cublasLtMatmulDescInit_internal|cublasLtMatmulDescInit_internal||int32_t|void *,uint64_t,int32_t,int32_t||
-cublasLtMatmulDescSetAttribute|cublasLtMatmulDescSetAttribute||int32_t|void *,int32_t,void *,uint64_t||
+cublasLtMatmulDescDestroy|cublasLtMatmulDescDestroy||int32_t|uintptr_t||
+cublasLtMatmulDescGetAttribute|cublasLtMatmulDescGetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t,void *||
+cublasLtMatmulDescInit_internal|cublasLtMatmulDescInit_internal||int32_t|uintptr_t,uint64_t,int32_t,int32_t||
+cublasLtMatmulDescSetAttribute|cublasLtMatmulDescSetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t||
 cublasLtMatmulPreferenceCreate|cublasLtMatmulPreferenceCreate||int32_t|void *||
-cublasLtMatmulPreferenceDestroy|cublasLtMatmulPreferenceDestroy||int32_t|void *||
-cublasLtMatmulPreferenceGetAttribute|cublasLtMatmulPreferenceGetAttribute||int32_t|void *,int32_t,void *,uint64_t,void *||
-cublasLtMatmulPreferenceInit_internal|cublasLtMatmulPreferenceInit_internal||int32_t|void *,uint64_t||
-cublasLtMatmulPreferenceSetAttribute|cublasLtMatmulPreferenceSetAttribute||int32_t|void *,int32_t,void *,uint64_t||
+cublasLtMatmulPreferenceDestroy|cublasLtMatmulPreferenceDestroy||int32_t|uintptr_t||
+cublasLtMatmulPreferenceGetAttribute|cublasLtMatmulPreferenceGetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t,void *||
+cublasLtMatmulPreferenceInit_internal|cublasLtMatmulPreferenceInit_internal||int32_t|uintptr_t,uint64_t||
+cublasLtMatmulPreferenceSetAttribute|cublasLtMatmulPreferenceSetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t||
 cublasLtMatrixLayoutCreate|cublasLtMatrixLayoutCreate||int32_t|void *,int32_t,uint64_t,uint64_t,int64_t||
-cublasLtMatrixLayoutDestroy|cublasLtMatrixLayoutDestroy||int32_t|void *||
-cublasLtMatrixLayoutGetAttribute|cublasLtMatrixLayoutGetAttribute||int32_t|void *,int32_t,void *,uint64_t,void *||
-cublasLtMatrixLayoutInit_internal|cublasLtMatrixLayoutInit_internal||int32_t|void *,uint64_t,int32_t,uint64_t,uint64_t,int64_t||
-cublasLtMatrixLayoutSetAttribute|cublasLtMatrixLayoutSetAttribute||int32_t|void *,int32_t,void *,uint64_t||
-cublasLtMatrixTransform|cublasLtMatrixTransform||int32_t|uintptr_t,void *,void *,void *,void *,void *,void *,void *,void *,void *,uintptr_t||
+cublasLtMatrixLayoutDestroy|cublasLtMatrixLayoutDestroy||int32_t|uintptr_t||
+cublasLtMatrixLayoutGetAttribute|cublasLtMatrixLayoutGetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t,void *||
+cublasLtMatrixLayoutInit_internal|cublasLtMatrixLayoutInit_internal||int32_t|uintptr_t,uint64_t,int32_t,uint64_t,uint64_t,int64_t||
+cublasLtMatrixLayoutSetAttribute|cublasLtMatrixLayoutSetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t||
+cublasLtMatrixTransform|cublasLtMatrixTransform||int32_t|uintptr_t,uintptr_t,void *,void *,uintptr_t,void *,void *,uintptr_t,void *,uintptr_t,uintptr_t||
 cublasLtMatrixTransformDescCreate|cublasLtMatrixTransformDescCreate||int32_t|void *,int32_t||
-cublasLtMatrixTransformDescDestroy|cublasLtMatrixTransformDescDestroy||int32_t|void *||
-cublasLtMatrixTransformDescGetAttribute|cublasLtMatrixTransformDescGetAttribute||int32_t|void *,int32_t,void *,uint64_t,void *||
-cublasLtMatrixTransformDescInit_internal|cublasLtMatrixTransformDescInit_internal||int32_t|void *,uint64_t,int32_t||
-cublasLtMatrixTransformDescSetAttribute|cublasLtMatrixTransformDescSetAttribute||int32_t|void *,int32_t,void *,uint64_t||
+cublasLtMatrixTransformDescDestroy|cublasLtMatrixTransformDescDestroy||int32_t|uintptr_t||
+cublasLtMatrixTransformDescGetAttribute|cublasLtMatrixTransformDescGetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t,void *||
+cublasLtMatrixTransformDescInit_internal|cublasLtMatrixTransformDescInit_internal||int32_t|uintptr_t,uint64_t,int32_t||
+cublasLtMatrixTransformDescSetAttribute|cublasLtMatrixTransformDescSetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t||
 `;
 
 /** Library discovery and symbol resolution for this module (CUDA 11.8). */
@@ -71,12 +71,32 @@ checkHandles(binder, `
 cublasLtCreate|o:cublasLtContext:lightHandle
 cublasLtDestroy|h:cublasLtContext:lightHandle
 cublasLtLoggerSetCallback|f::callback
-cublasLtMatmul|h:cublasLtContext:lightHandle,,,,,,,,,,,,,,,h:CUstream_st:stream
-cublasLtMatmulAlgoCheck|h:cublasLtContext:lightHandle,,,,,,,
-cublasLtMatmulAlgoGetHeuristic|h:cublasLtContext:lightHandle,,,,,,,,,
+cublasLtMatmul|h:cublasLtContext:lightHandle,h:cublasLtMatmulDescOpaque_t:computeDesc,,,h:cublasLtMatrixLayoutOpaque_t:Adesc,,h:cublasLtMatrixLayoutOpaque_t:Bdesc,,,h:cublasLtMatrixLayoutOpaque_t:Cdesc,,h:cublasLtMatrixLayoutOpaque_t:Ddesc,,,,h:CUstream_st:stream
+cublasLtMatmulAlgoCheck|h:cublasLtContext:lightHandle,h:cublasLtMatmulDescOpaque_t:operationDesc,h:cublasLtMatrixLayoutOpaque_t:Adesc,h:cublasLtMatrixLayoutOpaque_t:Bdesc,h:cublasLtMatrixLayoutOpaque_t:Cdesc,h:cublasLtMatrixLayoutOpaque_t:Ddesc,,
+cublasLtMatmulAlgoGetHeuristic|h:cublasLtContext:lightHandle,h:cublasLtMatmulDescOpaque_t:operationDesc,h:cublasLtMatrixLayoutOpaque_t:Adesc,h:cublasLtMatrixLayoutOpaque_t:Bdesc,h:cublasLtMatrixLayoutOpaque_t:Cdesc,h:cublasLtMatrixLayoutOpaque_t:Ddesc,h:cublasLtMatmulPreferenceOpaque_t:preference,,,
 cublasLtMatmulAlgoGetIds|h:cublasLtContext:lightHandle,,,,,,,,,
 cublasLtMatmulAlgoInit|h:cublasLtContext:lightHandle,,,,,,,,
-cublasLtMatrixTransform|h:cublasLtContext:lightHandle,,,,,,,,,,h:CUstream_st:stream
+cublasLtMatmulDescCreate|o:cublasLtMatmulDescOpaque_t:matmulDesc,,
+cublasLtMatmulDescDestroy|h:cublasLtMatmulDescOpaque_t:matmulDesc
+cublasLtMatmulDescGetAttribute|h:cublasLtMatmulDescOpaque_t:matmulDesc,,,,
+cublasLtMatmulDescInit_internal|h:cublasLtMatmulDescOpaque_t:matmulDesc,,,
+cublasLtMatmulDescSetAttribute|h:cublasLtMatmulDescOpaque_t:matmulDesc,,,
+cublasLtMatmulPreferenceCreate|o:cublasLtMatmulPreferenceOpaque_t:pref
+cublasLtMatmulPreferenceDestroy|h:cublasLtMatmulPreferenceOpaque_t:pref
+cublasLtMatmulPreferenceGetAttribute|h:cublasLtMatmulPreferenceOpaque_t:pref,,,,
+cublasLtMatmulPreferenceInit_internal|h:cublasLtMatmulPreferenceOpaque_t:pref,
+cublasLtMatmulPreferenceSetAttribute|h:cublasLtMatmulPreferenceOpaque_t:pref,,,
+cublasLtMatrixLayoutCreate|o:cublasLtMatrixLayoutOpaque_t:matLayout,,,,
+cublasLtMatrixLayoutDestroy|h:cublasLtMatrixLayoutOpaque_t:matLayout
+cublasLtMatrixLayoutGetAttribute|h:cublasLtMatrixLayoutOpaque_t:matLayout,,,,
+cublasLtMatrixLayoutInit_internal|h:cublasLtMatrixLayoutOpaque_t:matLayout,,,,,
+cublasLtMatrixLayoutSetAttribute|h:cublasLtMatrixLayoutOpaque_t:matLayout,,,
+cublasLtMatrixTransform|h:cublasLtContext:lightHandle,h:cublasLtMatrixTransformDescOpaque_t:transformDesc,,,h:cublasLtMatrixLayoutOpaque_t:Adesc,,,h:cublasLtMatrixLayoutOpaque_t:Bdesc,,h:cublasLtMatrixLayoutOpaque_t:Cdesc,h:CUstream_st:stream
+cublasLtMatrixTransformDescCreate|o:cublasLtMatrixTransformDescOpaque_t:transformDesc,
+cublasLtMatrixTransformDescDestroy|h:cublasLtMatrixTransformDescOpaque_t:transformDesc
+cublasLtMatrixTransformDescGetAttribute|h:cublasLtMatrixTransformDescOpaque_t:transformDesc,,,,
+cublasLtMatrixTransformDescInit_internal|h:cublasLtMatrixTransformDescOpaque_t:transformDesc,,
+cublasLtMatrixTransformDescSetAttribute|h:cublasLtMatrixTransformDescOpaque_t:transformDesc,,,
 `);
 
 /** Options that must be set before the first call, e.g. `{ perThreadDefaultStream: true }`. */

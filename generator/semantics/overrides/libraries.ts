@@ -5,23 +5,24 @@ import type { Elem, ModuleOverrides, Override } from '../model';
 const i32: Elem = { t: 'int', bits: 32, signed: true };
 const size: Elem = { t: 'int', bits: 64, signed: false, size: true };
 const address: Elem = { t: 'address' };
-const raw = (reason: string, extra: { size?: string; retained?: boolean } = {}): Override => ({ sem: { role: 'pointer', nullable: false, ...extra }, reason });
-const handleOut = (name: string): Override => ({ sem: { role: 'out', elem: { t: 'handle', name } }, reason: `a new ${name} returned (the handle type points to a complete struct, so the C types read as data)` });
+const raw = (reason: string, extra: { size?: string; retained?: boolean; dir?: 'in' | 'out' | 'inout' } = {}): Override => ({ sem: { role: 'pointer', nullable: false, ...extra }, reason });
+/** Caller memory the call only reads, though the header's pointer is non-const. */
+const read = (reason: string, extra: { size?: string } = {}): Override => raw(reason, { ...extra, dir: 'in' });
 
 export const nccl: ModuleOverrides = {
   params: {
-    'ncclCommInitAll.comm': { sem: { role: 'pointer', nullable: false }, reason: 'ndev communicators written into caller memory (ncclComm_t[ndev], e.g. a BigUint64Array(ndev))' },
+    'ncclCommInitAll.comm': { sem: { role: 'pointer', nullable: false, dir: 'out', space: 'host', count: { param: 'ndev', unit: 'elements', elem: 'ncclComm_t', elemBytes: 8 } }, reason: 'ndev communicators written into caller memory (ncclComm_t[ndev], e.g. a BigUint64Array(ndev))' },
     'ncclGetUniqueId.uniqueId': { sem: { role: 'outRecord', record: 'ncclUniqueId' }, reason: 'one id returned (a record behind a non-const pointer reads as data in NCCL)' },
   },
 };
 
 export const cufft: ModuleOverrides = {
   params: {
-    'cufftXtSetWorkArea.workArea': raw('an array of work-area addresses the call reads (void **), one per GPU'),
-    'cufftXtSetWorkAreaPolicy.workSize': { sem: { role: 'pointer', nullable: true }, reason: 'reserved: the call does not write it (NULL is fine); not a size returned' },
-    'cufftXtSetCallback.callback_routine': raw('an array of device callback addresses the call reads (void **), one per GPU'),
-    'cufftXtSetCallback.caller_info': raw('an array of device addresses the call reads (void **), one per GPU'),
-    'cufftXtSetJITCallback.caller_info': raw('an array of device addresses the call reads (void **), one per GPU'),
+    'cufftXtSetWorkArea.workArea': read('an array of work-area addresses the call reads (void **), one per GPU'),
+    'cufftXtSetWorkAreaPolicy.workSize': { sem: { role: 'pointer', nullable: true, dir: 'in' }, reason: 'reserved: the call does not write it (NULL is fine); not a size returned' },
+    'cufftXtSetCallback.callback_routine': read('an array of device callback addresses the call reads (void **), one per GPU'),
+    'cufftXtSetCallback.caller_info': read('an array of device addresses the call reads (void **), one per GPU'),
+    'cufftXtSetJITCallback.caller_info': read('an array of device addresses the call reads (void **), one per GPU'),
   },
 };
 
@@ -39,8 +40,8 @@ export const cufile: ModuleOverrides = {
     'cuFileWriteAsync.bytes_written_p': raw(ASYNC, { retained: true }),
     'cuFileBatchIOSubmit.iocbp': { sem: { role: 'inArray', elem: { t: 'record', name: 'CUfileIOParams', size: 88 }, count: 'nr', nullable: false }, reason: 'nr I/O requests the call reads (non-const in the header)' },
     'cuFileBatchIOSubmit.nr': { sem: { role: 'count', of: ['iocbp'] }, reason: 'the length of iocbp' },
-    'cuFileRead.fh': { sem: { role: 'pointer', nullable: false }, reason: 'a file handle (void *), not the memory the size covers' },
-    'cuFileWrite.fh': { sem: { role: 'pointer', nullable: false }, reason: 'a file handle (void *), not the memory the size covers' },
+    'cuFileRead.fh': { sem: { role: 'pointer', nullable: false, dir: 'in' }, reason: 'a file handle (void *), not the memory the size covers' },
+    'cuFileWrite.fh': { sem: { role: 'pointer', nullable: false, dir: 'in' }, reason: 'a file handle (void *), not the memory the size covers' },
   },
 };
 
@@ -50,10 +51,10 @@ export const cupti: ModuleOverrides = {
     'cuptiEnumEventDomains.domainArray': raw('caller memory of arraySizeBytes bytes (size it with cuptiGetNumEventDomains)'),
     'cuptiDeviceEnumEventDomains.arraySizeBytes': { sem: { role: 'inout', elem: size }, reason: 'capacity in bytes in, bytes written out' },
     'cuptiDeviceEnumEventDomains.domainArray': raw('caller memory of arraySizeBytes bytes (size it with cuptiDeviceGetNumEventDomains)'),
-    'cuptiEventGroupSetsCreate.eventIdArray': raw('event ids the call reads, eventIdArraySizeBytes bytes', { size: 'eventIdArraySizeBytes' }),
+    'cuptiEventGroupSetsCreate.eventIdArray': read('event ids the call reads, eventIdArraySizeBytes bytes', { size: 'eventIdArraySizeBytes' }),
     'cuptiEventGroupSetsCreate.eventGroupPasses': { sem: { role: 'out', elem: address }, reason: 'the address of the CUpti_EventGroupSets the call allocates' },
-    'cuptiEventGroupSetEnable.eventGroupSet': raw('a set inside the CUpti_EventGroupSets the library returned: its address, read by the call'),
-    'cuptiEventGroupSetDisable.eventGroupSet': raw('a set inside the CUpti_EventGroupSets the library returned: its address, read by the call'),
+    'cuptiEventGroupSetEnable.eventGroupSet': read('a set inside the CUpti_EventGroupSets the library returned: its address, read by the call'),
+    'cuptiEventGroupSetDisable.eventGroupSet': read('a set inside the CUpti_EventGroupSets the library returned: its address, read by the call'),
     'cuptiActivityConfigurePCSampling.config': { sem: { role: 'inRecord', record: 'CUpti_ActivityPCSamplingConfig', nullable: false }, reason: 'the sampling configuration the call reads (non-const in the header)' },
     'cuptiActivityGetNextRecord.record': { sem: { role: 'inout', elem: address }, reason: 'NULL for the first record, then the previous record: the next one is returned in place' },
     'cuptiActivityGetAttribute.valueSize': { sem: { role: 'inout', elem: size }, reason: 'the size of value in, bytes written out' },
@@ -66,16 +67,6 @@ export const cupti: ModuleOverrides = {
 export const cublas: ModuleOverrides = {
   params: {
     'cublasSetFixedPointEmulationMantissaBitCountPointer.mantissaBitCount': raw('an int the library reads at each later emulated call (host or device memory): the caller keeps it alive', { retained: true }),
-  },
-};
-
-export const cublaslt: ModuleOverrides = {
-  params: {
-    'cublasLtMatmulDescCreate.matmulDesc': handleOut('cublasLtMatmulDesc_t'),
-    'cublasLtMatrixLayoutCreate.matLayout': handleOut('cublasLtMatrixLayout_t'),
-    'cublasLtMatmulPreferenceCreate.pref': handleOut('cublasLtMatmulPreference_t'),
-    'cublasLtMatrixTransformDescCreate.transformDesc': handleOut('cublasLtMatrixTransformDesc_t'),
-    'cublasLtEmulationDescCreate.emulationDesc': handleOut('cublasLtEmulationDesc_t'),
   },
 };
 

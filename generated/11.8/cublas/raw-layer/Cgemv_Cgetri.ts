@@ -12,13 +12,13 @@ let cublasCgemv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -35,13 +35,13 @@ let cublasCgemvBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param Aarray `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param xarray `const cuComplex *const *`
+ * @param xarray `const cuComplex *const *`, device memory
  * @param incx `int`
- * @param beta `const cuComplex *`
- * @param yarray `cuComplex *const *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param yarray `cuComplex *const *`, device memory
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -59,15 +59,15 @@ let cublasCgemvStridedBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
  * @param stridex `long long`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @param stridey `long long`
  * @param batchCount `int`
@@ -85,9 +85,9 @@ let cublasCgeqrfBatched$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param Aarray `cuComplex *const *`
+ * @param Aarray `cuComplex *const *`, device memory
  * @param lda `int`
- * @param TauArray `cuComplex *const *`
+ * @param TauArray `cuComplex *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -102,12 +102,12 @@ let cublasCgerc$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -122,12 +122,12 @@ let cublasCgeru$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -141,9 +141,9 @@ let cublasCgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `cuComplex *const *`
+ * @param A `cuComplex *const *`, device memory
  * @param lda `int`
- * @param P `int *`
+ * @param P `int *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -157,10 +157,10 @@ let cublasCgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const cuComplex *const *`
+ * @param A `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param P `const int *`
- * @param C `cuComplex *const *`
+ * @param P `const int *`, device memory
+ * @param C `cuComplex *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`

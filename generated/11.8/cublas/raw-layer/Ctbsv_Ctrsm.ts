@@ -14,9 +14,9 @@ let cublasCtbsv$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int`
  * @param k `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -31,8 +31,8 @@ let cublasCtpmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const cuComplex *`
- * @param x `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -47,8 +47,8 @@ let cublasCtpsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const cuComplex *`
- * @param x `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -61,8 +61,8 @@ let cublasCtpttr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param AP `const cuComplex *`
- * @param A `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -79,12 +79,12 @@ let cublasCtrmm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param C `cuComplex *`
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -101,9 +101,9 @@ let cublasCtrmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -120,10 +120,10 @@ let cublasCtrsm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `cuComplex *`
+ * @param B `cuComplex *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -141,10 +141,10 @@ let cublasCtrsmBatched$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param B `cuComplex *const *`
+ * @param B `cuComplex *const *`, device memory
  * @param ldb `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */

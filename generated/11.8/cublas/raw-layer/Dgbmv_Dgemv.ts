@@ -14,13 +14,13 @@ let cublasDgbmv$: NativeFunction | undefined;
  * @param n `int`
  * @param kl `int`
  * @param ku `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -38,13 +38,13 @@ let cublasDgeam$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param beta `const double *`
- * @param B `const double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param C `double *`
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -62,12 +62,12 @@ let cublasDgelsBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `double *const *`
+ * @param Aarray `double *const *`, device memory
  * @param lda `int`
- * @param Carray `double *const *`
+ * @param Carray `double *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
- * @param devInfoArray `int *`
+ * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
@@ -85,13 +85,13 @@ let cublasDgemm$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -110,13 +110,13 @@ let cublasDgemmBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param Aarray `const double *const *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int`
- * @param Barray `const double *const *`
+ * @param Barray `const double *const *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param Carray `double *const *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param Carray `double *const *`, device memory
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -136,15 +136,15 @@ let cublasDgemmStridedBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @param strideC `long long`
  * @param batchCount `int`
@@ -163,13 +163,13 @@ let cublasDgemv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -186,13 +186,13 @@ let cublasDgemvBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param Aarray `const double *const *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int`
- * @param xarray `const double *const *`
+ * @param xarray `const double *const *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param yarray `double *const *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param yarray `double *const *`, device memory
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -210,15 +210,15 @@ let cublasDgemvStridedBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
  * @param stridex `long long`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @param stridey `long long`
  * @param batchCount `int`

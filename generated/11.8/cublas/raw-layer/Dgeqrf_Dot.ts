@@ -11,9 +11,9 @@ let cublasDgeqrfBatched$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param Aarray `double *const *`
+ * @param Aarray `double *const *`, device memory
  * @param lda `int`
- * @param TauArray `double *const *`
+ * @param TauArray `double *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -28,12 +28,12 @@ let cublasDger$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param y `const double *`
+ * @param y `const double *`, device memory
  * @param incy `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -47,9 +47,9 @@ let cublasDgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `double *const *`
+ * @param A `double *const *`, device memory
  * @param lda `int`
- * @param P `int *`
+ * @param P `int *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -63,10 +63,10 @@ let cublasDgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const double *const *`
+ * @param A `const double *const *`, device memory
  * @param lda `int`
- * @param P `const int *`
- * @param C `double *const *`
+ * @param P `const int *`, device memory
+ * @param C `double *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -84,10 +84,10 @@ let cublasDgetrsBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `const double *const *`
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param Barray `double *const *`
+ * @param devIpiv `const int *`, device memory
+ * @param Barray `double *const *`, device memory
  * @param ldb `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -103,9 +103,9 @@ let cublasDmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const double *const *`
+ * @param A `const double *const *`, device memory
  * @param lda `int`
- * @param Ainv `double *const *`
+ * @param Ainv `double *const *`, device memory
  * @param lda_inv `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -120,9 +120,9 @@ let cublasDnrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasDnrm2', 'x', x, 0, 1);
@@ -133,13 +133,13 @@ let cublasDotEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
- * @param result `void *`
+ * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it. */

@@ -11,10 +11,10 @@ let cublasDspr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param AP `double *`
+ * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDspr', 'alpha', alpha, 0, 1);
@@ -27,12 +27,12 @@ let cublasDspr2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param y `const double *`
+ * @param y `const double *`, device memory
  * @param incy `int`
- * @param AP `double *`
+ * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDspr2', 'alpha', alpha, 0, 1);
@@ -45,9 +45,9 @@ let cublasDswap$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
- * @param y `double *`
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -62,13 +62,13 @@ let cublasDsymm$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -84,13 +84,13 @@ let cublasDsymv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -106,10 +106,10 @@ let cublasDsyr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -123,12 +123,12 @@ let cublasDsyr2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param y `const double *`
+ * @param y `const double *`, device memory
  * @param incy `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -145,13 +145,13 @@ let cublasDsyr2k$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {

@@ -13,9 +13,9 @@ let cublasDtrmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -32,10 +32,10 @@ let cublasDtrsm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `double *`
+ * @param B `double *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -53,10 +53,10 @@ let cublasDtrsmBatched$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *const *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *const *`, device memory
  * @param lda `int`
- * @param B `double *const *`
+ * @param B `double *const *`, device memory
  * @param ldb `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -73,9 +73,9 @@ let cublasDtrsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -88,9 +88,9 @@ let cublasDtrttp$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param AP `double *`
+ * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasDtrttp', 'A', A, 0, 1);
@@ -101,9 +101,9 @@ let cublasDzasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDzasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasDzasum', 'x', x, 0, 1);
@@ -114,9 +114,9 @@ let cublasDznrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDznrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasDznrm2', 'x', x, 0, 1);
@@ -131,15 +131,15 @@ let cublasGemmBatchedEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const void *`
- * @param Aarray `const void *const *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param Aarray `const void *const *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param Barray `const void *const *`
+ * @param Barray `const void *const *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const void *`
- * @param Carray `void *const *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param Carray `void *const *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @param batchCount `int`
@@ -162,15 +162,15 @@ let cublasGemmEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const void *`
- * @param C `void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @param computeType `cublasComputeType_t`
@@ -192,17 +192,17 @@ let cublasGemmStridedBatchedEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const void *`
- * @param C `void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @param strideC `long long`

@@ -43,9 +43,9 @@ let cublasGetMatrix$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, host memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -58,9 +58,9 @@ let cublasGetMatrixAsync$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, host memory
  * @param ldb `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -123,9 +123,9 @@ let cublasGetVector$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 11.8
  * @param n `int`
  * @param elemSize `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param incx `int`
- * @param y `void *`
+ * @param y `void *`, host memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasGetVector(n: number, elemSize: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -137,9 +137,9 @@ let cublasGetVectorAsync$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 11.8
  * @param n `int`
  * @param elemSize `int`
- * @param devicePtr `const void *`
+ * @param devicePtr `const void *`, device memory
  * @param incx `int`
- * @param hostPtr `void *`
+ * @param hostPtr `void *`, host memory
  * @param incy `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */

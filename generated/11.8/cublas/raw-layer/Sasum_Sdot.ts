@@ -10,9 +10,9 @@ let cublasSasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSasum', 'x', x, 0, 1);
@@ -23,10 +23,10 @@ let cublasSaxpy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -39,9 +39,9 @@ let cublasScalEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param alphaType `cudaDataType`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
  * @param executionType `cudaDataType`
@@ -55,9 +55,9 @@ let cublasScasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasScasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasScasum', 'x', x, 0, 1);
@@ -68,9 +68,9 @@ let cublasScnrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasScnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasScnrm2', 'x', x, 0, 1);
@@ -81,9 +81,9 @@ let cublasScopy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasScopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -97,11 +97,11 @@ let cublasSdgmm$: NativeFunction | undefined;
  * @param mode `cublasSideMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -114,11 +114,11 @@ let cublasSdot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `const float *`
+ * @param y `const float *`, device memory
  * @param incy `int`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSdot', 'x', x, 0, 1);

@@ -35,9 +35,9 @@ let cublasSetMatrix$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, host memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -50,9 +50,9 @@ let cublasSetMatrixAsync$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, host memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -89,9 +89,9 @@ let cublasSetVector$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 11.8
  * @param n `int`
  * @param elemSize `int`
- * @param x `const void *`
+ * @param x `const void *`, host memory
  * @param incx `int`
- * @param devicePtr `void *`
+ * @param devicePtr `void *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSetVector(n: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): T.cublasStatus_t {
@@ -103,9 +103,9 @@ let cublasSetVectorAsync$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 11.8
  * @param n `int`
  * @param elemSize `int`
- * @param hostPtr `const void *`
+ * @param hostPtr `const void *`, host memory
  * @param incx `int`
- * @param devicePtr `void *`
+ * @param devicePtr `void *`, device memory
  * @param incy `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */

@@ -14,13 +14,13 @@ let cublasSgbmv$: NativeFunction | undefined;
  * @param n `int`
  * @param kl `int`
  * @param ku `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -38,13 +38,13 @@ let cublasSgeam$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param beta `const float *`
- * @param B `const float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param B `const float *`, device memory
  * @param ldb `int`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -62,12 +62,12 @@ let cublasSgelsBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `float *const *`
+ * @param Aarray `float *const *`, device memory
  * @param lda `int`
- * @param Carray `float *const *`
+ * @param Carray `float *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
- * @param devInfoArray `int *`
+ * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
@@ -85,13 +85,13 @@ let cublasSgemm$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int`
- * @param beta `const float *`
- * @param C `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -110,13 +110,13 @@ let cublasSgemmBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param Aarray `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param Aarray `const float *const *`, device memory
  * @param lda `int`
- * @param Barray `const float *const *`
+ * @param Barray `const float *const *`, device memory
  * @param ldb `int`
- * @param beta `const float *`
- * @param Carray `float *const *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param Carray `float *const *`, device memory
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -136,15 +136,15 @@ let cublasSgemmEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const void *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const float *`
- * @param C `void *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -164,15 +164,15 @@ let cublasSgemmStridedBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const float *`
- * @param C `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @param strideC `long long`
  * @param batchCount `int`
@@ -191,13 +191,13 @@ let cublasSgemv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -214,13 +214,13 @@ let cublasSgemvBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param Aarray `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param Aarray `const float *const *`, device memory
  * @param lda `int`
- * @param xarray `const float *const *`
+ * @param xarray `const float *const *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param yarray `float *const *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param yarray `float *const *`, device memory
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -238,15 +238,15 @@ let cublasSgemvStridedBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
  * @param stridex `long long`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @param stridey `long long`
  * @param batchCount `int`

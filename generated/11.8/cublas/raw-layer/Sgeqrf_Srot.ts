@@ -11,9 +11,9 @@ let cublasSgeqrfBatched$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param Aarray `float *const *`
+ * @param Aarray `float *const *`, device memory
  * @param lda `int`
- * @param TauArray `float *const *`
+ * @param TauArray `float *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -28,12 +28,12 @@ let cublasSger$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `const float *`
+ * @param y `const float *`, device memory
  * @param incy `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -47,9 +47,9 @@ let cublasSgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `float *const *`
+ * @param A `float *const *`, device memory
  * @param lda `int`
- * @param P `int *`
+ * @param P `int *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -63,10 +63,10 @@ let cublasSgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const float *const *`
+ * @param A `const float *const *`, device memory
  * @param lda `int`
- * @param P `const int *`
- * @param C `float *const *`
+ * @param P `const int *`, device memory
+ * @param C `float *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -84,10 +84,10 @@ let cublasSgetrsBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `const float *const *`
+ * @param Aarray `const float *const *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param Barray `float *const *`
+ * @param devIpiv `const int *`, device memory
+ * @param Barray `float *const *`, device memory
  * @param ldb `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -103,9 +103,9 @@ let cublasSmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const float *const *`
+ * @param A `const float *const *`, device memory
  * @param lda `int`
- * @param Ainv `float *const *`
+ * @param Ainv `float *const *`, device memory
  * @param lda_inv `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -120,9 +120,9 @@ let cublasSnrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSnrm2', 'x', x, 0, 1);
@@ -133,12 +133,12 @@ let cublasSrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int`
- * @param c `const float *`
- * @param s `const float *`
+ * @param c `const float *`, scalar (f32): its address
+ * @param s `const float *`, scalar (f32): its address
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(x) && x.byteLength >= 4 && (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSrot', 'x', x, 4, 4);

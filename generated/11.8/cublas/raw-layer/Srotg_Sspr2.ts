@@ -25,9 +25,9 @@ let cublasSrotm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int`
  * @param param `const float *`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -60,13 +60,13 @@ let cublasSsbmv$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -81,8 +81,8 @@ let cublasSscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -95,12 +95,12 @@ let cublasSspmv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param AP `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param AP `const float *`, device memory
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -116,10 +116,10 @@ let cublasSspr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param AP `float *`
+ * @param AP `float *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSspr', 'alpha', alpha, 0, 1);
@@ -132,12 +132,12 @@ let cublasSspr2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `const float *`
+ * @param y `const float *`, device memory
  * @param incy `int`
- * @param AP `float *`
+ * @param AP `float *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasSspr2', 'alpha', alpha, 0, 1);

@@ -13,9 +13,9 @@ let cublasStrsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -28,9 +28,9 @@ let cublasStrttp$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param AP `float *`
+ * @param AP `float *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasStrttp', 'A', A, 0, 1);
@@ -41,10 +41,10 @@ let cublasSwapEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -62,13 +62,13 @@ let cublasUint8gemmBias$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const unsigned char *`
+ * @param A `const unsigned char *`, device memory
  * @param A_bias `int`
  * @param lda `int`
- * @param B `const unsigned char *`
+ * @param B `const unsigned char *`, device memory
  * @param B_bias `int`
  * @param ldb `int`
- * @param C `unsigned char *`
+ * @param C `unsigned char *`, device memory
  * @param C_bias `int`
  * @param ldc `int`
  * @param C_mult `int`
@@ -92,10 +92,10 @@ let cublasZaxpy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `cuDoubleComplex *`
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -108,9 +108,9 @@ let cublasZcopy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `cuDoubleComplex *`
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -124,11 +124,11 @@ let cublasZdgmm$: NativeFunction | undefined;
  * @param mode `cublasSideMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param C `cuDoubleComplex *`
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {

@@ -10,10 +10,10 @@ let cublasZgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *const *`
+ * @param A `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param P `const int *`
- * @param C `cuDoubleComplex *const *`
+ * @param P `const int *`, device memory
+ * @param C `cuDoubleComplex *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -31,10 +31,10 @@ let cublasZgetrsBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `const cuDoubleComplex *const *`
+ * @param Aarray `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param Barray `cuDoubleComplex *const *`
+ * @param devIpiv `const int *`, device memory
+ * @param Barray `cuDoubleComplex *const *`, device memory
  * @param ldb `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -52,13 +52,13 @@ let cublasZhbmv$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -76,13 +76,13 @@ let cublasZhemm$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuDoubleComplex *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -98,13 +98,13 @@ let cublasZhemv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -120,10 +120,10 @@ let cublasZher$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -137,12 +137,12 @@ let cublasZher2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -159,13 +159,13 @@ let cublasZher2k$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {

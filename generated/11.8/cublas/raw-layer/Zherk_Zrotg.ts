@@ -13,11 +13,11 @@ let cublasZherk$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -34,13 +34,13 @@ let cublasZherkx$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -56,12 +56,12 @@ let cublasZhpmv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param AP `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param AP `const cuDoubleComplex *`, device memory
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -77,10 +77,10 @@ let cublasZhpr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param AP `cuDoubleComplex *`
+ * @param AP `cuDoubleComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhpr', 'alpha', alpha, 0, 1);
@@ -93,12 +93,12 @@ let cublasZhpr2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param AP `cuDoubleComplex *`
+ * @param AP `cuDoubleComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasZhpr2', 'alpha', alpha, 0, 1);
@@ -111,9 +111,9 @@ let cublasZmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *const *`
+ * @param A `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param Ainv `cuDoubleComplex *const *`
+ * @param Ainv `cuDoubleComplex *const *`, device memory
  * @param lda_inv `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -128,12 +128,12 @@ let cublasZrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 11.8
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `cuDoubleComplex *`
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `cuDoubleComplex *`
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param c `const double *`
- * @param s `const cuDoubleComplex *`
+ * @param c `const double *`, scalar (f64): its address
+ * @param s `const cuDoubleComplex *`, scalar (c128): its address
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(x) && x.byteLength >= 16) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasZrot', 'x', x, 16, 1);

@@ -15,10 +15,10 @@ let cublasZtrsm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `cuDoubleComplex *`
+ * @param B `cuDoubleComplex *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -36,10 +36,10 @@ let cublasZtrsmBatched$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *const *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param B `cuDoubleComplex *const *`
+ * @param B `cuDoubleComplex *const *`, device memory
  * @param ldb `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -56,9 +56,9 @@ let cublasZtrsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `cuDoubleComplex *`
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -71,9 +71,9 @@ let cublasZtrttp$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param AP `cuDoubleComplex *`
+ * @param AP `cuDoubleComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasZtrttp', 'A', A, 0, 1);

@@ -11,15 +11,15 @@ let cusolverDnCgebrd$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param D `float *`
- * @param E `float *`
- * @param TAUQ `cuComplex *`
- * @param TAUP `cuComplex *`
- * @param Work `cuComplex *`
+ * @param D `float *`, device memory
+ * @param E `float *`, device memory
+ * @param TAUQ `cuComplex *`, device memory
+ * @param TAUP `cuComplex *`, device memory
+ * @param Work `cuComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCgebrd', 'A', A, 8, 1);
@@ -47,12 +47,12 @@ let cusolverDnCgeqrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param TAU `cuComplex *`
- * @param Workspace `cuComplex *`
+ * @param TAU `cuComplex *`, device memory
+ * @param Workspace `cuComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCgeqrf', 'A', A, 8, 1);
@@ -66,7 +66,7 @@ let cusolverDnCgeqrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -82,17 +82,17 @@ let cusolverDnCgesvd$: NativeFunction | undefined;
  * @param jobvt `signed char`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param S `float *`
- * @param U `cuComplex *`
+ * @param S `float *`, device memory
+ * @param U `cuComplex *`, device memory
  * @param ldu `int`
- * @param VT `cuComplex *`
+ * @param VT `cuComplex *`, device memory
  * @param ldvt `int`
- * @param work `cuComplex *`
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param rwork `float *`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCgesvd', 'A', A, 8, 1);
@@ -122,20 +122,20 @@ let cusolverDnCgesvdaStridedBatched$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const cuComplex *`
+ * @param d_A `const cuComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `float *`
+ * @param d_S `float *`, device memory
  * @param strideS `long long`
- * @param d_U `cuComplex *`
+ * @param d_U `cuComplex *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `cuComplex *`
+ * @param d_V `cuComplex *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param d_work `cuComplex *`
  * @param lwork `int`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -156,15 +156,15 @@ let cusolverDnCgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const cuComplex *`
+ * @param d_A `const cuComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `const float *`
+ * @param d_S `const float *`, device memory
  * @param strideS `long long`
- * @param d_U `const cuComplex *`
+ * @param d_U `const cuComplex *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `const cuComplex *`
+ * @param d_V `const cuComplex *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element

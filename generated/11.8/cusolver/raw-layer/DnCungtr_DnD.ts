@@ -11,12 +11,12 @@ let cusolverDnCungtr$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
- * @param work `cuComplex *`
+ * @param tau `const cuComplex *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCungtr', 'A', A, 8, 1);
@@ -30,9 +30,9 @@ let cusolverDnCungtr_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
+ * @param tau `const cuComplex *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -49,14 +49,14 @@ let cusolverDnCunmqr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
- * @param C `cuComplex *`
+ * @param tau `const cuComplex *`, device memory
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
- * @param work `cuComplex *`
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCunmqr', 'A', A, 0, 1);
@@ -74,10 +74,10 @@ let cusolverDnCunmqr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
- * @param C `const cuComplex *`
+ * @param tau `const cuComplex *`, device memory
+ * @param C `const cuComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -96,14 +96,14 @@ let cusolverDnCunmtr$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param tau `cuComplex *`
- * @param C `cuComplex *`
+ * @param tau `cuComplex *`, device memory
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
- * @param work `cuComplex *`
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCunmtr', 'A', A, 8, 1);
@@ -121,10 +121,10 @@ let cusolverDnCunmtr_bufferSize$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
- * @param C `const cuComplex *`
+ * @param tau `const cuComplex *`, device memory
+ * @param C `const cuComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -141,16 +141,16 @@ let cusolverDnDBgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDBgels', 'dA', dA, 8, 8);
@@ -167,13 +167,13 @@ let cusolverDnDBgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -189,17 +189,17 @@ let cusolverDnDBgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDBgesv', 'dA', dA, 8, 8);
@@ -216,14 +216,14 @@ let cusolverDnDBgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -241,16 +241,16 @@ let cusolverDnDDgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDDgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDDgels', 'dA', dA, 8, 8);
@@ -267,13 +267,13 @@ let cusolverDnDDgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -289,17 +289,17 @@ let cusolverDnDDgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDDgesv', 'dA', dA, 8, 8);
@@ -316,14 +316,14 @@ let cusolverDnDDgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -341,16 +341,16 @@ let cusolverDnDHgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDHgels', 'dA', dA, 8, 8);
@@ -367,13 +367,13 @@ let cusolverDnDHgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -389,17 +389,17 @@ let cusolverDnDHgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDHgesv', 'dA', dA, 8, 8);
@@ -416,14 +416,14 @@ let cusolverDnDHgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -441,16 +441,16 @@ let cusolverDnDSgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDSgels', 'dA', dA, 8, 8);
@@ -467,13 +467,13 @@ let cusolverDnDSgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -489,17 +489,17 @@ let cusolverDnDSgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDSgesv', 'dA', dA, 8, 8);
@@ -516,14 +516,14 @@ let cusolverDnDSgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -541,16 +541,16 @@ let cusolverDnDXgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDXgels', 'dA', dA, 8, 8);
@@ -567,13 +567,13 @@ let cusolverDnDXgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `double *`
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -589,17 +589,17 @@ let cusolverDnDXgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnDXgesv', 'dA', dA, 8, 8);
@@ -616,14 +616,14 @@ let cusolverDnDXgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `double *`
+ * @param dA `double *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `double *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `double *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `double *`
+ * @param dX `double *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {

@@ -13,17 +13,17 @@ let cusolverDnDgesvd$: NativeFunction | undefined;
  * @param jobvt `signed char`
  * @param m `int`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param S `double *`
- * @param U `double *`
+ * @param S `double *`, device memory
+ * @param U `double *`, device memory
  * @param ldu `int`
- * @param VT `double *`
+ * @param VT `double *`, device memory
  * @param ldvt `int`
- * @param work `double *`
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param rwork `double *`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDgesvd', 'A', A, 8, 8);
@@ -53,20 +53,20 @@ let cusolverDnDgesvdaStridedBatched$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const double *`
+ * @param d_A `const double *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `double *`
+ * @param d_S `double *`, device memory
  * @param strideS `long long`
- * @param d_U `double *`
+ * @param d_U `double *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `double *`
+ * @param d_V `double *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param d_work `double *`
  * @param lwork `int`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -87,15 +87,15 @@ let cusolverDnDgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const double *`
+ * @param d_A `const double *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `const double *`
+ * @param d_S `const double *`, device memory
  * @param strideS `long long`
- * @param d_U `const double *`
+ * @param d_U `const double *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `const double *`
+ * @param d_V `const double *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element
@@ -116,16 +116,16 @@ let cusolverDnDgesvdj$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param S `double *`
- * @param U `double *`
+ * @param S `double *`, device memory
+ * @param U `double *`, device memory
  * @param ldu `int`
- * @param V `double *`
+ * @param V `double *`, device memory
  * @param ldv `int`
- * @param work `double *`
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
@@ -143,16 +143,16 @@ let cusolverDnDgesvdjBatched$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param S `double *`
- * @param U `double *`
+ * @param S `double *`, device memory
+ * @param U `double *`, device memory
  * @param ldu `int`
- * @param V `double *`
+ * @param V `double *`, device memory
  * @param ldv `int`
- * @param work `double *`
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -171,12 +171,12 @@ let cusolverDnDgesvdjBatched_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param S `const double *`
- * @param U `const double *`
+ * @param S `const double *`, device memory
+ * @param U `const double *`, device memory
  * @param ldu `int`
- * @param V `const double *`
+ * @param V `const double *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
@@ -197,12 +197,12 @@ let cusolverDnDgesvdj_bufferSize$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param S `const double *`
- * @param U `const double *`
+ * @param S `const double *`, device memory
+ * @param U `const double *`, device memory
  * @param ldu `int`
- * @param V `const double *`
+ * @param V `const double *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`

@@ -11,11 +11,11 @@ let cusolverDnDgetrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param Workspace `double *`
- * @param devIpiv `int *`
- * @param devInfo `int *`
+ * @param Workspace `double *`, device memory
+ * @param devIpiv `int *`, device memory
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDgetrf', 'A', A, 8, 8);
@@ -29,7 +29,7 @@ let cusolverDnDgetrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -44,12 +44,12 @@ let cusolverDnDgetrs$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param B `double *`
+ * @param devIpiv `const int *`, device memory
+ * @param B `double *`, device memory
  * @param ldb `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDgetrs', 'A', A, 0, 1);
@@ -62,11 +62,11 @@ let cusolverDnDlaswp$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 11.8
  * @param handle `cusolverDnHandle_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @param k1 `int`
  * @param k2 `int`
- * @param devIpiv `const int *`
+ * @param devIpiv `const int *`, device memory
  * @param incx `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDlaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): T.cusolverStatus_t {
@@ -79,11 +79,11 @@ let cusolverDnDlauum$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param work `double *`
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDlauum', 'A', A, 8, 8);
@@ -96,7 +96,7 @@ let cusolverDnDlauum_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -112,12 +112,12 @@ let cusolverDnDorgbr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
- * @param work `double *`
+ * @param tau `const double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDorgbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDorgbr', 'A', A, 8, 8);
@@ -133,9 +133,9 @@ let cusolverDnDorgbr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
+ * @param tau `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDorgbr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

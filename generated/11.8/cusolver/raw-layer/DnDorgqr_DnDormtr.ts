@@ -12,12 +12,12 @@ let cusolverDnDorgqr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
- * @param work `double *`
+ * @param tau `const double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDorgqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDorgqr', 'A', A, 8, 8);
@@ -32,9 +32,9 @@ let cusolverDnDorgqr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
+ * @param tau `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDorgqr_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -48,12 +48,12 @@ let cusolverDnDorgtr$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
- * @param work `double *`
+ * @param tau `const double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDorgtr', 'A', A, 8, 8);
@@ -67,9 +67,9 @@ let cusolverDnDorgtr_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
+ * @param tau `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDorgtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -86,14 +86,14 @@ let cusolverDnDormqr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
- * @param C `double *`
+ * @param tau `const double *`, device memory
+ * @param C `double *`, device memory
  * @param ldc `int`
- * @param work `double *`
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDormqr', 'A', A, 0, 1);
@@ -111,10 +111,10 @@ let cusolverDnDormqr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
- * @param C `const double *`
+ * @param tau `const double *`, device memory
+ * @param C `const double *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -133,14 +133,14 @@ let cusolverDnDormtr$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param tau `double *`
- * @param C `double *`
+ * @param tau `double *`, device memory
+ * @param C `double *`, device memory
  * @param ldc `int`
- * @param work `double *`
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDormtr', 'A', A, 8, 8);
@@ -158,10 +158,10 @@ let cusolverDnDormtr_bufferSize$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param tau `const double *`
- * @param C `const double *`
+ * @param tau `const double *`, device memory
+ * @param C `const double *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */

@@ -13,17 +13,17 @@ let cusolverDnDsyevdx$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @param vl `double`
  * @param vu `double`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `double *`
- * @param work `double *`
+ * @param W `double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDsyevdx', 'A', A, 8, 8);
@@ -40,14 +40,14 @@ let cusolverDnDsyevdx_bufferSize$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
  * @param vl `double`
  * @param vu `double`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `const double *`
+ * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -63,12 +63,12 @@ let cusolverDnDsyevj$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param W `double *`
- * @param work `double *`
+ * @param W `double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `syevjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
@@ -84,12 +84,12 @@ let cusolverDnDsyevjBatched$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param W `double *`
- * @param work `double *`
+ * @param W `double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `syevjInfo_t`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -106,9 +106,9 @@ let cusolverDnDsyevjBatched_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param W `const double *`
+ * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
  * @param batchSize `int`
@@ -125,9 +125,9 @@ let cusolverDnDsyevj_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param W `const double *`
+ * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -144,14 +144,14 @@ let cusolverDnDsygvd$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param B `double *`
+ * @param B `double *`, device memory
  * @param ldb `int`
- * @param W `double *`
- * @param work `double *`
+ * @param W `double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDsygvd', 'A', A, 8, 8);
@@ -168,11 +168,11 @@ let cusolverDnDsygvd_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param W `const double *`
+ * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

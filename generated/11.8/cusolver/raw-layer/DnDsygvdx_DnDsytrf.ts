@@ -14,19 +14,19 @@ let cusolverDnDsygvdx$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param B `double *`
+ * @param B `double *`, device memory
  * @param ldb `int`
  * @param vl `double`
  * @param vu `double`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `double *`
- * @param work `double *`
+ * @param W `double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDsygvdx', 'A', A, 8, 8);
@@ -45,16 +45,16 @@ let cusolverDnDsygvdx_bufferSize$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
  * @param vl `double`
  * @param vu `double`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `const double *`
+ * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -72,14 +72,14 @@ let cusolverDnDsygvj$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param B `double *`
+ * @param B `double *`, device memory
  * @param ldb `int`
- * @param W `double *`
- * @param work `double *`
+ * @param W `double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `syevjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
@@ -97,11 +97,11 @@ let cusolverDnDsygvj_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param W `const double *`
+ * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -117,14 +117,14 @@ let cusolverDnDsytrd$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param d `double *`
- * @param e `double *`
- * @param tau `double *`
- * @param work `double *`
+ * @param d `double *`, device memory
+ * @param e `double *`, device memory
+ * @param tau `double *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDsytrd', 'A', A, 8, 8);
@@ -140,11 +140,11 @@ let cusolverDnDsytrd_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param d `const double *`
- * @param e `const double *`
- * @param tau `const double *`
+ * @param d `const double *`, device memory
+ * @param e `const double *`, device memory
+ * @param tau `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -160,12 +160,12 @@ let cusolverDnDsytrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param ipiv `int *`
- * @param work `double *`
+ * @param ipiv `int *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDsytrf', 'A', A, 8, 8);
@@ -178,7 +178,7 @@ let cusolverDnDsytrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 11.8
  * @param handle `cusolverDnHandle_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */

@@ -11,12 +11,12 @@ let cusolverDnDsytri$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
- * @param work `double *`
+ * @param ipiv `const int *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDsytri', 'A', A, 8, 8);
@@ -30,9 +30,9 @@ let cusolverDnDsytri_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
+ * @param ipiv `const int *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -48,14 +48,14 @@ let cusolverDnGeqrf$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeTau `cudaDataType`
- * @param tau `void *`
+ * @param tau `void *`, device memory
  * @param computeType `cudaDataType`
  * @param pBuffer `void *`
  * @param workspaceInBytes `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnGeqrf', 'A', A, 0, 1);
@@ -71,10 +71,10 @@ let cusolverDnGeqrf_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeTau `cudaDataType`
- * @param tau `const void *`
+ * @param tau `const void *`, device memory
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -93,20 +93,20 @@ let cusolverDnGesvd$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `void *`
+ * @param S `void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `void *`
+ * @param U `void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeVT `cudaDataType`
- * @param VT `void *`
+ * @param VT `void *`, device memory
  * @param ldvt `int64_t`
  * @param computeType `cudaDataType`
  * @param pBuffer `void *`
  * @param workspaceInBytes `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnGesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnGesvd', 'A', A, 0, 1);
@@ -126,15 +126,15 @@ let cusolverDnGesvd_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `const void *`
+ * @param S `const void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `const void *`
+ * @param U `const void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeVT `cudaDataType`
- * @param VT `const void *`
+ * @param VT `const void *`, device memory
  * @param ldvt `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
@@ -163,13 +163,13 @@ let cusolverDnGetrf$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
- * @param ipiv `int64_t *`
+ * @param ipiv `int64_t *`, device memory
  * @param computeType `cudaDataType`
  * @param pBuffer `void *`
  * @param workspaceInBytes `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnGetrf', 'A', A, 0, 1);
@@ -185,7 +185,7 @@ let cusolverDnGetrf_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element

@@ -14,13 +14,13 @@ let cusolverDnGetrs$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param nrhs `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param ipiv `const int64_t *`
+ * @param ipiv `const int64_t *`, device memory
  * @param dataTypeB `cudaDataType`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnGetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnGetrs', 'A', A, 0, 1);
@@ -198,16 +198,16 @@ let cusolverDnIRSXgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `void *`
+ * @param dA `void *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `void *`
+ * @param dB `void *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `void *`
+ * @param dX `void *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param niters `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t, gels_irs_params: T.cusolverDnIRSParams_t, gels_irs_infos: T.cusolverDnIRSInfos_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(dA) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnIRSXgels', 'dA', dA, 0, 1);
@@ -238,16 +238,16 @@ let cusolverDnIRSXgesv$: NativeFunction | undefined;
  * @param gesv_irs_infos `cusolverDnIRSInfos_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `void *`
+ * @param dA `void *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `void *`
+ * @param dB `void *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `void *`
+ * @param dX `void *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param niters `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t, gesv_irs_params: T.cusolverDnIRSParams_t, gesv_irs_infos: T.cusolverDnIRSInfos_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(dA) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnIRSXgesv', 'dA', dA, 0, 1);

@@ -28,15 +28,15 @@ let cusolverDnSgebrd$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param D `float *`
- * @param E `float *`
- * @param TAUQ `float *`
- * @param TAUP `float *`
- * @param Work `float *`
+ * @param D `float *`, device memory
+ * @param E `float *`, device memory
+ * @param TAUQ `float *`, device memory
+ * @param TAUP `float *`, device memory
+ * @param Work `float *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSgebrd', 'A', A, 4, 4);
@@ -64,12 +64,12 @@ let cusolverDnSgeqrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param TAU `float *`
- * @param Workspace `float *`
+ * @param TAU `float *`, device memory
+ * @param Workspace `float *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSgeqrf', 'A', A, 4, 4);
@@ -83,7 +83,7 @@ let cusolverDnSgeqrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -99,17 +99,17 @@ let cusolverDnSgesvd$: NativeFunction | undefined;
  * @param jobvt `signed char`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param S `float *`
- * @param U `float *`
+ * @param S `float *`, device memory
+ * @param U `float *`, device memory
  * @param ldu `int`
- * @param VT `float *`
+ * @param VT `float *`, device memory
  * @param ldvt `int`
- * @param work `float *`
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param rwork `float *`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSgesvd', 'A', A, 4, 4);

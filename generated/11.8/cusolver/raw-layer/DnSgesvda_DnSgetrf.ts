@@ -13,20 +13,20 @@ let cusolverDnSgesvdaStridedBatched$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const float *`
+ * @param d_A `const float *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `float *`
+ * @param d_S `float *`, device memory
  * @param strideS `long long`
- * @param d_U `float *`
+ * @param d_U `float *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `float *`
+ * @param d_V `float *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param d_work `float *`
  * @param lwork `int`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -47,15 +47,15 @@ let cusolverDnSgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const float *`
+ * @param d_A `const float *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `const float *`
+ * @param d_S `const float *`, device memory
  * @param strideS `long long`
- * @param d_U `const float *`
+ * @param d_U `const float *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `const float *`
+ * @param d_V `const float *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element
@@ -76,16 +76,16 @@ let cusolverDnSgesvdj$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param S `float *`
- * @param U `float *`
+ * @param S `float *`, device memory
+ * @param U `float *`, device memory
  * @param ldu `int`
- * @param V `float *`
+ * @param V `float *`, device memory
  * @param ldv `int`
- * @param work `float *`
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
@@ -103,16 +103,16 @@ let cusolverDnSgesvdjBatched$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param S `float *`
- * @param U `float *`
+ * @param S `float *`, device memory
+ * @param U `float *`, device memory
  * @param ldu `int`
- * @param V `float *`
+ * @param V `float *`, device memory
  * @param ldv `int`
- * @param work `float *`
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -131,12 +131,12 @@ let cusolverDnSgesvdjBatched_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param S `const float *`
- * @param U `const float *`
+ * @param S `const float *`, device memory
+ * @param U `const float *`, device memory
  * @param ldu `int`
- * @param V `const float *`
+ * @param V `const float *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
@@ -157,12 +157,12 @@ let cusolverDnSgesvdj_bufferSize$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param S `const float *`
- * @param U `const float *`
+ * @param S `const float *`, device memory
+ * @param U `const float *`, device memory
  * @param ldu `int`
- * @param V `const float *`
+ * @param V `const float *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
@@ -180,11 +180,11 @@ let cusolverDnSgetrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param Workspace `float *`
- * @param devIpiv `int *`
- * @param devInfo `int *`
+ * @param Workspace `float *`, device memory
+ * @param devIpiv `int *`, device memory
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSgetrf', 'A', A, 4, 4);
@@ -198,7 +198,7 @@ let cusolverDnSgetrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */

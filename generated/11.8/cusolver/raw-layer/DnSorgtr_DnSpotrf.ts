@@ -11,12 +11,12 @@ let cusolverDnSorgtr$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param tau `const float *`
- * @param work `float *`
+ * @param tau `const float *`, device memory
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSorgtr', 'A', A, 4, 4);
@@ -30,9 +30,9 @@ let cusolverDnSorgtr_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param tau `const float *`
+ * @param tau `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSorgtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -49,14 +49,14 @@ let cusolverDnSormqr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param tau `const float *`
- * @param C `float *`
+ * @param tau `const float *`, device memory
+ * @param C `float *`, device memory
  * @param ldc `int`
- * @param work `float *`
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSormqr', 'A', A, 0, 1);
@@ -74,10 +74,10 @@ let cusolverDnSormqr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param tau `const float *`
- * @param C `const float *`
+ * @param tau `const float *`, device memory
+ * @param C `const float *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -96,14 +96,14 @@ let cusolverDnSormtr$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param tau `float *`
- * @param C `float *`
+ * @param tau `float *`, device memory
+ * @param C `float *`, device memory
  * @param ldc `int`
- * @param work `float *`
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSormtr', 'A', A, 4, 4);
@@ -121,10 +121,10 @@ let cusolverDnSormtr_bufferSize$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param tau `const float *`
- * @param C `const float *`
+ * @param tau `const float *`, device memory
+ * @param C `const float *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -140,11 +140,11 @@ let cusolverDnSpotrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param Workspace `float *`
+ * @param Workspace `float *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSpotrf', 'A', A, 4, 4);
@@ -157,9 +157,9 @@ let cusolverDnSpotrfBatched$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param Aarray `float **`
+ * @param Aarray `float **`, device memory
  * @param lda `int`
- * @param infoArray `int *`
+ * @param infoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): T.cusolverStatus_t {
@@ -172,7 +172,7 @@ let cusolverDnSpotrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */

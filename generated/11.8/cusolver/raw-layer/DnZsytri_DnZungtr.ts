@@ -11,12 +11,12 @@ let cusolverDnZsytri$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
- * @param work `cuDoubleComplex *`
+ * @param ipiv `const int *`, device memory
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZsytri', 'A', A, 16, 1);
@@ -30,9 +30,9 @@ let cusolverDnZsytri_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
+ * @param ipiv `const int *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -48,12 +48,12 @@ let cusolverDnZungbr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
- * @param work `cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZungbr', 'A', A, 16, 1);
@@ -69,9 +69,9 @@ let cusolverDnZungbr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -86,12 +86,12 @@ let cusolverDnZungqr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
- * @param work `cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZungqr', 'A', A, 16, 1);
@@ -106,9 +106,9 @@ let cusolverDnZungqr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -122,12 +122,12 @@ let cusolverDnZungtr$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
- * @param work `cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZungtr', 'A', A, 16, 1);
@@ -141,9 +141,9 @@ let cusolverDnZungtr_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

@@ -14,14 +14,14 @@ let cusolverDnZunmqr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
- * @param C `cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
- * @param work `cuDoubleComplex *`
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZunmqr', 'A', A, 0, 1);
@@ -39,10 +39,10 @@ let cusolverDnZunmqr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
- * @param C `const cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
+ * @param C `const cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -61,14 +61,14 @@ let cusolverDnZunmtr$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `cuDoubleComplex *`
- * @param C `cuDoubleComplex *`
+ * @param tau `cuDoubleComplex *`, device memory
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
- * @param work `cuDoubleComplex *`
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZunmtr', 'A', A, 16, 1);
@@ -86,10 +86,10 @@ let cusolverDnZunmtr_bufferSize$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuDoubleComplex *`
- * @param C `const cuDoubleComplex *`
+ * @param tau `const cuDoubleComplex *`, device memory
+ * @param C `const cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */

@@ -12,10 +12,10 @@ let cusparseCcsrcolor$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param fractionToColor `const float *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param fractionToColor `const float *`, scalar (f32): its address
  * @param ncolors `int *`
  * @param coloring `int *`
  * @param reordering `int *`
@@ -36,23 +36,23 @@ let cusparseCcsrgeam2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const cuComplex *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const cuComplex *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const cuComplex *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `cuComplex *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `cuComplex *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCcsrgeam2', 'alpha', alpha, 0, 1);
@@ -74,22 +74,22 @@ let cusparseCcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const cuComplex *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const cuComplex *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const cuComplex *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const cuComplex *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const cuComplex *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
@@ -113,29 +113,29 @@ let cusparseCcsrgemm2$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const cuComplex *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
- * @param beta `const cuComplex *`
+ * @param csrSortedValB `const cuComplex *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
  * @param descrD `const cusparseMatDescr_t`
  * @param nnzD `int`
- * @param csrSortedValD `const cuComplex *`
- * @param csrSortedRowPtrD `const int *`
- * @param csrSortedColIndD `const int *`
+ * @param csrSortedValD `const cuComplex *`, device memory
+ * @param csrSortedRowPtrD `const int *`, device memory
+ * @param csrSortedColIndD `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `cuComplex *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `cuComplex *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @param info `const csrgemm2Info_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrgemm2(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedValD: T.Pointer, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -162,20 +162,20 @@ let cusparseCcsrgemm2_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
- * @param beta `const cuComplex *`
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
  * @param descrD `const cusparseMatDescr_t`
  * @param nnzD `int`
- * @param csrSortedRowPtrD `const int *`
- * @param csrSortedColIndD `const int *`
+ * @param csrSortedRowPtrD `const int *`, device memory
+ * @param csrSortedColIndD `const int *`, device memory
  * @param info `csrgemm2Info_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -198,12 +198,12 @@ let cusparseCcsric02$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA_valM `cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA_valM `cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrSortedValA_valM) && csrSortedValA_valM.byteLength >= 8) && !(typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && Number.isSafeInteger(csrSortedValA_valM)) && csrSortedValA_valM !== null) rawCovers('cusparseCcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 1);
@@ -218,12 +218,12 @@ let cusparseCcsric02_analysis$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseCcsric02_analysis', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -238,9 +238,9 @@ let cusparseCcsric02_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -257,9 +257,9 @@ let cusparseCcsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedVal `cuComplex *`
- * @param csrSortedRowPtr `const int *`
- * @param csrSortedColInd `const int *`
+ * @param csrSortedVal `cuComplex *`, device memory
+ * @param csrSortedRowPtr `const int *`, device memory
+ * @param csrSortedColInd `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

@@ -13,15 +13,15 @@ let cusparseCgebsr2csr$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const cuComplex *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const cuComplex *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `cuComplex *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `cuComplex *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseCgebsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -38,9 +38,9 @@ let cusparseCgebsr2gebsc$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param bsrSortedVal `const cuComplex *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const cuComplex *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param bscVal `cuComplex *`
@@ -48,7 +48,7 @@ let cusparseCgebsr2gebsc$: NativeFunction | undefined;
  * @param bscColPtr `int *`
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedVal) && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal)) && bsrSortedVal !== null) rawCovers('cusparseCgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -66,9 +66,9 @@ let cusparseCgebsr2gebsc_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param bsrSortedVal `const cuComplex *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const cuComplex *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -86,9 +86,9 @@ let cusparseCgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param bsrSortedVal `const cuComplex *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const cuComplex *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -108,18 +108,18 @@ let cusparseCgebsr2gebsr$: NativeFunction | undefined;
  * @param nb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const cuComplex *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const cuComplex *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDimA `int`
  * @param colBlockDimA `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedValC `cuComplex *`
- * @param bsrSortedRowPtrC `int *`
- * @param bsrSortedColIndC `int *`
+ * @param bsrSortedValC `cuComplex *`, device memory
+ * @param bsrSortedRowPtrC `int *`, device memory
+ * @param bsrSortedColIndC `int *`, device memory
  * @param rowBlockDimC `int`
  * @param colBlockDimC `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseCgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -139,9 +139,9 @@ let cusparseCgebsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param nb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const cuComplex *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const cuComplex *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDimA `int`
  * @param colBlockDimA `int`
  * @param rowBlockDimC `int`
@@ -163,9 +163,9 @@ let cusparseCgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param nb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const cuComplex *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const cuComplex *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDimA `int`
  * @param colBlockDimA `int`
  * @param rowBlockDimC `int`
@@ -186,13 +186,13 @@ let cusparseCgemmi$: NativeFunction | undefined;
  * @param n `int`
  * @param k `int`
  * @param nnz `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param A `const cuComplex *`
  * @param lda `int`
  * @param cscValB `const cuComplex *`
  * @param cscColPtrB `const int *`
  * @param cscRowIndB `const int *`
- * @param beta `const cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
  * @param C `cuComplex *`
  * @param ldc `int`
  * @returns the `cusparseStatus_t` status, as C returns it.

@@ -12,16 +12,16 @@ let cusparseCgemvi$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param A `const cuComplex *`
  * @param lda `int`
  * @param nnz `int`
- * @param xVal `const cuComplex *`
- * @param xInd `const int *`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param xVal `const cuComplex *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCgemvi', 'alpha', alpha, 0, 1);
@@ -51,14 +51,14 @@ let cusparseCgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `cuComplex *`
- * @param dl `cuComplex *`
- * @param d `cuComplex *`
- * @param du `cuComplex *`
- * @param dw `cuComplex *`
- * @param x `cuComplex *`
+ * @param ds `cuComplex *`, device memory
+ * @param dl `cuComplex *`, device memory
+ * @param d `cuComplex *`, device memory
+ * @param du `cuComplex *`, device memory
+ * @param dw `cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 8) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseCgpsvInterleavedBatch', 'ds', ds, 8, 1);
@@ -75,12 +75,12 @@ let cusparseCgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const cuComplex *`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
- * @param dw `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param ds `const cuComplex *`, device memory
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
+ * @param dw `const cuComplex *`, device memory
+ * @param x `const cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -98,9 +98,9 @@ let cusparseCgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgthr(cusparseHandle_t handle, int nnz, const cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `const cuComplex *`
- * @param xVal `cuComplex *`
- * @param xInd `const int *`
+ * @param y `const cuComplex *`, device memory
+ * @param xVal `cuComplex *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -114,9 +114,9 @@ let cusparseCgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgthrz(cusparseHandle_t handle, int nnz, cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `cuComplex *`
- * @param xVal `cuComplex *`
- * @param xInd `const int *`
+ * @param y `cuComplex *`, device memory
+ * @param xVal `cuComplex *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -131,12 +131,12 @@ let cusparseCgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `cuComplex *`
- * @param d `cuComplex *`
- * @param du `cuComplex *`
- * @param x `cuComplex *`
+ * @param dl `cuComplex *`, device memory
+ * @param d `cuComplex *`, device memory
+ * @param du `cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 8) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseCgtsvInterleavedBatch', 'dl', dl, 8, 1);
@@ -151,10 +151,10 @@ let cusparseCgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
+ * @param x `const cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

@@ -11,13 +11,13 @@ let cusparseConstrainedGeMM$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseDnMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, externalBuffer: T.Pointer): T.cusparseStatus_t {
@@ -31,10 +31,10 @@ let cusparseConstrainedGeMM_bufferSize$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseDnMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param bufferSize `size_t *`, out: a typed array of one element
@@ -53,7 +53,7 @@ let cusparseCooAoSGet$: NativeFunction | undefined;
  * @param cols `int64_t *`
  * @param nnz `int64_t *`
  * @param cooInd `void **`, out: a typed array of one element
- * @param cooValues `void **`
+ * @param cooValues `void **`, device memory
  * @param idxType `cusparseIndexType_t *`, out: a typed array of one element
  * @param idxBase `cusparseIndexBase_t *`, out: a typed array of one element
  * @param valueType `cudaDataType *`, out: a typed array of one element
@@ -100,7 +100,7 @@ let cusparseCooSetPointers$: NativeFunction | undefined;
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param cooRows `void *`
  * @param cooColumns `void *`
- * @param cooValues `void *`
+ * @param cooValues `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cooRows) && !(typeof cooRows === 'number' && cooRows >= 0 && Number.isSafeInteger(cooRows)) && cooRows !== null) rawCovers('cusparseCooSetPointers', 'cooRows', cooRows, 0, 1);
@@ -140,8 +140,8 @@ let cusparseCreateBlockedEll$: NativeFunction | undefined;
  * @param cols `int64_t`
  * @param ellBlockSize `int64_t`
  * @param ellCols `int64_t`
- * @param ellColInd `void *`
- * @param ellValue `void *`
+ * @param ellColInd `void *`, device memory
+ * @param ellValue `void *`, device memory
  * @param ellIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -198,9 +198,9 @@ let cusparseCreateCoo$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param cooRowInd `void *`
- * @param cooColInd `void *`
- * @param cooValues `void *`
+ * @param cooRowInd `void *`, device memory
+ * @param cooColInd `void *`, device memory
+ * @param cooValues `void *`, device memory
  * @param cooIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -219,7 +219,7 @@ let cusparseCreateCooAoS$: NativeFunction | undefined;
  * @param cols `int64_t`
  * @param nnz `int64_t`
  * @param cooInd `void *`
- * @param cooValues `void *`
+ * @param cooValues `void *`, device memory
  * @param cooIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -237,9 +237,9 @@ let cusparseCreateCsc$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param cscColOffsets `void *`
- * @param cscRowInd `void *`
- * @param cscValues `void *`
+ * @param cscColOffsets `void *`, device memory
+ * @param cscRowInd `void *`, device memory
+ * @param cscValues `void *`, device memory
  * @param cscColOffsetsType `cusparseIndexType_t`
  * @param cscRowIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -258,9 +258,9 @@ let cusparseCreateCsr$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param csrRowOffsets `void *`
- * @param csrColInd `void *`
- * @param csrValues `void *`
+ * @param csrRowOffsets `void *`, device memory
+ * @param csrColInd `void *`, device memory
+ * @param csrValues `void *`, device memory
  * @param csrRowOffsetsType `cusparseIndexType_t`
  * @param csrColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -330,7 +330,7 @@ let cusparseCreateDnMat$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param ld `int64_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -343,7 +343,7 @@ let cusparseCreateDnVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 11.8
  * @param dnVecDescr `cusparseDnVecDescr_t *`, out: a typed array of one element
  * @param size `int64_t`
- * @param values `void *`, covering `size` bytes
+ * @param values `void *`, device memory, `size` elements
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCreateDnVec(dnVecDescr: T.Pointer, size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseStatus_t {
@@ -382,8 +382,8 @@ let cusparseCreateSpVec$: NativeFunction | undefined;
  * @param spVecDescr `cusparseSpVecDescr_t *`, out: a typed array of one element
  * @param size `int64_t`
  * @param nnz `int64_t`
- * @param indices `void *`, covering `size` bytes
- * @param values `void *`, covering `size` bytes
+ * @param indices `void *`, device memory, covering `size` bytes
+ * @param values `void *`, device memory, covering `size` bytes
  * @param idxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`

@@ -36,9 +36,9 @@ export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Point
 let cusparseCscSetPointers$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
- * @param cscColOffsets `void *`
- * @param cscRowInd `void *`
- * @param cscValues `void *`
+ * @param cscColOffsets `void *`, device memory
+ * @param cscRowInd `void *`, device memory
+ * @param cscValues `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cscColOffsets) && !(typeof cscColOffsets === 'number' && cscColOffsets >= 0 && Number.isSafeInteger(cscColOffsets)) && cscColOffsets !== null) rawCovers('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, 0, 1);
@@ -50,9 +50,9 @@ let cusparseCsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsctr(cusparseHandle_t handle, int nnz, const cuComplex *xVal, const int *xInd, cuComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param xVal `const cuComplex *`
- * @param xInd `const int *`
- * @param y `cuComplex *`
+ * @param xVal `const cuComplex *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `cuComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -70,10 +70,10 @@ let cusparseCsr2cscEx2$: NativeFunction | undefined;
  * @param nnz `int`
  * @param csrVal `const void *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `const int *`
+ * @param csrColInd `const int *`, device memory
  * @param cscVal `void *`
  * @param cscColPtr `int *`
- * @param cscRowInd `int *`
+ * @param cscRowInd `int *`, device memory
  * @param valType `cudaDataType`
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -98,10 +98,10 @@ let cusparseCsr2cscEx2_bufferSize$: NativeFunction | undefined;
  * @param nnz `int`
  * @param csrVal `const void *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `const int *`
+ * @param csrColInd `const int *`, device memory
  * @param cscVal `void *`
  * @param cscColPtr `int *`
- * @param cscRowInd `int *`
+ * @param cscRowInd `int *`, device memory
  * @param valType `cudaDataType`
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -148,9 +148,9 @@ export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Point
 let cusparseCsrSetPointers$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
- * @param csrRowOffsets `void *`
- * @param csrColInd `void *`
- * @param csrValues `void *`
+ * @param csrRowOffsets `void *`, device memory
+ * @param csrColInd `void *`, device memory
+ * @param csrValues `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrRowOffsets) && !(typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && Number.isSafeInteger(csrRowOffsets)) && csrRowOffsets !== null) rawCovers('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, 0, 1);

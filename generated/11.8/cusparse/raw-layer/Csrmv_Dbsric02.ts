@@ -14,18 +14,18 @@ let cusparseCsrmvEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param nnz `int`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param alphatype `cudaDataType`
  * @param descrA `const cusparseMatDescr_t`
  * @param csrValA `const void *`
  * @param csrValAtype `cudaDataType`
  * @param csrRowPtrA `const int *`
  * @param csrColIndA `const int *`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xtype `cudaDataType`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param betatype `cudaDataType`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param ytype `cudaDataType`
  * @param executiontype `cudaDataType`
  * @param buffer `void *`
@@ -50,18 +50,18 @@ let cusparseCsrmvEx_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param nnz `int`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param alphatype `cudaDataType`
  * @param descrA `const cusparseMatDescr_t`
  * @param csrValA `const void *`
  * @param csrValAtype `cudaDataType`
  * @param csrRowPtrA `const int *`
  * @param csrColIndA `const int *`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xtype `cudaDataType`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param betatype `cudaDataType`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param ytype `cudaDataType`
  * @param executiontype `cudaDataType`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -82,10 +82,10 @@ let cusparseDaxpyi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDaxpyi(cusparseHandle_t handle, int nnz, const double *alpha, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param alpha `const double *`
- * @param xVal `const double *`
- * @param xInd `const int *`
- * @param y `double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param xVal `const double *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `double *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -103,14 +103,14 @@ let cusparseDbsr2csr$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const double *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const double *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseDbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -128,13 +128,13 @@ let cusparseDbsric02$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bsrSortedVal) && bsrSortedVal.byteLength >= 8 && (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal)) && bsrSortedVal !== null) rawCovers('cusparseDbsric02', 'bsrSortedVal', bsrSortedVal, 8, 8);
@@ -150,9 +150,9 @@ let cusparseDbsric02_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `const double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
@@ -172,9 +172,9 @@ let cusparseDbsric02_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -193,9 +193,9 @@ let cusparseDbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element

@@ -14,13 +14,13 @@ let cusparseDbsrsv2_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const double *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const double *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrsv2Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseDbsrsv2_analysis', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -37,9 +37,9 @@ let cusparseDbsrsv2_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `double *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `double *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrsv2Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -59,9 +59,9 @@ let cusparseDbsrsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `double *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `double *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrsv2Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -80,17 +80,17 @@ let cusparseDbsrsv2_solve$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param mb `int`
  * @param nnzb `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const double *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const double *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrsv2Info_t`
  * @param f `const double *`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseDbsrsv2_solve', 'alpha', alpha, 0, 1);
@@ -111,17 +111,17 @@ let cusparseDbsrxmv$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const double *`
- * @param bsrSortedMaskPtrA `const int *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedEndPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const double *`, device memory
+ * @param bsrSortedMaskPtrA `const int *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedEndPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
- * @param x `const double *`
- * @param beta `const double *`
- * @param y `double *`
+ * @param x `const double *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseDbsrxmv', 'alpha', alpha, 0, 1);
@@ -162,14 +162,14 @@ let cusparseDcsr2bsr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedValC `double *`
- * @param bsrSortedRowPtrC `int *`
- * @param bsrSortedColIndC `int *`
+ * @param bsrSortedValC `double *`, device memory
+ * @param bsrSortedRowPtrC `int *`, device memory
+ * @param bsrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseDcsr2bsr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -186,14 +186,14 @@ let cusparseDcsr2csr_compress$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedColIndA `const int *`
- * @param csrSortedRowPtrA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
  * @param nnzA `int`
  * @param nnzPerRow `const int *`
- * @param csrSortedValC `double *`
- * @param csrSortedColIndC `int *`
- * @param csrSortedRowPtrC `int *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
  * @param tol `double`
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): T.cusparseStatus_t {
@@ -215,9 +215,9 @@ let cusparseDcsr2csru$: NativeFunction | undefined;
  * @param descrA `const cusparseMatDescr_t`
  * @param csrVal `double *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 8 && (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseDcsr2csru', 'csrVal', csrVal, 8, 8);
@@ -232,9 +232,9 @@ let cusparseDcsr2dense$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param A `double *`
  * @param lda `int`
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -253,16 +253,16 @@ let cusparseDcsr2gebsr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedValC `double *`
- * @param bsrSortedRowPtrC `int *`
- * @param bsrSortedColIndC `int *`
+ * @param bsrSortedValC `double *`, device memory
+ * @param bsrSortedRowPtrC `int *`, device memory
+ * @param bsrSortedColIndC `int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseDcsr2gebsr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -281,9 +281,9 @@ let cusparseDcsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -302,9 +302,9 @@ let cusparseDcsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element

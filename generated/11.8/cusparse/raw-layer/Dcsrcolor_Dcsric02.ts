@@ -12,10 +12,10 @@ let cusparseDcsrcolor$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param fractionToColor `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param fractionToColor `const double *`, scalar (f64): its address
  * @param ncolors `int *`
  * @param coloring `int *`
  * @param reordering `int *`
@@ -36,23 +36,23 @@ let cusparseDcsrgeam2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const double *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const double *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseDcsrgeam2', 'alpha', alpha, 0, 1);
@@ -74,22 +74,22 @@ let cusparseDcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const double *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const double *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
@@ -113,29 +113,29 @@ let cusparseDcsrgemm2$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const double *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
- * @param beta `const double *`
+ * @param csrSortedValB `const double *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
  * @param descrD `const cusparseMatDescr_t`
  * @param nnzD `int`
- * @param csrSortedValD `const double *`
- * @param csrSortedRowPtrD `const int *`
- * @param csrSortedColIndD `const int *`
+ * @param csrSortedValD `const double *`, device memory
+ * @param csrSortedRowPtrD `const int *`, device memory
+ * @param csrSortedColIndD `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @param info `const csrgemm2Info_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrgemm2(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedValD: T.Pointer, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -162,20 +162,20 @@ let cusparseDcsrgemm2_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
- * @param beta `const double *`
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
  * @param descrD `const cusparseMatDescr_t`
  * @param nnzD `int`
- * @param csrSortedRowPtrD `const int *`
- * @param csrSortedColIndD `const int *`
+ * @param csrSortedRowPtrD `const int *`, device memory
+ * @param csrSortedColIndD `const int *`, device memory
  * @param info `csrgemm2Info_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -198,12 +198,12 @@ let cusparseDcsric02$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA_valM `double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA_valM `double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrSortedValA_valM) && csrSortedValA_valM.byteLength >= 8 && (((csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && Number.isSafeInteger(csrSortedValA_valM)) && csrSortedValA_valM !== null) rawCovers('cusparseDcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 8);
@@ -218,12 +218,12 @@ let cusparseDcsric02_analysis$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseDcsric02_analysis', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -238,9 +238,9 @@ let cusparseDcsric02_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -257,9 +257,9 @@ let cusparseDcsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedVal `double *`
- * @param csrSortedRowPtr `const int *`
- * @param csrSortedColInd `const int *`
+ * @param csrSortedVal `double *`, device memory
+ * @param csrSortedRowPtr `const int *`, device memory
+ * @param csrSortedColInd `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

@@ -12,7 +12,7 @@ let cusparseDenseToSparse_analysis$: NativeFunction | undefined;
  * @param matA `cusparseDnMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t, matA: T.cusparseDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(externalBuffer) && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer)) && externalBuffer !== null) rawCovers('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, 0, 1);
@@ -36,7 +36,7 @@ let cusparseDenseToSparse_convert$: NativeFunction | undefined;
  * @param matA `cusparseDnMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t, matA: T.cusparseDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(externalBuffer) && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer)) && externalBuffer !== null) rawCovers('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, 0, 1);

@@ -12,16 +12,16 @@ let cusparseDgemvi$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param A `const double *`
  * @param lda `int`
  * @param nnz `int`
- * @param xVal `const double *`
- * @param xInd `const int *`
- * @param beta `const double *`
- * @param y `double *`
+ * @param xVal `const double *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseDgemvi', 'alpha', alpha, 0, 1);
@@ -51,14 +51,14 @@ let cusparseDgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `double *`
- * @param dl `double *`
- * @param d `double *`
- * @param du `double *`
- * @param dw `double *`
- * @param x `double *`
+ * @param ds `double *`, device memory
+ * @param dl `double *`, device memory
+ * @param d `double *`, device memory
+ * @param du `double *`, device memory
+ * @param dw `double *`, device memory
+ * @param x `double *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 8 && (((ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseDgpsvInterleavedBatch', 'ds', ds, 8, 8);
@@ -75,12 +75,12 @@ let cusparseDgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const double *`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param dw `const double *`
- * @param x `const double *`
+ * @param ds `const double *`, device memory
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param dw `const double *`, device memory
+ * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -98,9 +98,9 @@ let cusparseDgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgthr(cusparseHandle_t handle, int nnz, const double *y, double *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `const double *`
- * @param xVal `double *`
- * @param xInd `const int *`
+ * @param y `const double *`, device memory
+ * @param xVal `double *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -114,9 +114,9 @@ let cusparseDgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgthrz(cusparseHandle_t handle, int nnz, double *y, double *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `double *`
- * @param xVal `double *`
- * @param xInd `const int *`
+ * @param y `double *`, device memory
+ * @param xVal `double *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -131,12 +131,12 @@ let cusparseDgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `double *`
- * @param d `double *`
- * @param du `double *`
- * @param x `double *`
+ * @param dl `double *`, device memory
+ * @param d `double *`, device memory
+ * @param du `double *`, device memory
+ * @param x `double *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 8 && (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsvInterleavedBatch', 'dl', dl, 8, 8);
@@ -151,10 +151,10 @@ let cusparseDgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param x `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

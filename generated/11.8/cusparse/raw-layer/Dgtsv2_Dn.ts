@@ -11,12 +11,12 @@ let cusparseDgtsv2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `double *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsv2', 'dl', dl, 0, 1);
@@ -30,13 +30,13 @@ let cusparseDgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param x `double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param x `double *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -50,10 +50,10 @@ let cusparseDgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param x `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -71,9 +71,9 @@ let cusparseDgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `const double *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -91,12 +91,12 @@ let cusparseDgtsv2_nopivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `double *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -111,9 +111,9 @@ let cusparseDgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `const double *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -177,7 +177,7 @@ export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t,
 let cusparseDnMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param dnMatDescr `cusparseDnMatDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnMatSetValues', 'values', values, 0, 1);
@@ -208,7 +208,7 @@ export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t, value
 let cusparseDnVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param dnVecDescr `cusparseDnVecDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnVecSetValues', 'values', values, 0, 1);

@@ -10,9 +10,9 @@ let cusparseDroti$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDroti(cusparseHandle_t handle, int nnz, double *xVal, const int *xInd, double *y, const double *c, const double *s, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param xVal `double *`
- * @param xInd `const int *`
- * @param y `double *`
+ * @param xVal `double *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `double *`, device memory
  * @param c `const double *`
  * @param s `const double *`
  * @param idxBase `cusparseIndexBase_t`
@@ -30,9 +30,9 @@ let cusparseDsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDsctr(cusparseHandle_t handle, int nnz, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param xVal `const double *`
- * @param xInd `const int *`
- * @param y `double *`
+ * @param xVal `const double *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `double *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */

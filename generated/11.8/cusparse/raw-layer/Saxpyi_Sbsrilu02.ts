@@ -10,10 +10,10 @@ let cusparseSaxpyi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSaxpyi(cusparseHandle_t handle, int nnz, const float *alpha, const float *xVal, const int *xInd, float *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param alpha `const float *`
- * @param xVal `const float *`
- * @param xInd `const int *`
- * @param y `float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param xVal `const float *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `float *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -31,14 +31,14 @@ let cusparseSbsr2csr$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `float *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseSbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -56,13 +56,13 @@ let cusparseSbsric02$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bsrSortedVal) && bsrSortedVal.byteLength >= 4 && (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal)) && bsrSortedVal !== null) rawCovers('cusparseSbsric02', 'bsrSortedVal', bsrSortedVal, 4, 4);
@@ -78,9 +78,9 @@ let cusparseSbsric02_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `const float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
@@ -100,9 +100,9 @@ let cusparseSbsric02_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -121,9 +121,9 @@ let cusparseSbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -142,13 +142,13 @@ let cusparseSbsrilu02$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bsrSortedVal) && bsrSortedVal.byteLength >= 4 && (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal)) && bsrSortedVal !== null) rawCovers('cusparseSbsrilu02', 'bsrSortedVal', bsrSortedVal, 4, 4);
@@ -164,13 +164,13 @@ let cusparseSbsrilu02_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bsrSortedVal) && bsrSortedVal.byteLength >= 4 && (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal)) && bsrSortedVal !== null) rawCovers('cusparseSbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 4, 4);
@@ -186,9 +186,9 @@ let cusparseSbsrilu02_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -207,9 +207,9 @@ let cusparseSbsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element

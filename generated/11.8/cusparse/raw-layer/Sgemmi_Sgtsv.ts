@@ -13,13 +13,13 @@ let cusparseSgemmi$: NativeFunction | undefined;
  * @param n `int`
  * @param k `int`
  * @param nnz `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param A `const float *`
  * @param lda `int`
  * @param cscValB `const float *`
  * @param cscColPtrB `const int *`
  * @param cscRowIndB `const int *`
- * @param beta `const float *`
+ * @param beta `const float *`, scalar (f32): its address
  * @param C `float *`
  * @param ldc `int`
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -40,16 +40,16 @@ let cusparseSgemvi$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param A `const float *`
  * @param lda `int`
  * @param nnz `int`
- * @param xVal `const float *`
- * @param xInd `const int *`
- * @param beta `const float *`
- * @param y `float *`
+ * @param xVal `const float *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSgemvi', 'alpha', alpha, 0, 1);
@@ -79,14 +79,14 @@ let cusparseSgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `float *`
- * @param dl `float *`
- * @param d `float *`
- * @param du `float *`
- * @param dw `float *`
- * @param x `float *`
+ * @param ds `float *`, device memory
+ * @param dl `float *`, device memory
+ * @param d `float *`, device memory
+ * @param du `float *`, device memory
+ * @param dw `float *`, device memory
+ * @param x `float *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 4 && (((ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseSgpsvInterleavedBatch', 'ds', ds, 4, 4);
@@ -103,12 +103,12 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const float *`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param dw `const float *`
- * @param x `const float *`
+ * @param ds `const float *`, device memory
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param dw `const float *`, device memory
+ * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -126,9 +126,9 @@ let cusparseSgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgthr(cusparseHandle_t handle, int nnz, const float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `const float *`
- * @param xVal `float *`
- * @param xInd `const int *`
+ * @param y `const float *`, device memory
+ * @param xVal `float *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -142,9 +142,9 @@ let cusparseSgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgthrz(cusparseHandle_t handle, int nnz, float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `float *`
- * @param xVal `float *`
- * @param xInd `const int *`
+ * @param y `float *`, device memory
+ * @param xVal `float *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -159,12 +159,12 @@ let cusparseSgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `float *`
- * @param d `float *`
- * @param du `float *`
- * @param x `float *`
+ * @param dl `float *`, device memory
+ * @param d `float *`, device memory
+ * @param du `float *`, device memory
+ * @param x `float *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 4 && (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsvInterleavedBatch', 'dl', dl, 4, 4);
@@ -179,10 +179,10 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param x `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

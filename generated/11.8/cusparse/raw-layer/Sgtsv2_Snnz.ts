@@ -11,12 +11,12 @@ let cusparseSgtsv2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `float *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsv2', 'dl', dl, 0, 1);
@@ -30,13 +30,13 @@ let cusparseSgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param x `float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param x `float *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -50,10 +50,10 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param x `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -71,9 +71,9 @@ let cusparseSgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -91,12 +91,12 @@ let cusparseSgtsv2_nopivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `float *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -111,9 +111,9 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -136,7 +136,7 @@ let cusparseSnnz$: NativeFunction | undefined;
  * @param A `const float *`
  * @param lda `int`
  * @param nnzPerRowCol `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSnnz', 'A', A, 0, 1);
@@ -149,8 +149,8 @@ let cusparseSnnz_compress$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param descr `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
  * @param nnzPerRow `int *`
  * @param nnzC `int *`
  * @param tol `float`

@@ -11,16 +11,16 @@ let cusparseSpGEMM_compute$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize2 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer2 `void *`
+ * @param externalBuffer2 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_compute', 'alpha', alpha, 0, 1);
@@ -34,10 +34,10 @@ let cusparseSpGEMM_copy$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
@@ -68,16 +68,16 @@ let cusparseSpGEMM_workEstimation$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer1 `void *`
+ * @param externalBuffer1 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_workEstimation', 'alpha', alpha, 0, 1);
@@ -91,10 +91,10 @@ let cusparseSpGEMMreuse_compute$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
@@ -116,7 +116,7 @@ let cusparseSpGEMMreuse_copy$: NativeFunction | undefined;
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize5 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer5 `void *`
+ * @param externalBuffer5 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize5: T.Pointer, externalBuffer5: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize5) && bufferSize5.byteLength >= 8 && (((bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize5 === 'number' && bufferSize5 >= 0 && Number.isSafeInteger(bufferSize5)) && bufferSize5 !== null) rawCovers('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, 8, 8);
@@ -134,11 +134,11 @@ let cusparseSpGEMMreuse_nnz$: NativeFunction | undefined;
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize2 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer2 `void *`
+ * @param externalBuffer2 `void *`, device memory
  * @param bufferSize3 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer3 `void *`
+ * @param externalBuffer3 `void *`, device memory
  * @param bufferSize4 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer4 `void *`
+ * @param externalBuffer4 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer, bufferSize3: T.Pointer, externalBuffer3: T.Pointer, bufferSize4: T.Pointer, externalBuffer4: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize2) && bufferSize2.byteLength >= 8 && (((bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize2 === 'number' && bufferSize2 >= 0 && Number.isSafeInteger(bufferSize2)) && bufferSize2 !== null) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, 8, 8);
@@ -160,7 +160,7 @@ let cusparseSpGEMMreuse_workEstimation$: NativeFunction | undefined;
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer1 `void *`
+ * @param externalBuffer1 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize1) && bufferSize1.byteLength >= 8 && (((bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize1 === 'number' && bufferSize1 >= 0 && Number.isSafeInteger(bufferSize1)) && bufferSize1 !== null) rawCovers('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
@@ -172,14 +172,14 @@ let cusparseSpMM$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM', 'alpha', alpha, 0, 1);
@@ -190,7 +190,7 @@ export function cusparseSpMM(handle: T.cusparseHandle_t, opA: T.cusparseOperatio
 let cusparseSpMMOp$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 11.8
  * @param plan `cusparseSpMMOpPlan_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(externalBuffer) && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer)) && externalBuffer !== null) rawCovers('cusparseSpMMOp', 'externalBuffer', externalBuffer, 0, 1);
@@ -235,10 +235,10 @@ let cusparseSpMM_bufferSize$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
@@ -255,14 +255,14 @@ let cusparseSpMM_preprocess$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM_preprocess', 'alpha', alpha, 0, 1);
@@ -274,14 +274,14 @@ let cusparseSpMV$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param vecX `cusparseDnVecDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param vecY `cusparseDnVecDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMV(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMV', 'alpha', alpha, 0, 1);
@@ -293,10 +293,10 @@ let cusparseSpMV_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param vecX `cusparseDnVecDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param vecY `cusparseDnVecDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
@@ -390,7 +390,7 @@ export function cusparseSpMatSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t,
 let cusparseSpMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param spMatDescr `cusparseSpMatDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpMatSetValues', 'values', values, 0, 1);
@@ -401,14 +401,14 @@ let cusparseSpSM_analysis$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpSM_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_analysis', 'alpha', alpha, 0, 1);
@@ -420,7 +420,7 @@ let cusparseSpSM_bufferSize$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
  * @param matC `cusparseDnMatDescr_t`
@@ -454,7 +454,7 @@ let cusparseSpSM_solve$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
  * @param matC `cusparseDnMatDescr_t`
@@ -470,14 +470,14 @@ let cusparseSpSV_analysis$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param vecX `cusparseDnVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpSV_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_analysis', 'alpha', alpha, 0, 1);
@@ -488,7 +488,7 @@ let cusparseSpSV_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param vecX `cusparseDnVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
@@ -521,7 +521,7 @@ let cusparseSpSV_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseSpMatDescr_t`
  * @param vecX `cusparseDnVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
@@ -541,7 +541,7 @@ let cusparseSpVV$: NativeFunction | undefined;
  * @param vecY `cusparseDnVecDescr_t`
  * @param result `void *`
  * @param computeType `cudaDataType`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpVV(handle: T.cusparseHandle_t, opX: T.cusparseOperation_t, vecX: T.cusparseSpVecDescr_t, vecY: T.cusparseDnVecDescr_t, result: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(result) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cusparseSpVV', 'result', result, 0, 1);
@@ -605,7 +605,7 @@ export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t, value
 let cusparseSpVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 11.8
  * @param spVecDescr `cusparseSpVecDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpVecSetValues', 'values', values, 0, 1);

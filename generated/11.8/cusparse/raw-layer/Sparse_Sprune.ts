@@ -12,7 +12,7 @@ let cusparseSparseToDense$: NativeFunction | undefined;
  * @param matA `cusparseSpMatDescr_t`
  * @param matB `cusparseDnMatDescr_t`
  * @param alg `cusparseSparseToDenseAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSparseToDense(handle: T.cusparseHandle_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, alg: T.cusparseSparseToDenseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(externalBuffer) && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer)) && externalBuffer !== null) rawCovers('cusparseSparseToDense', 'externalBuffer', externalBuffer, 0, 1);
@@ -37,15 +37,15 @@ let cusparseSpruneCsr2csr$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param threshold `const float *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param threshold `const float *`, scalar (f32): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseSpruneCsr2csr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -65,16 +65,16 @@ let cusparseSpruneCsr2csrByPercentage$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseSpruneCsr2csrByPercentage', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -93,14 +93,14 @@ let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: NativeFunction | undefined
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -121,14 +121,14 @@ let cusparseSpruneCsr2csrNnz$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param threshold `const float *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param threshold `const float *`, scalar (f32): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
- * @param pBuffer `void *`
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param nnzTotalDevHostPtr `int *`, either memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseSpruneCsr2csrNnz', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -147,15 +147,15 @@ let cusparseSpruneCsr2csrNnzByPercentage$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -173,14 +173,14 @@ let cusparseSpruneCsr2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param threshold `const float *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param threshold `const float *`, scalar (f32): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
@@ -201,12 +201,12 @@ let cusparseSpruneDense2csr$: NativeFunction | undefined;
  * @param n `int`
  * @param A `const float *`
  * @param lda `int`
- * @param threshold `const float *`
+ * @param threshold `const float *`, scalar (f32): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csr', 'A', A, 0, 1);
@@ -226,11 +226,11 @@ let cusparseSpruneDense2csrByPercentage$: NativeFunction | undefined;
  * @param lda `int`
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csrByPercentage', 'A', A, 0, 1);
@@ -249,9 +249,9 @@ let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: NativeFunction | undefin
  * @param lda `int`
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -270,11 +270,11 @@ let cusparseSpruneDense2csrNnz$: NativeFunction | undefined;
  * @param n `int`
  * @param A `const float *`
  * @param lda `int`
- * @param threshold `const float *`
+ * @param threshold `const float *`, scalar (f32): its address
  * @param descrC `const cusparseMatDescr_t`
  * @param csrRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
- * @param pBuffer `void *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csrNnz', 'A', A, 0, 1);
@@ -294,9 +294,9 @@ let cusparseSpruneDense2csrNnzByPercentage$: NativeFunction | undefined;
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
  * @param csrRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSpruneDense2csrNnzByPercentage', 'A', A, 0, 1);
@@ -312,11 +312,11 @@ let cusparseSpruneDense2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param n `int`
  * @param A `const float *`
  * @param lda `int`
- * @param threshold `const float *`
+ * @param threshold `const float *`, scalar (f32): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const float *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const float *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {

@@ -10,9 +10,9 @@ let cusparseSroti$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSroti(cusparseHandle_t handle, int nnz, float *xVal, const int *xInd, float *y, const float *c, const float *s, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param xVal `float *`
- * @param xInd `const int *`
- * @param y `float *`
+ * @param xVal `float *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `float *`, device memory
  * @param c `const float *`
  * @param s `const float *`
  * @param idxBase `cusparseIndexBase_t`
@@ -30,9 +30,9 @@ let cusparseSsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSsctr(cusparseHandle_t handle, int nnz, const float *xVal, const int *xInd, float *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param xVal `const float *`
- * @param xInd `const int *`
- * @param y `float *`
+ * @param xVal `const float *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `float *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -85,10 +85,10 @@ export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.bs
 let cusparseXcoo2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
- * @param cooRowInd `const int *`
+ * @param cooRowInd `const int *`, device memory
  * @param nnz `int`
  * @param m `int`
- * @param csrSortedRowPtr `int *`
+ * @param csrSortedRowPtr `int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t, cooRowInd: T.Pointer, nnz: number, m: number, csrSortedRowPtr: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
@@ -105,7 +105,7 @@ let cusparseXcoosortByColumn$: NativeFunction | undefined;
  * @param cooRowsA `int *`
  * @param cooColsA `int *`
  * @param P `int *`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByColumn', 'cooRowsA', cooRowsA, 4, 4);
@@ -123,7 +123,7 @@ let cusparseXcoosortByRow$: NativeFunction | undefined;
  * @param cooRowsA `int *`
  * @param cooColsA `int *`
  * @param P `int *`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByRow', 'cooRowsA', cooRowsA, 4, 4);

@@ -37,7 +37,7 @@ let cusparseXcsrsort$: NativeFunction | undefined;
  * @param csrRowPtrA `const int *`
  * @param csrColIndA `int *`
  * @param P `int *`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcsrsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrRowPtrA) && !(typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && Number.isSafeInteger(csrRowPtrA)) && csrRowPtrA !== null) rawCovers('cusparseXcsrsort', 'csrRowPtrA', csrRowPtrA, 0, 1);
@@ -80,13 +80,13 @@ let cusparseXgebsr2csr$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedRowPtrA) && !(typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && Number.isSafeInteger(bsrSortedRowPtrA)) && bsrSortedRowPtrA !== null) rawCovers('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, 0, 1);
@@ -103,16 +103,16 @@ let cusparseXgebsr2gebsrNnz$: NativeFunction | undefined;
  * @param nb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDimA `int`
  * @param colBlockDimA `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedRowPtrC `int *`
+ * @param bsrSortedRowPtrC `int *`, device memory
  * @param rowBlockDimC `int`
  * @param colBlockDimC `int`
- * @param nnzTotalDevHostPtr `int *`
- * @param pBuffer `void *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedRowPtrA) && !(typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && Number.isSafeInteger(bsrSortedRowPtrA)) && bsrSortedRowPtrA !== null) rawCovers('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, 0, 1);
@@ -126,10 +126,10 @@ let cusparseZaxpyi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZaxpyi(cusparseHandle_t handle, int nnz, const cuDoubleComplex *alpha, const cuDoubleComplex *xVal, const int *xInd, cuDoubleComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param alpha `const cuDoubleComplex *`
- * @param xVal `const cuDoubleComplex *`
- * @param xInd `const int *`
- * @param y `cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param xVal `const cuDoubleComplex *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `cuDoubleComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */

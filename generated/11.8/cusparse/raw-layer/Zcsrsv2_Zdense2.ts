@@ -13,12 +13,12 @@ let cusparseZcsrsv2_analysis$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuDoubleComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const cuDoubleComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrsv2Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsv2_analysis(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -35,9 +35,9 @@ let cusparseZcsrsv2_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `cuDoubleComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `cuDoubleComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrsv2Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -56,9 +56,9 @@ let cusparseZcsrsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `cuDoubleComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `cuDoubleComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrsv2Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -76,16 +76,16 @@ let cusparseZcsrsv2_solve$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param nnz `int`
- * @param alpha `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuDoubleComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const cuDoubleComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrsv2Info_t`
  * @param f `const cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param x `cuDoubleComplex *`, device memory
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsv2_solve(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -107,9 +107,9 @@ let cusparseZcsru2csr$: NativeFunction | undefined;
  * @param descrA `const cusparseMatDescr_t`
  * @param csrVal `cuDoubleComplex *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(csrVal) && csrVal.byteLength >= 16) && !(typeof csrVal === 'number' && csrVal >= 0 && Number.isSafeInteger(csrVal)) && csrVal !== null) rawCovers('cusparseZcsru2csr', 'csrVal', csrVal, 16, 1);
@@ -126,7 +126,7 @@ let cusparseZcsru2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param nnz `int`
  * @param csrVal `cuDoubleComplex *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -168,9 +168,9 @@ let cusparseZdense2csr$: NativeFunction | undefined;
  * @param A `const cuDoubleComplex *`
  * @param lda `int`
  * @param nnzPerRow `const int *`
- * @param csrSortedValA `cuDoubleComplex *`
- * @param csrSortedRowPtrA `int *`
- * @param csrSortedColIndA `int *`
+ * @param csrSortedValA `cuDoubleComplex *`, device memory
+ * @param csrSortedRowPtrA `int *`, device memory
+ * @param csrSortedColIndA `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZdense2csr(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer): T.cusparseStatus_t {

@@ -12,16 +12,16 @@ let cusparseZgemvi$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
  * @param A `const cuDoubleComplex *`
  * @param lda `int`
  * @param nnz `int`
- * @param xVal `const cuDoubleComplex *`
- * @param xInd `const int *`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param xVal `const cuDoubleComplex *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZgemvi', 'alpha', alpha, 0, 1);
@@ -51,14 +51,14 @@ let cusparseZgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `cuDoubleComplex *`
- * @param dl `cuDoubleComplex *`
- * @param d `cuDoubleComplex *`
- * @param du `cuDoubleComplex *`
- * @param dw `cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param ds `cuDoubleComplex *`, device memory
+ * @param dl `cuDoubleComplex *`, device memory
+ * @param d `cuDoubleComplex *`, device memory
+ * @param du `cuDoubleComplex *`, device memory
+ * @param dw `cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 16) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseZgpsvInterleavedBatch', 'ds', ds, 16, 1);
@@ -75,12 +75,12 @@ let cusparseZgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const cuDoubleComplex *`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param dw `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param ds `const cuDoubleComplex *`, device memory
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param dw `const cuDoubleComplex *`, device memory
+ * @param x `const cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -98,9 +98,9 @@ let cusparseZgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgthr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `const cuDoubleComplex *`
- * @param xVal `cuDoubleComplex *`
- * @param xInd `const int *`
+ * @param y `const cuDoubleComplex *`, device memory
+ * @param xVal `cuDoubleComplex *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -114,9 +114,9 @@ let cusparseZgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgthrz(cusparseHandle_t handle, int nnz, cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param y `cuDoubleComplex *`
- * @param xVal `cuDoubleComplex *`
- * @param xInd `const int *`
+ * @param y `cuDoubleComplex *`, device memory
+ * @param xVal `cuDoubleComplex *`, device memory
+ * @param xInd `const int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -131,12 +131,12 @@ let cusparseZgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `cuDoubleComplex *`
- * @param d `cuDoubleComplex *`
- * @param du `cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param dl `cuDoubleComplex *`, device memory
+ * @param d `cuDoubleComplex *`, device memory
+ * @param du `cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 16) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsvInterleavedBatch', 'dl', dl, 16, 1);
@@ -151,10 +151,10 @@ let cusparseZgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param x `const cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

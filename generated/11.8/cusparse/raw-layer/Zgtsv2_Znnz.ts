@@ -12,12 +12,12 @@ let cusparseZgtsv2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `cuDoubleComplex *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsv2', 'dl', dl, 0, 1);
@@ -31,13 +31,13 @@ let cusparseZgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -51,10 +51,10 @@ let cusparseZgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param x `const cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -72,9 +72,9 @@ let cusparseZgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `const cuDoubleComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -92,12 +92,12 @@ let cusparseZgtsv2_nopivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `cuDoubleComplex *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -112,9 +112,9 @@ let cusparseZgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `const cuDoubleComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -137,7 +137,7 @@ let cusparseZnnz$: NativeFunction | undefined;
  * @param A `const cuDoubleComplex *`
  * @param lda `int`
  * @param nnzPerRowCol `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseZnnz', 'A', A, 0, 1);
@@ -150,8 +150,8 @@ let cusparseZnnz_compress$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param descr `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuDoubleComplex *`
- * @param csrSortedRowPtrA `const int *`
+ * @param csrSortedValA `const cuDoubleComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
  * @param nnzPerRow `int *`
  * @param nnzC `int *`
  * @param tol `cuDoubleComplex`

@@ -10,9 +10,9 @@ let cusparseZsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZsctr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *xVal, const int *xInd, cuDoubleComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8
  * @param handle `cusparseHandle_t`
  * @param nnz `int`
- * @param xVal `const cuDoubleComplex *`
- * @param xInd `const int *`
- * @param y `cuDoubleComplex *`
+ * @param xVal `const cuDoubleComplex *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param y `cuDoubleComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */

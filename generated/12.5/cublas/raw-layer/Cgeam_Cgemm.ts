@@ -13,13 +13,13 @@ let cublasCgeam$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param beta `const cuComplex *`
- * @param B `const cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param C `cuComplex *`
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -37,13 +37,13 @@ let cublasCgeam_64$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param beta `const cuComplex *`
- * @param B `const cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param C `cuComplex *`
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -62,12 +62,12 @@ let cublasCgelsBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `cuComplex *const *`
+ * @param Aarray `cuComplex *const *`, device memory
  * @param lda `int`
- * @param Carray `cuComplex *const *`
+ * @param Carray `cuComplex *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
- * @param devInfoArray `int *`
+ * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
@@ -85,13 +85,13 @@ let cublasCgemm$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -110,13 +110,13 @@ let cublasCgemmBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param Aarray `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param Barray `const cuComplex *const *`
+ * @param Barray `const cuComplex *const *`, device memory
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param Carray `cuComplex *const *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param Carray `cuComplex *const *`, device memory
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -136,13 +136,13 @@ let cublasCgemmBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param Aarray `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int64_t`
- * @param Barray `const cuComplex *const *`
+ * @param Barray `const cuComplex *const *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param Carray `cuComplex *const *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param Carray `cuComplex *const *`, device memory
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -163,15 +163,15 @@ let cublasCgemmEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -191,15 +191,15 @@ let cublasCgemmEx_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -220,15 +220,15 @@ let cublasCgemmStridedBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @param strideC `long long`
  * @param batchCount `int`
@@ -249,15 +249,15 @@ let cublasCgemmStridedBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
  * @param strideB `long long`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @param strideC `long long`
  * @param batchCount `int64_t`
@@ -279,13 +279,13 @@ let cublasCgemm_v2_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -14,13 +14,13 @@ let cublasCgemm3m$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -39,13 +39,13 @@ let cublasCgemm3mBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param Aarray `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param Barray `const cuComplex *const *`
+ * @param Barray `const cuComplex *const *`, device memory
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param Carray `cuComplex *const *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param Carray `cuComplex *const *`, device memory
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -65,13 +65,13 @@ let cublasCgemm3mBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param Aarray `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int64_t`
- * @param Barray `const cuComplex *const *`
+ * @param Barray `const cuComplex *const *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param Carray `cuComplex *const *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param Carray `cuComplex *const *`, device memory
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -92,15 +92,15 @@ let cublasCgemm3mEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -120,15 +120,15 @@ let cublasCgemm3mEx_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -149,15 +149,15 @@ let cublasCgemm3mStridedBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @param strideC `long long`
  * @param batchCount `int`
@@ -178,15 +178,15 @@ let cublasCgemm3mStridedBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
  * @param strideB `long long`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @param strideC `long long`
  * @param batchCount `int64_t`
@@ -208,13 +208,13 @@ let cublasCgemm3m_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

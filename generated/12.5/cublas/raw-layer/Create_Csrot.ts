@@ -18,12 +18,12 @@ let cublasCrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
- * @param y `cuComplex *`
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
- * @param c `const float *`
- * @param s `const cuComplex *`
+ * @param c `const float *`, scalar (f32): its address
+ * @param s `const cuComplex *`, scalar (c64): its address
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(x) && x.byteLength >= 8) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasCrot', 'x', x, 8, 1);
@@ -36,12 +36,12 @@ let cublasCrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
- * @param y `cuComplex *`
+ * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
- * @param c `const float *`
- * @param s `const cuComplex *`
+ * @param c `const float *`, scalar (f32): its address
+ * @param s `const cuComplex *`, scalar (c64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasCrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
@@ -70,8 +70,8 @@ let cublasCscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -83,8 +83,8 @@ let cublasCscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param x `cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -97,12 +97,12 @@ let cublasCsrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
- * @param y `cuComplex *`
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
- * @param c `const float *`
- * @param s `const float *`
+ * @param c `const float *`, scalar (f32): its address
+ * @param s `const float *`, scalar (f32): its address
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCsrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(x) && x.byteLength >= 8) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasCsrot', 'x', x, 8, 1);
@@ -115,12 +115,12 @@ let cublasCsrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
- * @param y `cuComplex *`
+ * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
- * @param c `const float *`
- * @param s `const float *`
+ * @param c `const float *`, scalar (f32): its address
+ * @param s `const float *`, scalar (f32): its address
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasCsrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {

@@ -13,12 +13,12 @@ let cublasCsyrk3mEx$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -36,12 +36,12 @@ let cublasCsyrk3mEx_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -60,13 +60,13 @@ let cublasCsyrkx$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -84,13 +84,13 @@ let cublasCsyrkx_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -110,9 +110,9 @@ let cublasCtbmv$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int`
  * @param k `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -128,9 +128,9 @@ let cublasCtbmv_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -147,9 +147,9 @@ let cublasCtbsv$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int`
  * @param k `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -165,9 +165,9 @@ let cublasCtbsv_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

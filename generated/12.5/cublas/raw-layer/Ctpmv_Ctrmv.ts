@@ -13,8 +13,8 @@ let cublasCtpmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const cuComplex *`
- * @param x `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -29,8 +29,8 @@ let cublasCtpmv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param AP `const cuComplex *`
- * @param x `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -46,8 +46,8 @@ let cublasCtpsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const cuComplex *`
- * @param x `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -62,8 +62,8 @@ let cublasCtpsv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param AP `const cuComplex *`
- * @param x `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -77,8 +77,8 @@ let cublasCtpttr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param AP `const cuComplex *`
- * @param A `cuComplex *`
+ * @param AP `const cuComplex *`, device memory
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -95,12 +95,12 @@ let cublasCtrmm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param C `cuComplex *`
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -119,12 +119,12 @@ let cublasCtrmm_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param C `cuComplex *`
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -142,9 +142,9 @@ let cublasCtrmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -159,9 +159,9 @@ let cublasCtrmv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param x `cuComplex *`
+ * @param x `cuComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -21,13 +21,13 @@ let cublasDgbmv$: NativeFunction | undefined;
  * @param n `int`
  * @param kl `int`
  * @param ku `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -46,13 +46,13 @@ let cublasDgbmv_v2_64$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param kl `int64_t`
  * @param ku `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int64_t`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -71,13 +71,13 @@ let cublasDgeam$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param beta `const double *`
- * @param B `const double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param C `double *`
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -95,13 +95,13 @@ let cublasDgeam_64$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param beta `const double *`
- * @param B `const double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param B `const double *`, device memory
  * @param ldb `int64_t`
- * @param C `double *`
+ * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -120,12 +120,12 @@ let cublasDgelsBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `double *const *`
+ * @param Aarray `double *const *`, device memory
  * @param lda `int`
- * @param Carray `double *const *`
+ * @param Carray `double *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
- * @param devInfoArray `int *`
+ * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
@@ -143,13 +143,13 @@ let cublasDgemm$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -168,13 +168,13 @@ let cublasDgemmBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param Aarray `const double *const *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int`
- * @param Barray `const double *const *`
+ * @param Barray `const double *const *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param Carray `double *const *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param Carray `double *const *`, device memory
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -194,13 +194,13 @@ let cublasDgemmBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const double *`
- * @param Aarray `const double *const *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int64_t`
- * @param Barray `const double *const *`
+ * @param Barray `const double *const *`, device memory
  * @param ldb `int64_t`
- * @param beta `const double *`
- * @param Carray `double *const *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param Carray `double *const *`, device memory
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -222,12 +222,12 @@ let cublasDgemmGroupedBatched$: NativeFunction | undefined;
  * @param n_array `const int *`
  * @param k_array `const int *`
  * @param alpha_array `const double *`
- * @param Aarray `const double *const *`
+ * @param Aarray `const double *const *`, device memory
  * @param lda_array `const int *`
- * @param Barray `const double *const *`
+ * @param Barray `const double *const *`, device memory
  * @param ldb_array `const int *`
  * @param beta_array `const double *`
- * @param Carray `double *const *`
+ * @param Carray `double *const *`, device memory
  * @param ldc_array `const int *`
  * @param group_count `int`
  * @param group_size `const int *`
@@ -259,12 +259,12 @@ let cublasDgemmGroupedBatched_64$: NativeFunction | undefined;
  * @param n_array `const int64_t *`
  * @param k_array `const int64_t *`
  * @param alpha_array `const double *`
- * @param Aarray `const double *const *`
+ * @param Aarray `const double *const *`, device memory
  * @param lda_array `const int64_t *`
- * @param Barray `const double *const *`
+ * @param Barray `const double *const *`, device memory
  * @param ldb_array `const int64_t *`
  * @param beta_array `const double *`
- * @param Carray `double *const *`
+ * @param Carray `double *const *`, device memory
  * @param ldc_array `const int64_t *`
  * @param group_count `int64_t`
  * @param group_size `const int64_t *`
@@ -295,15 +295,15 @@ let cublasDgemmStridedBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @param strideC `long long`
  * @param batchCount `int`
@@ -324,15 +324,15 @@ let cublasDgemmStridedBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int64_t`
  * @param strideB `long long`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @param strideC `long long`
  * @param batchCount `int64_t`
@@ -354,13 +354,13 @@ let cublasDgemm_v2_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int64_t`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

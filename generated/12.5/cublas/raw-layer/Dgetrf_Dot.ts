@@ -10,9 +10,9 @@ let cublasDgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `double *const *`
+ * @param A `double *const *`, device memory
  * @param lda `int`
- * @param P `int *`
+ * @param P `int *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -26,10 +26,10 @@ let cublasDgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const double *const *`
+ * @param A `const double *const *`, device memory
  * @param lda `int`
- * @param P `const int *`
- * @param C `double *const *`
+ * @param P `const int *`, device memory
+ * @param C `double *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -47,10 +47,10 @@ let cublasDgetrsBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `const double *const *`
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param Barray `double *const *`
+ * @param devIpiv `const int *`, device memory
+ * @param Barray `double *const *`, device memory
  * @param ldb `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -66,9 +66,9 @@ let cublasDmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const double *const *`
+ * @param A `const double *const *`, device memory
  * @param lda `int`
- * @param Ainv `double *const *`
+ * @param Ainv `double *const *`, device memory
  * @param lda_inv `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -83,9 +83,9 @@ let cublasDnrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasDnrm2', 'x', x, 0, 1);
@@ -96,9 +96,9 @@ let cublasDnrm2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int64_t`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasDnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -110,13 +110,13 @@ let cublasDotEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
- * @param result `void *`
+ * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -130,13 +130,13 @@ let cublasDotEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDotEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int64_t`
- * @param result `void *`
+ * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.

@@ -13,9 +13,9 @@ let cublasDtrsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -30,9 +30,9 @@ let cublasDtrsv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -46,9 +46,9 @@ let cublasDtrttp$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param AP `double *`
+ * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasDtrttp', 'A', A, 0, 1);
@@ -59,9 +59,9 @@ let cublasDzasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDzasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasDzasum', 'x', x, 0, 1);
@@ -72,9 +72,9 @@ let cublasDzasum_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasDzasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -86,9 +86,9 @@ let cublasDznrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDznrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasDznrm2', 'x', x, 0, 1);
@@ -99,9 +99,9 @@ let cublasDznrm2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param result `double *`
+ * @param result `double *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasDznrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -117,15 +117,15 @@ let cublasGemmBatchedEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const void *`
- * @param Aarray `const void *const *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param Aarray `const void *const *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param Barray `const void *const *`
+ * @param Barray `const void *const *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const void *`
- * @param Carray `void *const *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param Carray `void *const *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @param batchCount `int`
@@ -148,15 +148,15 @@ let cublasGemmBatchedEx_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const void *`
- * @param Aarray `const void *const *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param Aarray `const void *const *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
- * @param Barray `const void *const *`
+ * @param Barray `const void *const *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int64_t`
- * @param beta `const void *`
- * @param Carray `void *const *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param Carray `void *const *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
@@ -180,15 +180,15 @@ let cublasGemmEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const void *`
- * @param C `void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @param computeType `cublasComputeType_t`
@@ -210,15 +210,15 @@ let cublasGemmEx_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int64_t`
- * @param beta `const void *`
- * @param C `void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @param computeType `cublasComputeType_t`
@@ -242,14 +242,14 @@ let cublasGemmGroupedBatchedEx$: NativeFunction | undefined;
  * @param n_array `const int *`
  * @param k_array `const int *`
  * @param alpha_array `const void *`
- * @param Aarray `const void *const *`
+ * @param Aarray `const void *const *`, device memory
  * @param Atype `cudaDataType_t`
  * @param lda_array `const int *`
- * @param Barray `const void *const *`
+ * @param Barray `const void *const *`, device memory
  * @param Btype `cudaDataType_t`
  * @param ldb_array `const int *`
  * @param beta_array `const void *`
- * @param Carray `void *const *`
+ * @param Carray `void *const *`, device memory
  * @param Ctype `cudaDataType_t`
  * @param ldc_array `const int *`
  * @param group_count `int`
@@ -283,14 +283,14 @@ let cublasGemmGroupedBatchedEx_64$: NativeFunction | undefined;
  * @param n_array `const int64_t *`
  * @param k_array `const int64_t *`
  * @param alpha_array `const void *`
- * @param Aarray `const void *const *`
+ * @param Aarray `const void *const *`, device memory
  * @param Atype `cudaDataType_t`
  * @param lda_array `const int64_t *`
- * @param Barray `const void *const *`
+ * @param Barray `const void *const *`, device memory
  * @param Btype `cudaDataType_t`
  * @param ldb_array `const int64_t *`
  * @param beta_array `const void *`
- * @param Carray `void *const *`
+ * @param Carray `void *const *`, device memory
  * @param Ctype `cudaDataType_t`
  * @param ldc_array `const int64_t *`
  * @param group_count `int64_t`
@@ -323,17 +323,17 @@ let cublasGemmStridedBatchedEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const void *`
- * @param C `void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @param strideC `long long`
@@ -357,17 +357,17 @@ let cublasGemmStridedBatchedEx_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int64_t`
  * @param strideB `long long`
- * @param beta `const void *`
- * @param C `void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @param strideC `long long`

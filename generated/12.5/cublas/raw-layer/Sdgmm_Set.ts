@@ -12,11 +12,11 @@ let cublasSdgmm$: NativeFunction | undefined;
  * @param mode `cublasSideMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -31,11 +31,11 @@ let cublasSdgmm_64$: NativeFunction | undefined;
  * @param mode `cublasSideMode_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -49,11 +49,11 @@ let cublasSdot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `const float *`
+ * @param y `const float *`, device memory
  * @param incy `int`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSdot', 'x', x, 0, 1);
@@ -65,11 +65,11 @@ let cublasSdot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 12.5
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param y `const float *`
+ * @param y `const float *`, device memory
  * @param incy `int64_t`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -107,9 +107,9 @@ let cublasSetMatrix$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, host memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -122,9 +122,9 @@ let cublasSetMatrixAsync$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, host memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -138,9 +138,9 @@ let cublasSetMatrixAsync_64$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param elemSize `int64_t`
- * @param A `const void *`
+ * @param A `const void *`, host memory
  * @param lda `int64_t`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -155,9 +155,9 @@ let cublasSetMatrix_64$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param elemSize `int64_t`
- * @param A `const void *`
+ * @param A `const void *`, host memory
  * @param lda `int64_t`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -194,9 +194,9 @@ let cublasSetVector$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr, int incy)` · cublas_api.h · CUDA 12.5
  * @param n `int`
  * @param elemSize `int`
- * @param x `const void *`
+ * @param x `const void *`, host memory
  * @param incx `int`
- * @param devicePtr `void *`
+ * @param devicePtr `void *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSetVector(n: number, elemSize: number, x: T.Pointer, incx: number, devicePtr: T.Pointer, incy: number): T.cublasStatus_t {
@@ -208,9 +208,9 @@ let cublasSetVectorAsync$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx, void *devicePtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5
  * @param n `int`
  * @param elemSize `int`
- * @param hostPtr `const void *`
+ * @param hostPtr `const void *`, host memory
  * @param incx `int`
- * @param devicePtr `void *`
+ * @param devicePtr `void *`, device memory
  * @param incy `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -223,9 +223,9 @@ let cublasSetVectorAsync_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize, const void *hostPtr, int64_t incx, void *devicePtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 12.5
  * @param n `int64_t`
  * @param elemSize `int64_t`
- * @param hostPtr `const void *`
+ * @param hostPtr `const void *`, host memory
  * @param incx `int64_t`
- * @param devicePtr `void *`
+ * @param devicePtr `void *`, device memory
  * @param incy `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -239,9 +239,9 @@ let cublasSetVector_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *devicePtr, int64_t incy)` · cublas_api.h · CUDA 12.5
  * @param n `int64_t`
  * @param elemSize `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, host memory
  * @param incx `int64_t`
- * @param devicePtr `void *`
+ * @param devicePtr `void *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

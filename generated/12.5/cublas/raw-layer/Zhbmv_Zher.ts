@@ -12,13 +12,13 @@ let cublasZhbmv$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -35,13 +35,13 @@ let cublasZhbmv_v2_64$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -60,13 +60,13 @@ let cublasZhemm$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuDoubleComplex *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -84,13 +84,13 @@ let cublasZhemm_v2_64$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuDoubleComplex *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -107,13 +107,13 @@ let cublasZhemv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZhemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -129,13 +129,13 @@ let cublasZhemv_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -152,10 +152,10 @@ let cublasZher$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -169,10 +169,10 @@ let cublasZher_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

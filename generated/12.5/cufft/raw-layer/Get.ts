@@ -13,7 +13,7 @@ let cufftGetPlanPropertyInt64$: NativeFunction | undefined;
  * @param returnPtrValue `long long *`
  * @returns the `cufftResult` status, as C returns it.
  * @remarks Since CUDA 12.5. */
-export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftProperty, returnPtrValue: T.Pointer): T.cufftResult {
+export function cufftGetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, returnPtrValue: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(returnPtrValue) && returnPtrValue.byteLength >= 8 && (((returnPtrValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnPtrValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof returnPtrValue === 'number' && returnPtrValue >= 0 && Number.isSafeInteger(returnPtrValue)) && returnPtrValue !== null) rawCovers('cufftGetPlanPropertyInt64', 'returnPtrValue', returnPtrValue, 8, 8);
   return (cufftGetPlanPropertyInt64$ ??= binder.native('cufftGetPlanPropertyInt64'))(plan, property, returnPtrValue);
 }
@@ -31,7 +31,7 @@ let cufftGetSize$: NativeFunction | undefined;
  * @param handle `cufftHandle`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftGetSize(handle: number, workSize: T.Pointer): T.cufftResult {
+export function cufftGetSize(handle: T.cufftHandle, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize', 'workSize', workSize, 8, 8);
   return (cufftGetSize$ ??= binder.native('cufftGetSize'))(handle, workSize);
 }
@@ -43,7 +43,7 @@ let cufftGetSize1d$: NativeFunction | undefined;
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftGetSize1d(handle: number, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
+export function cufftGetSize1d(handle: T.cufftHandle, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize1d', 'workSize', workSize, 8, 8);
   return (cufftGetSize1d$ ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, workSize);
 }
@@ -55,7 +55,7 @@ let cufftGetSize2d$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftGetSize2d(handle: number, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
+export function cufftGetSize2d(handle: T.cufftHandle, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize2d', 'workSize', workSize, 8, 8);
   return (cufftGetSize2d$ ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, workSize);
 }
@@ -68,7 +68,7 @@ let cufftGetSize3d$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
+export function cufftGetSize3d(handle: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftGetSize3d', 'workSize', workSize, 8, 8);
   return (cufftGetSize3d$ ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, workSize);
 }
@@ -87,7 +87,7 @@ let cufftGetSizeMany$: NativeFunction | undefined;
  * @param batch `int`
  * @param workArea `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftGetSizeMany(handle: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workArea: T.Pointer): T.cufftResult {
+export function cufftGetSizeMany(handle: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workArea: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftGetSizeMany', 'n', n, 4, 4);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 4 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftGetSizeMany', 'inembed', inembed, 4, 4);
   if (!(ArrayBuffer.isView(onembed) && onembed.byteLength >= 4 && (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof onembed === 'number' && onembed >= 0 && Number.isSafeInteger(onembed)) && onembed !== null) rawCovers('cufftGetSizeMany', 'onembed', onembed, 4, 4);
@@ -109,7 +109,7 @@ let cufftGetSizeMany64$: NativeFunction | undefined;
  * @param batch `long long`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftGetSizeMany64(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
+export function cufftGetSizeMany64(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftGetSizeMany64', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftGetSizeMany64', 'inembed', inembed, 8, 8);
   if (!(ArrayBuffer.isView(onembed) && onembed.byteLength >= 8 && (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof onembed === 'number' && onembed >= 0 && Number.isSafeInteger(onembed)) && onembed !== null) rawCovers('cufftGetSizeMany64', 'onembed', onembed, 8, 8);

@@ -14,7 +14,7 @@ let cufftMakePlan1d$: NativeFunction | undefined;
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftMakePlan1d(plan: number, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
+export function cufftMakePlan1d(plan: T.cufftHandle, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftMakePlan1d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan1d$ ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, workSize);
 }
@@ -26,7 +26,7 @@ let cufftMakePlan2d$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftMakePlan2d(plan: number, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
+export function cufftMakePlan2d(plan: T.cufftHandle, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftMakePlan2d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan2d$ ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, workSize);
 }
@@ -39,7 +39,7 @@ let cufftMakePlan3d$: NativeFunction | undefined;
  * @param type `cufftType`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
+export function cufftMakePlan3d(plan: T.cufftHandle, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftMakePlan3d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan3d$ ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, workSize);
 }
@@ -58,7 +58,7 @@ let cufftMakePlanMany$: NativeFunction | undefined;
  * @param batch `int`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftMakePlanMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
+export function cufftMakePlanMany(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftMakePlanMany', 'n', n, 4, 4);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 4 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftMakePlanMany', 'inembed', inembed, 4, 4);
   if (!(ArrayBuffer.isView(onembed) && onembed.byteLength >= 4 && (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof onembed === 'number' && onembed >= 0 && Number.isSafeInteger(onembed)) && onembed !== null) rawCovers('cufftMakePlanMany', 'onembed', onembed, 4, 4);
@@ -80,7 +80,7 @@ let cufftMakePlanMany64$: NativeFunction | undefined;
  * @param batch `long long`
  * @param workSize `size_t *`, out: a typed array of one element
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftMakePlanMany64(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
+export function cufftMakePlanMany64(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftMakePlanMany64', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftMakePlanMany64', 'inembed', inembed, 8, 8);
   if (!(ArrayBuffer.isView(onembed) && onembed.byteLength >= 8 && (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof onembed === 'number' && onembed >= 0 && Number.isSafeInteger(onembed)) && onembed !== null) rawCovers('cufftMakePlanMany64', 'onembed', onembed, 8, 8);

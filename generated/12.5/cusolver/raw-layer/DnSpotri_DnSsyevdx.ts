@@ -11,11 +11,11 @@ let cusolverDnSpotri$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param work `float *`
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSpotri', 'A', A, 4, 4);
@@ -28,7 +28,7 @@ let cusolverDnSpotri_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -43,11 +43,11 @@ let cusolverDnSpotrs$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param nrhs `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param B `float *`
+ * @param B `float *`, device memory
  * @param ldb `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSpotrs', 'A', A, 0, 1);
@@ -61,11 +61,11 @@ let cusolverDnSpotrsBatched$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param nrhs `int`
- * @param A `float **`
+ * @param A `float **`, device memory
  * @param lda `int`
- * @param B `float **`
+ * @param B `float **`, device memory
  * @param ldb `int`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): T.cusolverStatus_t {
@@ -80,12 +80,12 @@ let cusolverDnSsyevd$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param W `float *`
- * @param work `float *`
+ * @param W `float *`, device memory
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSsyevd', 'A', A, 4, 4);
@@ -100,9 +100,9 @@ let cusolverDnSsyevd_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param W `const float *`
+ * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -118,17 +118,17 @@ let cusolverDnSsyevdx$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @param vl `float`
  * @param vu `float`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `float *`
- * @param work `float *`
+ * @param W `float *`, device memory
+ * @param work `float *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSsyevdx', 'A', A, 4, 4);
@@ -145,14 +145,14 @@ let cusolverDnSsyevdx_bufferSize$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
  * @param vl `float`
  * @param vu `float`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `const float *`
+ * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

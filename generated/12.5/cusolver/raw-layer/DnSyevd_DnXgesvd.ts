@@ -14,14 +14,14 @@ let cusolverDnSyevd$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeW `cudaDataType`
- * @param W `void *`
+ * @param W `void *`, device memory
  * @param computeType `cudaDataType`
  * @param pBuffer `void *`
  * @param workspaceInBytes `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnSyevd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
@@ -39,10 +39,10 @@ let cusolverDnSyevd_bufferSize$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeW `cudaDataType`
- * @param W `const void *`
+ * @param W `const void *`, device memory
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
@@ -62,7 +62,7 @@ let cusolverDnSyevdx$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param vl `void *`
  * @param vu `void *`
@@ -70,11 +70,11 @@ let cusolverDnSyevdx$: NativeFunction | undefined;
  * @param iu `int64_t`
  * @param meig64 `int64_t *`
  * @param dataTypeW `cudaDataType`
- * @param W `void *`
+ * @param W `void *`, device memory
  * @param computeType `cudaDataType`
  * @param pBuffer `void *`
  * @param workspaceInBytes `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
@@ -96,7 +96,7 @@ let cusolverDnSyevdx_bufferSize$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param vl `void *`
  * @param vu `void *`
@@ -104,7 +104,7 @@ let cusolverDnSyevdx_bufferSize$: NativeFunction | undefined;
  * @param iu `int64_t`
  * @param h_meig `int64_t *`
  * @param dataTypeW `cudaDataType`
- * @param W `const void *`
+ * @param W `const void *`, device memory
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it.
@@ -125,16 +125,16 @@ let cusolverDnXgeqrf$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeTau `cudaDataType`
- * @param tau `void *`
+ * @param tau `void *`, device memory
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXgeqrf', 'A', A, 0, 1);
@@ -151,10 +151,10 @@ let cusolverDnXgeqrf_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeTau `cudaDataType`
- * @param tau `const void *`
+ * @param tau `const void *`, device memory
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
@@ -175,22 +175,22 @@ let cusolverDnXgesvd$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `void *`
+ * @param S `void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `void *`
+ * @param U `void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeVT `cudaDataType`
- * @param VT `void *`
+ * @param VT `void *`, device memory
  * @param ldvt `int64_t`
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXgesvd', 'A', A, 0, 1);
@@ -211,15 +211,15 @@ let cusolverDnXgesvd_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `const void *`
+ * @param S `const void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `const void *`
+ * @param U `const void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeVT `cudaDataType`
- * @param VT `const void *`
+ * @param VT `const void *`, device memory
  * @param ldvt `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element

@@ -59,22 +59,22 @@ let cusolverDnXgesvdp$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `void *`
+ * @param S `void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `void *`
+ * @param U `void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeV `cudaDataType`
- * @param V `void *`
+ * @param V `void *`, device memory
  * @param ldv `int64_t`
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param h_err_sigma `double *`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer, h_err_sigma: T.Pointer): T.cusolverStatus_t {
@@ -97,15 +97,15 @@ let cusolverDnXgesvdp_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `const void *`
+ * @param S `const void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `const void *`
+ * @param U `const void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeV `cudaDataType`
- * @param V `const void *`
+ * @param V `const void *`, device memory
  * @param ldv `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
@@ -132,7 +132,7 @@ let cusolverDnXgesvdr$: NativeFunction | undefined;
  * @param p `int64_t`
  * @param niters `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeSrand `cudaDataType`
  * @param Srand `void *`
@@ -143,11 +143,11 @@ let cusolverDnXgesvdr$: NativeFunction | undefined;
  * @param Vrand `void *`
  * @param ldVrand `int64_t`
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobv: number, m: T.Int64, n: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXgesvdr', 'A', A, 0, 1);
@@ -171,7 +171,7 @@ let cusolverDnXgesvdr_bufferSize$: NativeFunction | undefined;
  * @param p `int64_t`
  * @param niters `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeSrand `cudaDataType`
  * @param Srand `const void *`

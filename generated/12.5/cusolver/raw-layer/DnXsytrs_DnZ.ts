@@ -13,17 +13,17 @@ let cusolverDnXsytrs$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param nrhs `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param ipiv `const int64_t *`
+ * @param ipiv `const int64_t *`, device memory
  * @param dataTypeB `cudaDataType`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXsytrs', 'A', A, 0, 1);
@@ -41,11 +41,11 @@ let cusolverDnXsytrs_bufferSize$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param nrhs `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param ipiv `const int64_t *`
+ * @param ipiv `const int64_t *`, device memory
  * @param dataTypeB `cudaDataType`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
@@ -65,13 +65,13 @@ let cusolverDnXtrtri$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXtrtri', 'A', A, 0, 1);
@@ -87,7 +87,7 @@ let cusolverDnXtrtri_bufferSize$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
@@ -104,16 +104,16 @@ let cusolverDnZCgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZCgels', 'dA', dA, 16, 1);
@@ -130,13 +130,13 @@ let cusolverDnZCgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -152,17 +152,17 @@ let cusolverDnZCgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZCgesv', 'dA', dA, 16, 1);
@@ -179,14 +179,14 @@ let cusolverDnZCgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -204,16 +204,16 @@ let cusolverDnZEgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZEgels', 'dA', dA, 16, 1);
@@ -230,13 +230,13 @@ let cusolverDnZEgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -252,17 +252,17 @@ let cusolverDnZEgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZEgesv', 'dA', dA, 16, 1);
@@ -279,14 +279,14 @@ let cusolverDnZEgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -304,16 +304,16 @@ let cusolverDnZKgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZKgels', 'dA', dA, 16, 1);
@@ -330,13 +330,13 @@ let cusolverDnZKgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -352,17 +352,17 @@ let cusolverDnZKgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZKgesv', 'dA', dA, 16, 1);
@@ -379,14 +379,14 @@ let cusolverDnZKgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -404,16 +404,16 @@ let cusolverDnZYgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZYgels', 'dA', dA, 16, 1);
@@ -430,13 +430,13 @@ let cusolverDnZYgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -452,17 +452,17 @@ let cusolverDnZYgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZYgesv', 'dA', dA, 16, 1);
@@ -479,14 +479,14 @@ let cusolverDnZYgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -504,16 +504,16 @@ let cusolverDnZZgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZZgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZZgels', 'dA', dA, 16, 1);
@@ -530,13 +530,13 @@ let cusolverDnZZgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuDoubleComplex *`
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -552,17 +552,17 @@ let cusolverDnZZgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 16) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnZZgesv', 'dA', dA, 16, 1);
@@ -579,14 +579,14 @@ let cusolverDnZZgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuDoubleComplex *`
+ * @param dA `cuDoubleComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuDoubleComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuDoubleComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuDoubleComplex *`
+ * @param dX `cuDoubleComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {

@@ -12,16 +12,16 @@ let cusparseCgemvi$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param A `const cuComplex *`
  * @param lda `int`
  * @param nnz `int`
- * @param xVal `const cuComplex *`
- * @param xInd `const int *`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param xVal `const cuComplex *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCgemvi', 'alpha', alpha, 0, 1);
@@ -51,14 +51,14 @@ let cusparseCgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `cuComplex *`
- * @param dl `cuComplex *`
- * @param d `cuComplex *`
- * @param du `cuComplex *`
- * @param dw `cuComplex *`
- * @param x `cuComplex *`
+ * @param ds `cuComplex *`, device memory
+ * @param dl `cuComplex *`, device memory
+ * @param d `cuComplex *`, device memory
+ * @param du `cuComplex *`, device memory
+ * @param dw `cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 8) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseCgpsvInterleavedBatch', 'ds', ds, 8, 1);
@@ -75,12 +75,12 @@ let cusparseCgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const cuComplex *`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
- * @param dw `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param ds `const cuComplex *`, device memory
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
+ * @param dw `const cuComplex *`, device memory
+ * @param x `const cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -99,12 +99,12 @@ let cusparseCgtsv2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
  * @param B `cuComplex *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseCgtsv2', 'dl', dl, 0, 1);
@@ -118,13 +118,13 @@ let cusparseCgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
- * @param x `cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseCgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -138,10 +138,10 @@ let cusparseCgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
+ * @param x `const cuComplex *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -159,9 +159,9 @@ let cusparseCgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
  * @param B `const cuComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -179,12 +179,12 @@ let cusparseCgtsv2_nopivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
  * @param B `cuComplex *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseCgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -199,9 +199,9 @@ let cusparseCgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
  * @param B `const cuComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -219,12 +219,12 @@ let cusparseCgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `cuComplex *`
- * @param d `cuComplex *`
- * @param du `cuComplex *`
- * @param x `cuComplex *`
+ * @param dl `cuComplex *`, device memory
+ * @param d `cuComplex *`, device memory
+ * @param du `cuComplex *`, device memory
+ * @param x `cuComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 8) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseCgtsvInterleavedBatch', 'dl', dl, 8, 1);
@@ -239,10 +239,10 @@ let cusparseCgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const cuComplex *`
- * @param d `const cuComplex *`
- * @param du `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param dl `const cuComplex *`, device memory
+ * @param d `const cuComplex *`, device memory
+ * @param du `const cuComplex *`, device memory
+ * @param x `const cuComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

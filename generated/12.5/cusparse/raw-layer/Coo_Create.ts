@@ -36,7 +36,7 @@ let cusparseCooSetPointers$: NativeFunction | undefined;
  * @param spMatDescr `cusparseSpMatDescr_t`
  * @param cooRows `void *`
  * @param cooColumns `void *`
- * @param cooValues `void *`
+ * @param cooValues `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cooRows) && !(typeof cooRows === 'number' && cooRows >= 0 && Number.isSafeInteger(cooRows)) && cooRows !== null) rawCovers('cusparseCooSetPointers', 'cooRows', cooRows, 0, 1);
@@ -68,8 +68,8 @@ let cusparseCreateBlockedEll$: NativeFunction | undefined;
  * @param cols `int64_t`
  * @param ellBlockSize `int64_t`
  * @param ellCols `int64_t`
- * @param ellColInd `void *`
- * @param ellValue `void *`
+ * @param ellColInd `void *`, device memory
+ * @param ellValue `void *`, device memory
  * @param ellIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -88,9 +88,9 @@ let cusparseCreateBsr$: NativeFunction | undefined;
  * @param bnnz `int64_t`
  * @param rowBlockSize `int64_t`
  * @param colBlockSize `int64_t`
- * @param bsrRowOffsets `void *`
- * @param bsrColInd `void *`
- * @param bsrValues `void *`
+ * @param bsrRowOffsets `void *`, device memory
+ * @param bsrColInd `void *`, device memory
+ * @param bsrValues `void *`, device memory
  * @param bsrRowOffsetsType `cusparseIndexType_t`
  * @param bsrColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -157,8 +157,8 @@ let cusparseCreateConstBlockedEll$: NativeFunction | undefined;
  * @param cols `int64_t`
  * @param ellBlockSize `int64_t`
  * @param ellCols `int64_t`
- * @param ellColInd `const void *`
- * @param ellValue `const void *`
+ * @param ellColInd `const void *`, device memory
+ * @param ellValue `const void *`, device memory
  * @param ellIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -178,9 +178,9 @@ let cusparseCreateConstBsr$: NativeFunction | undefined;
  * @param bnnz `int64_t`
  * @param rowBlockDim `int64_t`
  * @param colBlockDim `int64_t`
- * @param bsrRowOffsets `const void *`
- * @param bsrColInd `const void *`
- * @param bsrValues `const void *`
+ * @param bsrRowOffsets `const void *`, device memory
+ * @param bsrColInd `const void *`, device memory
+ * @param bsrValues `const void *`, device memory
  * @param bsrRowOffsetsType `cusparseIndexType_t`
  * @param bsrColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -201,9 +201,9 @@ let cusparseCreateConstCoo$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param cooRowInd `const void *`
- * @param cooColInd `const void *`
- * @param cooValues `const void *`
+ * @param cooRowInd `const void *`, device memory
+ * @param cooColInd `const void *`, device memory
+ * @param cooValues `const void *`, device memory
  * @param cooIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -222,9 +222,9 @@ let cusparseCreateConstCsc$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param cscColOffsets `const void *`
- * @param cscRowInd `const void *`
- * @param cscValues `const void *`
+ * @param cscColOffsets `const void *`, device memory
+ * @param cscRowInd `const void *`, device memory
+ * @param cscValues `const void *`, device memory
  * @param cscColOffsetsType `cusparseIndexType_t`
  * @param cscRowIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -244,9 +244,9 @@ let cusparseCreateConstCsr$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param csrRowOffsets `const void *`
- * @param csrColInd `const void *`
- * @param csrValues `const void *`
+ * @param csrRowOffsets `const void *`, device memory
+ * @param csrColInd `const void *`, device memory
+ * @param csrValues `const void *`, device memory
  * @param csrRowOffsetsType `cusparseIndexType_t`
  * @param csrColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -266,7 +266,7 @@ let cusparseCreateConstDnMat$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param ld `int64_t`
- * @param values `const void *`
+ * @param values `const void *`, device memory
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -280,7 +280,7 @@ let cusparseCreateConstDnVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dnVecDescr, int64_t size, const void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.5
  * @param dnVecDescr `cusparseConstDnVecDescr_t *`, out: a typed array of one element
  * @param size `int64_t`
- * @param values `const void *`, covering `size` bytes
+ * @param values `const void *`, device memory, `size` elements
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -297,9 +297,9 @@ let cusparseCreateConstSlicedEll$: NativeFunction | undefined;
  * @param nnz `int64_t`
  * @param sellValuesSize `int64_t`
  * @param sliceSize `int64_t`
- * @param sellSliceOffsets `const void *`
- * @param sellColInd `const void *`
- * @param sellValues `const void *`
+ * @param sellSliceOffsets `const void *`, device memory
+ * @param sellColInd `const void *`, device memory
+ * @param sellValues `const void *`, device memory
  * @param sellSliceOffsetsType `cusparseIndexType_t`
  * @param sellColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -318,8 +318,8 @@ let cusparseCreateConstSpVec$: NativeFunction | undefined;
  * @param spVecDescr `cusparseConstSpVecDescr_t *`, out: a typed array of one element
  * @param size `int64_t`
  * @param nnz `int64_t`
- * @param indices `const void *`, covering `size` bytes
- * @param values `const void *`, covering `size` bytes
+ * @param indices `const void *`, device memory, covering `size` bytes
+ * @param values `const void *`, device memory, covering `size` bytes
  * @param idxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -337,9 +337,9 @@ let cusparseCreateCoo$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param cooRowInd `void *`
- * @param cooColInd `void *`
- * @param cooValues `void *`
+ * @param cooRowInd `void *`, device memory
+ * @param cooColInd `void *`, device memory
+ * @param cooValues `void *`, device memory
  * @param cooIdxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`
@@ -357,9 +357,9 @@ let cusparseCreateCsc$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param cscColOffsets `void *`
- * @param cscRowInd `void *`
- * @param cscValues `void *`
+ * @param cscColOffsets `void *`, device memory
+ * @param cscRowInd `void *`, device memory
+ * @param cscValues `void *`, device memory
  * @param cscColOffsetsType `cusparseIndexType_t`
  * @param cscRowIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -378,9 +378,9 @@ let cusparseCreateCsr$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param nnz `int64_t`
- * @param csrRowOffsets `void *`
- * @param csrColInd `void *`
- * @param csrValues `void *`
+ * @param csrRowOffsets `void *`, device memory
+ * @param csrColInd `void *`, device memory
+ * @param csrValues `void *`, device memory
  * @param csrRowOffsetsType `cusparseIndexType_t`
  * @param csrColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -426,7 +426,7 @@ let cusparseCreateDnMat$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param ld `int64_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @param valueType `cudaDataType`
  * @param order `cusparseOrder_t`
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -439,7 +439,7 @@ let cusparseCreateDnVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 12.5
  * @param dnVecDescr `cusparseDnVecDescr_t *`, out: a typed array of one element
  * @param size `int64_t`
- * @param values `void *`, covering `size` bytes
+ * @param values `void *`, device memory, `size` elements
  * @param valueType `cudaDataType`
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCreateDnVec(dnVecDescr: T.Pointer, size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseStatus_t {
@@ -483,9 +483,9 @@ let cusparseCreateSlicedEll$: NativeFunction | undefined;
  * @param nnz `int64_t`
  * @param sellValuesSize `int64_t`
  * @param sliceSize `int64_t`
- * @param sellSliceOffsets `void *`
- * @param sellColInd `void *`
- * @param sellValues `void *`
+ * @param sellSliceOffsets `void *`, device memory
+ * @param sellColInd `void *`, device memory
+ * @param sellValues `void *`, device memory
  * @param sellSliceOffsetsType `cusparseIndexType_t`
  * @param sellColIndType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -504,8 +504,8 @@ let cusparseCreateSpVec$: NativeFunction | undefined;
  * @param spVecDescr `cusparseSpVecDescr_t *`, out: a typed array of one element
  * @param size `int64_t`
  * @param nnz `int64_t`
- * @param indices `void *`, covering `size` bytes
- * @param values `void *`, covering `size` bytes
+ * @param indices `void *`, device memory, covering `size` bytes
+ * @param values `void *`, device memory, covering `size` bytes
  * @param idxType `cusparseIndexType_t`
  * @param idxBase `cusparseIndexBase_t`
  * @param valueType `cudaDataType`

@@ -11,14 +11,14 @@ let cusparseDgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `double *`
- * @param dl `double *`
- * @param d `double *`
- * @param du `double *`
- * @param dw `double *`
- * @param x `double *`
+ * @param ds `double *`, device memory
+ * @param dl `double *`, device memory
+ * @param d `double *`, device memory
+ * @param du `double *`, device memory
+ * @param dw `double *`, device memory
+ * @param x `double *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 8 && (((ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseDgpsvInterleavedBatch', 'ds', ds, 8, 8);
@@ -35,12 +35,12 @@ let cusparseDgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const double *`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param dw `const double *`
- * @param x `const double *`
+ * @param ds `const double *`, device memory
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param dw `const double *`, device memory
+ * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -59,12 +59,12 @@ let cusparseDgtsv2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `double *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsv2', 'dl', dl, 0, 1);
@@ -78,13 +78,13 @@ let cusparseDgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param x `double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param x `double *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -98,10 +98,10 @@ let cusparseDgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param x `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -119,9 +119,9 @@ let cusparseDgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `const double *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -139,12 +139,12 @@ let cusparseDgtsv2_nopivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `double *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -159,9 +159,9 @@ let cusparseDgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
  * @param B `const double *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -179,12 +179,12 @@ let cusparseDgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `double *`
- * @param d `double *`
- * @param du `double *`
- * @param x `double *`
+ * @param dl `double *`, device memory
+ * @param d `double *`, device memory
+ * @param du `double *`, device memory
+ * @param x `double *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 8 && (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseDgtsvInterleavedBatch', 'dl', dl, 8, 8);
@@ -199,10 +199,10 @@ let cusparseDgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const double *`
- * @param d `const double *`
- * @param du `const double *`
- * @param x `const double *`
+ * @param dl `const double *`, device memory
+ * @param d `const double *`, device memory
+ * @param du `const double *`, device memory
+ * @param x `const double *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

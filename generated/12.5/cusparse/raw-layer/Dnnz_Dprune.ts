@@ -16,7 +16,7 @@ let cusparseDnnz$: NativeFunction | undefined;
  * @param A `const double *`
  * @param lda `int`
  * @param nnzPerRowCol `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseDnnz', 'A', A, 0, 1);
@@ -29,8 +29,8 @@ let cusparseDnnz_compress$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param descr `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
  * @param nnzPerRow `int *`
  * @param nnzC `int *`
  * @param tol `double`
@@ -50,15 +50,15 @@ let cusparseDpruneCsr2csr$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param threshold `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param threshold `const double *`, scalar (f64): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -79,16 +79,16 @@ let cusparseDpruneCsr2csrByPercentage$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -108,14 +108,14 @@ let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$: NativeFunction | undefined
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -137,14 +137,14 @@ let cusparseDpruneCsr2csrNnz$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param threshold `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param threshold `const double *`, scalar (f64): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
- * @param pBuffer `void *`
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param nnzTotalDevHostPtr `int *`, either memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -164,15 +164,15 @@ let cusparseDpruneCsr2csrNnzByPercentage$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -191,14 +191,14 @@ let cusparseDpruneCsr2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzA `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param threshold `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param threshold `const double *`, scalar (f64): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -220,12 +220,12 @@ let cusparseDpruneDense2csr$: NativeFunction | undefined;
  * @param n `int`
  * @param A `const double *`
  * @param lda `int`
- * @param threshold `const double *`
+ * @param threshold `const double *`, scalar (f64): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -246,11 +246,11 @@ let cusparseDpruneDense2csrByPercentage$: NativeFunction | undefined;
  * @param lda `int`
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -270,9 +270,9 @@ let cusparseDpruneDense2csrByPercentage_bufferSizeExt$: NativeFunction | undefin
  * @param lda `int`
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param info `pruneInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -292,11 +292,11 @@ let cusparseDpruneDense2csrNnz$: NativeFunction | undefined;
  * @param n `int`
  * @param A `const double *`
  * @param lda `int`
- * @param threshold `const double *`
+ * @param threshold `const double *`, scalar (f64): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
- * @param pBuffer `void *`
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param nnzTotalDevHostPtr `int *`, either memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -317,9 +317,9 @@ let cusparseDpruneDense2csrNnzByPercentage$: NativeFunction | undefined;
  * @param percentage `float`
  * @param descrC `const cusparseMatDescr_t`
  * @param csrRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @param info `pruneInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -336,11 +336,11 @@ let cusparseDpruneDense2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param n `int`
  * @param A `const double *`
  * @param lda `int`
- * @param threshold `const double *`
+ * @param threshold `const double *`, scalar (f64): its address
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */

@@ -13,14 +13,14 @@ let cusparseSbsr2csr$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `float *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseSbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -38,13 +38,13 @@ let cusparseSbsric02$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -61,9 +61,9 @@ let cusparseSbsric02_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `const float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
@@ -84,9 +84,9 @@ let cusparseSbsric02_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -106,9 +106,9 @@ let cusparseSbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -128,13 +128,13 @@ let cusparseSbsrilu02$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -151,13 +151,13 @@ let cusparseSbsrilu02_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -174,9 +174,9 @@ let cusparseSbsrilu02_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -196,9 +196,9 @@ let cusparseSbsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element

@@ -16,15 +16,15 @@ let cusparseSbsrmm$: NativeFunction | undefined;
  * @param n `int`
  * @param kb `int`
  * @param nnzb `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockSize `const int`
  * @param B `const float *`
  * @param ldb `const int`
- * @param beta `const float *`
+ * @param beta `const float *`, scalar (f32): its address
  * @param C `float *`
  * @param ldc `int`
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -46,15 +46,15 @@ let cusparseSbsrmv$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
- * @param x `const float *`
- * @param beta `const float *`
- * @param y `float *`
+ * @param x `const float *`, device memory
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSbsrmv', 'alpha', alpha, 0, 1);
@@ -76,13 +76,13 @@ let cusparseSbsrsm2_analysis$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `const float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrsm2Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -102,9 +102,9 @@ let cusparseSbsrsm2_bufferSize$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrsm2Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -127,9 +127,9 @@ let cusparseSbsrsm2_bufferSizeExt$: NativeFunction | undefined;
  * @param n `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrsm2Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -151,11 +151,11 @@ let cusparseSbsrsm2_solve$: NativeFunction | undefined;
  * @param mb `int`
  * @param n `int`
  * @param nnzb `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `const float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrsm2Info_t`
  * @param B `const float *`
@@ -163,7 +163,7 @@ let cusparseSbsrsm2_solve$: NativeFunction | undefined;
  * @param X `float *`
  * @param ldx `int`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -184,13 +184,13 @@ let cusparseSbsrsv2_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrsv2Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -208,9 +208,9 @@ let cusparseSbsrsv2_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrsv2Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -231,9 +231,9 @@ let cusparseSbsrsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrsv2Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -253,17 +253,17 @@ let cusparseSbsrsv2_solve$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param mb `int`
  * @param nnzb `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrsv2Info_t`
  * @param f `const float *`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {

@@ -15,9 +15,9 @@ let cusparseScsru2csr$: NativeFunction | undefined;
  * @param descrA `const cusparseMatDescr_t`
  * @param csrVal `float *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -35,7 +35,7 @@ let cusparseScsru2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param nnz `int`
  * @param csrVal `float *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.

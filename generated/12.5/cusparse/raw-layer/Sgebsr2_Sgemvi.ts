@@ -13,15 +13,15 @@ let cusparseSgebsr2csr$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `float *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
@@ -39,9 +39,9 @@ let cusparseSgebsr2gebsc$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param bsrSortedVal `const float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param bscVal `float *`
@@ -49,7 +49,7 @@ let cusparseSgebsr2gebsc$: NativeFunction | undefined;
  * @param bscColPtr `int *`
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedVal) && !(typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && Number.isSafeInteger(bsrSortedVal)) && bsrSortedVal !== null) rawCovers('cusparseSgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, 0, 1);
@@ -67,9 +67,9 @@ let cusparseSgebsr2gebsc_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param bsrSortedVal `const float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -87,9 +87,9 @@ let cusparseSgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param bsrSortedVal `const float *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const float *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -109,18 +109,18 @@ let cusparseSgebsr2gebsr$: NativeFunction | undefined;
  * @param nb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDimA `int`
  * @param colBlockDimA `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedValC `float *`
- * @param bsrSortedRowPtrC `int *`
- * @param bsrSortedColIndC `int *`
+ * @param bsrSortedValC `float *`, device memory
+ * @param bsrSortedRowPtrC `int *`, device memory
+ * @param bsrSortedColIndC `int *`, device memory
  * @param rowBlockDimC `int`
  * @param colBlockDimC `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, 0, 1);
@@ -140,9 +140,9 @@ let cusparseSgebsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param nb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDimA `int`
  * @param colBlockDimA `int`
  * @param rowBlockDimC `int`
@@ -164,9 +164,9 @@ let cusparseSgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param nb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param rowBlockDimA `int`
  * @param colBlockDimA `int`
  * @param rowBlockDimC `int`
@@ -186,16 +186,16 @@ let cusparseSgemvi$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param A `const float *`
  * @param lda `int`
  * @param nnz `int`
- * @param xVal `const float *`
- * @param xInd `const int *`
- * @param beta `const float *`
- * @param y `float *`
+ * @param xVal `const float *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSgemvi', 'alpha', alpha, 0, 1);

@@ -16,7 +16,7 @@ let cusparseSnnz$: NativeFunction | undefined;
  * @param A `const float *`
  * @param lda `int`
  * @param nnzPerRowCol `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseSnnz', 'A', A, 0, 1);
@@ -29,8 +29,8 @@ let cusparseSnnz_compress$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param descr `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
  * @param nnzPerRow `int *`
  * @param nnzC `int *`
  * @param tol `float`
@@ -48,16 +48,16 @@ let cusparseSpGEMM_compute$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize2 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer2 `void *`
+ * @param externalBuffer2 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_compute', 'alpha', alpha, 0, 1);
@@ -71,10 +71,10 @@ let cusparseSpGEMM_copy$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
@@ -105,17 +105,17 @@ let cusparseSpGEMM_estimateMemory$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param chunk_fraction `float`
  * @param bufferSize3 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer3 `void *`
+ * @param externalBuffer3 `void *`, device memory
  * @param bufferSize2 `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -142,16 +142,16 @@ let cusparseSpGEMM_workEstimation$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer1 `void *`
+ * @param externalBuffer1 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpGEMM_workEstimation', 'alpha', alpha, 0, 1);
@@ -165,10 +165,10 @@ let cusparseSpGEMMreuse_compute$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstSpMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpGEMMAlg_t`
@@ -190,7 +190,7 @@ let cusparseSpGEMMreuse_copy$: NativeFunction | undefined;
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize5 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer5 `void *`
+ * @param externalBuffer5 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize5: T.Pointer, externalBuffer5: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize5) && bufferSize5.byteLength >= 8 && (((bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize5 === 'number' && bufferSize5 >= 0 && Number.isSafeInteger(bufferSize5)) && bufferSize5 !== null) rawCovers('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, 8, 8);
@@ -208,11 +208,11 @@ let cusparseSpGEMMreuse_nnz$: NativeFunction | undefined;
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize2 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer2 `void *`
+ * @param externalBuffer2 `void *`, device memory
  * @param bufferSize3 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer3 `void *`
+ * @param externalBuffer3 `void *`, device memory
  * @param bufferSize4 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer4 `void *`
+ * @param externalBuffer4 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer, bufferSize3: T.Pointer, externalBuffer3: T.Pointer, bufferSize4: T.Pointer, externalBuffer4: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize2) && bufferSize2.byteLength >= 8 && (((bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize2 === 'number' && bufferSize2 >= 0 && Number.isSafeInteger(bufferSize2)) && bufferSize2 !== null) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, 8, 8);
@@ -234,7 +234,7 @@ let cusparseSpGEMMreuse_workEstimation$: NativeFunction | undefined;
  * @param alg `cusparseSpGEMMAlg_t`
  * @param spgemmDescr `cusparseSpGEMMDescr_t`
  * @param bufferSize1 `size_t *`, in/out: a typed array of one element
- * @param externalBuffer1 `void *`
+ * @param externalBuffer1 `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(bufferSize1) && bufferSize1.byteLength >= 8 && (((bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof bufferSize1 === 'number' && bufferSize1 >= 0 && Number.isSafeInteger(bufferSize1)) && bufferSize1 !== null) rawCovers('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
@@ -246,14 +246,14 @@ let cusparseSpMM$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM', 'alpha', alpha, 0, 1);
@@ -264,7 +264,7 @@ export function cusparseSpMM(handle: T.cusparseHandle_t, opA: T.cusparseOperatio
 let cusparseSpMMOp$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp(cusparseSpMMOpPlan_t plan, void *externalBuffer)` · cusparse.h · CUDA 12.5
  * @param plan `cusparseSpMMOpPlan_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(externalBuffer) && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer)) && externalBuffer !== null) rawCovers('cusparseSpMMOp', 'externalBuffer', externalBuffer, 0, 1);
@@ -309,10 +309,10 @@ let cusparseSpMM_bufferSize$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
@@ -329,14 +329,14 @@ let cusparseSpMM_preprocess$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMMAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMM_preprocess', 'alpha', alpha, 0, 1);
@@ -348,14 +348,14 @@ let cusparseSpMV$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param vecX `cusparseConstDnVecDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param vecY `cusparseDnVecDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMV(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpMV', 'alpha', alpha, 0, 1);
@@ -367,10 +367,10 @@ let cusparseSpMV_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param vecX `cusparseConstDnVecDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param vecY `cusparseDnVecDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
@@ -386,14 +386,14 @@ let cusparseSpMV_preprocess$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param vecX `cusparseConstDnVecDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param vecY `cusparseDnVecDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpMVAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cusparseSpMV_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
@@ -476,7 +476,7 @@ export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t, at
 let cusparseSpMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)` · cusparse.h · CUDA 12.5
  * @param spMatDescr `cusparseSpMatDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpMatSetValues', 'values', values, 0, 1);
@@ -487,14 +487,14 @@ let cusparseSpSM_analysis$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
  * @param matC `cusparseDnMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSMAlg_t`
  * @param spsmDescr `cusparseSpSMDescr_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpSM_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, matB: T.cusparseConstDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSM_analysis', 'alpha', alpha, 0, 1);
@@ -506,7 +506,7 @@ let cusparseSpSM_bufferSize$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
  * @param matC `cusparseDnMatDescr_t`
@@ -540,7 +540,7 @@ let cusparseSpSM_solve$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
  * @param matC `cusparseDnMatDescr_t`
@@ -568,14 +568,14 @@ let cusparseSpSV_analysis$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, void *externalBuffer)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param vecX `cusparseConstDnVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSpSVAlg_t`
  * @param spsvDescr `cusparseSpSVDescr_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpSV_analysis(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstSpMatDescr_t, vecX: T.cusparseConstDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSpSV_analysis', 'alpha', alpha, 0, 1);
@@ -586,7 +586,7 @@ let cusparseSpSV_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param vecX `cusparseConstDnVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
@@ -619,7 +619,7 @@ let cusparseSpSV_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstSpMatDescr_t`
  * @param vecX `cusparseConstDnVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
@@ -651,7 +651,7 @@ let cusparseSpVV$: NativeFunction | undefined;
  * @param vecY `cusparseConstDnVecDescr_t`
  * @param result `void *`
  * @param computeType `cudaDataType`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpVV(handle: T.cusparseHandle_t, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t, vecY: T.cusparseConstDnVecDescr_t, result: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(result) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cusparseSpVV', 'result', result, 0, 1);
@@ -715,7 +715,7 @@ export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t, value
 let cusparseSpVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)` · cusparse.h · CUDA 12.5
  * @param spVecDescr `cusparseSpVecDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseSpVecSetValues', 'values', values, 0, 1);

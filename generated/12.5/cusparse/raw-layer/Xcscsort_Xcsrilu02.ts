@@ -16,7 +16,7 @@ let cusparseXcscsort$: NativeFunction | undefined;
  * @param cscColPtrA `const int *`
  * @param cscRowIndA `int *`
  * @param P `int *`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcscsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cscColPtrA) && !(typeof cscColPtrA === 'number' && cscColPtrA >= 0 && Number.isSafeInteger(cscColPtrA)) && cscColPtrA !== null) rawCovers('cusparseXcscsort', 'cscColPtrA', cscColPtrA, 0, 1);
@@ -48,12 +48,12 @@ let cusparseXcsr2bsrNnz$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param bsrSortedRowPtrC `int *`, device memory
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
@@ -66,10 +66,10 @@ export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparse
 let cusparseXcsr2coo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 12.5
  * @param handle `cusparseHandle_t`
- * @param csrSortedRowPtr `const int *`
+ * @param csrSortedRowPtr `const int *`, device memory
  * @param nnz `int`
  * @param m `int`
- * @param cooRowInd `int *`
+ * @param cooRowInd `int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t, csrSortedRowPtr: T.Pointer, nnz: number, m: number, cooRowInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
@@ -84,14 +84,14 @@ let cusparseXcsr2gebsrNnz$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedRowPtrC `int *`
+ * @param bsrSortedRowPtrC `int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
- * @param nnzTotalDevHostPtr `int *`
- * @param pBuffer `void *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDim: number, colBlockDim: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedRowPtrA) && !(typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && Number.isSafeInteger(csrSortedRowPtrA)) && csrSortedRowPtrA !== null) rawCovers('cusparseXcsr2gebsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, 0, 1);
@@ -108,15 +108,15 @@ let cusparseXcsrgeam2Nnz$: NativeFunction | undefined;
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedRowPtrC `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @param workspace `void *`
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, workspace: T.Pointer): T.cusparseStatus_t {

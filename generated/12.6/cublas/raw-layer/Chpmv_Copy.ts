@@ -11,12 +11,12 @@ let cublasChpmv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param AP `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param AP `const cuComplex *`, device memory
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasChpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -32,12 +32,12 @@ let cublasChpmv_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param AP `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param AP `const cuComplex *`, device memory
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -54,10 +54,10 @@ let cublasChpr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const cuComplex *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param AP `cuComplex *`
+ * @param AP `cuComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasChpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasChpr', 'alpha', alpha, 0, 1);
@@ -70,12 +70,12 @@ let cublasChpr2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int`
- * @param AP `cuComplex *`
+ * @param AP `cuComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasChpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasChpr2', 'alpha', alpha, 0, 1);
@@ -89,12 +89,12 @@ let cublasChpr2_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int64_t`
- * @param AP `cuComplex *`
+ * @param AP `cuComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasChpr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): T.cublasStatus_t {
@@ -109,10 +109,10 @@ let cublasChpr_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param x `const cuComplex *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param AP `cuComplex *`
+ * @param AP `cuComplex *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasChpr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): T.cublasStatus_t {
@@ -125,9 +125,9 @@ let cublasCmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, cuComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const cuComplex *const *`
+ * @param A `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param Ainv `cuComplex *const *`
+ * @param Ainv `cuComplex *const *`, device memory
  * @param lda_inv `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -142,10 +142,10 @@ let cublasCopyEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCopyEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -158,10 +158,10 @@ let cublasCopyEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCopyEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.

@@ -11,10 +11,10 @@ let cublasCsyr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -28,12 +28,12 @@ let cublasCsyr2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -48,12 +48,12 @@ let cublasCsyr2_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int64_t`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -71,13 +71,13 @@ let cublasCsyr2k$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -95,13 +95,13 @@ let cublasCsyr2k_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -118,10 +118,10 @@ let cublasCsyr_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -138,11 +138,11 @@ let cublasCsyrk$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -159,12 +159,12 @@ let cublasCsyrkEx$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -182,12 +182,12 @@ let cublasCsyrkEx_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const void *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
- * @param beta `const cuComplex *`
- * @param C `void *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -206,11 +206,11 @@ let cublasCsyrk_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -10,13 +10,13 @@ let cublasDotcEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDotcEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
- * @param result `void *`
+ * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -30,13 +30,13 @@ let cublasDotcEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDotcEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, const void *y, cudaDataType yType, int64_t incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int64_t`
- * @param result `void *`
+ * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -51,12 +51,12 @@ let cublasDrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
- * @param y `double *`
+ * @param y `double *`, device memory
  * @param incy `int`
- * @param c `const double *`
- * @param s `const double *`
+ * @param c `const double *`, scalar (f64): its address
+ * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(x) && x.byteLength >= 8 && (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasDrot', 'x', x, 8, 8);
@@ -69,12 +69,12 @@ let cublasDrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int64_t`
- * @param y `double *`
+ * @param y `double *`, device memory
  * @param incy `int64_t`
- * @param c `const double *`
- * @param s `const double *`
+ * @param c `const double *`, scalar (f64): its address
+ * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasDrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
@@ -103,9 +103,9 @@ let cublasDrotm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
- * @param y `double *`
+ * @param y `double *`, device memory
  * @param incy `int`
  * @param param `const double *`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -119,9 +119,9 @@ let cublasDrotm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int64_t`
- * @param y `double *`
+ * @param y `double *`, device memory
  * @param incy `int64_t`
  * @param param `const double *`
  * @returns the `cublasStatus_t` status, as C returns it.

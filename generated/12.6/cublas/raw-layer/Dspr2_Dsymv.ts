@@ -11,12 +11,12 @@ let cublasDspr2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param y `const double *`
+ * @param y `const double *`, device memory
  * @param incy `int`
- * @param AP `double *`
+ * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasDspr2', 'alpha', alpha, 0, 1);
@@ -30,12 +30,12 @@ let cublasDspr2_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int64_t`
- * @param y `const double *`
+ * @param y `const double *`, device memory
  * @param incy `int64_t`
- * @param AP `double *`
+ * @param AP `double *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasDspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): T.cublasStatus_t {
@@ -49,9 +49,9 @@ let cublasDswap$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
- * @param y `double *`
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -63,9 +63,9 @@ let cublasDswap_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int64_t`
- * @param y `double *`
+ * @param y `double *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -81,13 +81,13 @@ let cublasDsymm$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -105,13 +105,13 @@ let cublasDsymm_v2_64$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int64_t`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -128,13 +128,13 @@ let cublasDsymv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -150,13 +150,13 @@ let cublasDsymv_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int64_t`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -10,10 +10,10 @@ let cublasIamaxEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param result `int *`
+ * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasIamaxEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasIamaxEx', 'x', x, 0, 1);
@@ -24,10 +24,10 @@ let cublasIamaxEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param result `int64_t *`
+ * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasIamaxEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -39,10 +39,10 @@ let cublasIaminEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param result `int *`
+ * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasIaminEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasIaminEx', 'x', x, 0, 1);
@@ -53,10 +53,10 @@ let cublasIaminEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param result `int64_t *`
+ * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasIaminEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -68,9 +68,9 @@ let cublasIcamax$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param result `int *`
+ * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasIcamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasIcamax', 'x', x, 0, 1);
@@ -81,9 +81,9 @@ let cublasIcamax_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param result `int64_t *`
+ * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasIcamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -95,9 +95,9 @@ let cublasIcamin$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param result `int *`
+ * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasIcamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasIcamin', 'x', x, 0, 1);
@@ -108,9 +108,9 @@ let cublasIcamin_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param result `int64_t *`
+ * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasIcamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {

@@ -10,9 +10,9 @@ let cublasIzamax$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param result `int *`
+ * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasIzamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasIzamax', 'x', x, 0, 1);
@@ -23,9 +23,9 @@ let cublasIzamax_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param result `int64_t *`
+ * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasIzamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -37,9 +37,9 @@ let cublasIzamin$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param result `int *`
+ * @param result `int *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasIzamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasIzamin', 'x', x, 0, 1);
@@ -50,9 +50,9 @@ let cublasIzamin_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param result `int64_t *`
+ * @param result `int64_t *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasIzamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -74,10 +74,10 @@ let cublasNrm2Ex$: NativeFunction | undefined;
 /** `cublasStatus_t cublasNrm2Ex(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param result `void *`
+ * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -90,10 +90,10 @@ let cublasNrm2Ex_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasNrm2Ex_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param result `void *`
+ * @param result `void *`, either memory
  * @param resultType `cudaDataType`
  * @param executionType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -107,10 +107,10 @@ let cublasRotEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
  * @param c `const void *`
@@ -129,10 +129,10 @@ let cublasRotEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *c, const void *s, cudaDataType csType, cudaDataType executiontype)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int64_t`
  * @param c `const void *`

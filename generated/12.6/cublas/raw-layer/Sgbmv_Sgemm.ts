@@ -14,13 +14,13 @@ let cublasSgbmv$: NativeFunction | undefined;
  * @param n `int`
  * @param kl `int`
  * @param ku `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -39,13 +39,13 @@ let cublasSgbmv_v2_64$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param kl `int64_t`
  * @param ku `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -64,13 +64,13 @@ let cublasSgeam$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param beta `const float *`
- * @param B `const float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param B `const float *`, device memory
  * @param ldb `int`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -88,13 +88,13 @@ let cublasSgeam_64$: NativeFunction | undefined;
  * @param transb `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param beta `const float *`
- * @param B `const float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param B `const float *`, device memory
  * @param ldb `int64_t`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -113,12 +113,12 @@ let cublasSgelsBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `float *const *`
+ * @param Aarray `float *const *`, device memory
  * @param lda `int`
- * @param Carray `float *const *`
+ * @param Carray `float *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
- * @param devInfoArray `int *`
+ * @param devInfoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
@@ -136,13 +136,13 @@ let cublasSgemm$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int`
- * @param beta `const float *`
- * @param C `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -161,13 +161,13 @@ let cublasSgemmBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param Aarray `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param Aarray `const float *const *`, device memory
  * @param lda `int`
- * @param Barray `const float *const *`
+ * @param Barray `const float *const *`, device memory
  * @param ldb `int`
- * @param beta `const float *`
- * @param Carray `float *const *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param Carray `float *const *`, device memory
  * @param ldc `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -187,13 +187,13 @@ let cublasSgemmBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const float *`
- * @param Aarray `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param Aarray `const float *const *`, device memory
  * @param lda `int64_t`
- * @param Barray `const float *const *`
+ * @param Barray `const float *const *`, device memory
  * @param ldb `int64_t`
- * @param beta `const float *`
- * @param Carray `float *const *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param Carray `float *const *`, device memory
  * @param ldc `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -214,15 +214,15 @@ let cublasSgemmEx$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const void *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int`
- * @param beta `const float *`
- * @param C `void *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -242,15 +242,15 @@ let cublasSgemmEx_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const float *`
- * @param A `const void *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const void *`, device memory
  * @param Atype `cudaDataType`
  * @param lda `int64_t`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Btype `cudaDataType`
  * @param ldb `int64_t`
- * @param beta `const float *`
- * @param C `void *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `void *`, device memory
  * @param Ctype `cudaDataType`
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -272,12 +272,12 @@ let cublasSgemmGroupedBatched$: NativeFunction | undefined;
  * @param n_array `const int *`
  * @param k_array `const int *`
  * @param alpha_array `const float *`
- * @param Aarray `const float *const *`
+ * @param Aarray `const float *const *`, device memory
  * @param lda_array `const int *`
- * @param Barray `const float *const *`
+ * @param Barray `const float *const *`, device memory
  * @param ldb_array `const int *`
  * @param beta_array `const float *`
- * @param Carray `float *const *`
+ * @param Carray `float *const *`, device memory
  * @param ldc_array `const int *`
  * @param group_count `int`
  * @param group_size `const int *`
@@ -309,12 +309,12 @@ let cublasSgemmGroupedBatched_64$: NativeFunction | undefined;
  * @param n_array `const int64_t *`
  * @param k_array `const int64_t *`
  * @param alpha_array `const float *`
- * @param Aarray `const float *const *`
+ * @param Aarray `const float *const *`, device memory
  * @param lda_array `const int64_t *`
- * @param Barray `const float *const *`
+ * @param Barray `const float *const *`, device memory
  * @param ldb_array `const int64_t *`
  * @param beta_array `const float *`
- * @param Carray `float *const *`
+ * @param Carray `float *const *`, device memory
  * @param ldc_array `const int64_t *`
  * @param group_count `int64_t`
  * @param group_size `const int64_t *`
@@ -345,15 +345,15 @@ let cublasSgemmStridedBatched$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int`
  * @param strideB `long long`
- * @param beta `const float *`
- * @param C `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @param strideC `long long`
  * @param batchCount `int`
@@ -374,15 +374,15 @@ let cublasSgemmStridedBatched_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int64_t`
  * @param strideB `long long`
- * @param beta `const float *`
- * @param C `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @param strideC `long long`
  * @param batchCount `int64_t`
@@ -404,13 +404,13 @@ let cublasSgemm_v2_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int64_t`
- * @param beta `const float *`
- * @param C `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

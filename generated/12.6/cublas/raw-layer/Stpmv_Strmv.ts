@@ -13,8 +13,8 @@ let cublasStpmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const float *`
- * @param x `float *`
+ * @param AP `const float *`, device memory
+ * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -29,8 +29,8 @@ let cublasStpmv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param AP `const float *`
- * @param x `float *`
+ * @param AP `const float *`, device memory
+ * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -46,8 +46,8 @@ let cublasStpsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const float *`
- * @param x `float *`
+ * @param AP `const float *`, device memory
+ * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -62,8 +62,8 @@ let cublasStpsv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param AP `const float *`
- * @param x `float *`
+ * @param AP `const float *`, device memory
+ * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -77,8 +77,8 @@ let cublasStpttr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param AP `const float *`
- * @param A `float *`
+ * @param AP `const float *`, device memory
+ * @param A `float *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -95,12 +95,12 @@ let cublasStrmm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -119,12 +119,12 @@ let cublasStrmm_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param B `const float *`
+ * @param B `const float *`, device memory
  * @param ldb `int64_t`
- * @param C `float *`
+ * @param C `float *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -142,9 +142,9 @@ let cublasStrmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -159,9 +159,9 @@ let cublasStrmv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

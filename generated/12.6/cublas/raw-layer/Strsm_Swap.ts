@@ -15,10 +15,10 @@ let cublasStrsm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param B `float *`
+ * @param B `float *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -36,10 +36,10 @@ let cublasStrsmBatched$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *const *`, device memory
  * @param lda `int`
- * @param B `float *const *`
+ * @param B `float *const *`, device memory
  * @param ldb `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -58,10 +58,10 @@ let cublasStrsmBatched_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param A `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *const *`, device memory
  * @param lda `int64_t`
- * @param B `float *const *`
+ * @param B `float *const *`, device memory
  * @param ldb `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -81,10 +81,10 @@ let cublasStrsm_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param B `float *`
+ * @param B `float *`, device memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -101,9 +101,9 @@ let cublasStrsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -118,9 +118,9 @@ let cublasStrsv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -134,9 +134,9 @@ let cublasStrttp$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const float *`
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param AP `float *`
+ * @param AP `float *`, device memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasStrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasStrttp', 'A', A, 0, 1);
@@ -147,10 +147,10 @@ let cublasSwapEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -163,10 +163,10 @@ let cublasSwapEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSwapEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.

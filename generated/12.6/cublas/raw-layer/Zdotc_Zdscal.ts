@@ -10,11 +10,11 @@ let cublasZdotc$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param result `cuDoubleComplex *`
+ * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZdotc(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasZdotc', 'x', x, 0, 1);
@@ -26,11 +26,11 @@ let cublasZdotc_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int64_t`
- * @param result `cuDoubleComplex *`
+ * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasZdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -43,11 +43,11 @@ let cublasZdotu$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param result `cuDoubleComplex *`
+ * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZdotu(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasZdotu', 'x', x, 0, 1);
@@ -59,11 +59,11 @@ let cublasZdotu_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int64_t`
- * @param result `cuDoubleComplex *`
+ * @param result `cuDoubleComplex *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasZdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -76,12 +76,12 @@ let cublasZdrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `cuDoubleComplex *`
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `cuDoubleComplex *`
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param c `const double *`
- * @param s `const double *`
+ * @param c `const double *`, scalar (f64): its address
+ * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZdrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(x) && x.byteLength >= 16) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasZdrot', 'x', x, 16, 1);
@@ -94,12 +94,12 @@ let cublasZdrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `cuDoubleComplex *`
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param y `cuDoubleComplex *`
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
- * @param c `const double *`
- * @param s `const double *`
+ * @param c `const double *`, scalar (f64): its address
+ * @param s `const double *`, scalar (f64): its address
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasZdrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
@@ -113,8 +113,8 @@ let cublasZdscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZdscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -126,8 +126,8 @@ let cublasZdscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param x `cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

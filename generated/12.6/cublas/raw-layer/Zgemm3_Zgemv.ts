@@ -14,13 +14,13 @@ let cublasZgemm3m$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuDoubleComplex *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -39,13 +39,13 @@ let cublasZgemm3m_64$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuDoubleComplex *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -63,13 +63,13 @@ let cublasZgemv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -86,13 +86,13 @@ let cublasZgemvBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param Aarray `const cuDoubleComplex *const *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param Aarray `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param xarray `const cuDoubleComplex *const *`
+ * @param xarray `const cuDoubleComplex *const *`, device memory
  * @param incx `int`
- * @param beta `const cuDoubleComplex *`
- * @param yarray `cuDoubleComplex *const *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param yarray `cuDoubleComplex *const *`, device memory
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -110,13 +110,13 @@ let cublasZgemvBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param Aarray `const cuDoubleComplex *const *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param Aarray `const cuDoubleComplex *const *`, device memory
  * @param lda `int64_t`
- * @param xarray `const cuDoubleComplex *const *`
+ * @param xarray `const cuDoubleComplex *const *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuDoubleComplex *`
- * @param yarray `cuDoubleComplex *const *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param yarray `cuDoubleComplex *const *`, device memory
  * @param incy `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -135,15 +135,15 @@ let cublasZgemvStridedBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
  * @param stridex `long long`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int`
  * @param stridey `long long`
  * @param batchCount `int`
@@ -162,15 +162,15 @@ let cublasZgemvStridedBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
  * @param stridex `long long`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @param stridey `long long`
  * @param batchCount `int64_t`
@@ -190,13 +190,13 @@ let cublasZgemv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param x `const cuDoubleComplex *`
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

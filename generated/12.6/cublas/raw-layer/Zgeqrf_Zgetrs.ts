@@ -11,9 +11,9 @@ let cublasZgeqrfBatched$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param Aarray `cuDoubleComplex *const *`
+ * @param Aarray `cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param TauArray `cuDoubleComplex *const *`
+ * @param TauArray `cuDoubleComplex *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -28,12 +28,12 @@ let cublasZgerc$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -48,12 +48,12 @@ let cublasZgerc_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int64_t`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -69,12 +69,12 @@ let cublasZgeru$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -89,12 +89,12 @@ let cublasZgeru_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int64_t`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -109,9 +109,9 @@ let cublasZgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `cuDoubleComplex *const *`
+ * @param A `cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param P `int *`
+ * @param P `int *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -125,10 +125,10 @@ let cublasZgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *const *`
+ * @param A `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param P `const int *`
- * @param C `cuDoubleComplex *const *`
+ * @param P `const int *`, device memory
+ * @param C `cuDoubleComplex *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -146,10 +146,10 @@ let cublasZgetrsBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `const cuDoubleComplex *const *`
+ * @param Aarray `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param Barray `cuDoubleComplex *const *`
+ * @param devIpiv `const int *`, device memory
+ * @param Barray `cuDoubleComplex *const *`, device memory
  * @param ldb `int`
  * @param info `int *`
  * @param batchSize `int`

@@ -11,12 +11,12 @@ let cublasZher2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -31,12 +31,12 @@ let cublasZher2_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param x `const cuDoubleComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuDoubleComplex *`
+ * @param y `const cuDoubleComplex *`, device memory
  * @param incy `int64_t`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -54,13 +54,13 @@ let cublasZher2k$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -78,13 +78,13 @@ let cublasZher2k_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -103,11 +103,11 @@ let cublasZherk$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -124,11 +124,11 @@ let cublasZherk_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const double *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -146,13 +146,13 @@ let cublasZherkx$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -170,13 +170,13 @@ let cublasZherkx_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const double *`
- * @param C `cuDoubleComplex *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -15,10 +15,10 @@ export function cudnnCnnVersionCheck(): T.cudnnStatus_t {
 let cudnnConvolutionBackwardBias$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
- * @param beta `const void *`
+ * @param dy `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dbDesc `const cudnnTensorDescriptor_t`
  * @param db `void *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
@@ -32,18 +32,18 @@ export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t, alpha: T.P
 let cudnnConvolutionBackwardData$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param wDesc `const cudnnFilterDescriptor_t`
- * @param w `const void *`
+ * @param w `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param algo `cudnnConvolutionBwdDataAlgo_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t, alpha: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdDataAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardData', 'alpha', alpha, 0, 1);
@@ -57,18 +57,18 @@ export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t, alpha: T.P
 let cudnnConvolutionBackwardFilter$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param algo `cudnnConvolutionBwdFilterAlgo_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dwDesc `const cudnnFilterDescriptor_t`
- * @param dw `void *`
+ * @param dw `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdFilterAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionBackwardFilter', 'alpha', alpha, 0, 1);
@@ -82,23 +82,23 @@ export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t, alpha: T
 let cudnnConvolutionBiasActivationForward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
- * @param alpha1 `const void *`
+ * @param alpha1 `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param wDesc `const cudnnFilterDescriptor_t`
- * @param w `const void *`
+ * @param w `const void *`, device memory
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param algo `cudnnConvolutionFwdAlgo_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
- * @param alpha2 `const void *`
+ * @param alpha2 `const void *`, scalar (untyped): its address
  * @param zDesc `const cudnnTensorDescriptor_t`
- * @param z `const void *`
+ * @param z `const void *`, device memory
  * @param biasDesc `const cudnnTensorDescriptor_t`
- * @param bias `const void *`
+ * @param bias `const void *`, device memory
  * @param activationDesc `const cudnnActivationDescriptor_t`
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t, alpha1: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, alpha2: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, z: T.Pointer, biasDesc: T.cudnnTensorDescriptor_t, bias: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha1) && !(typeof alpha1 === 'number' && alpha1 >= 0 && Number.isSafeInteger(alpha1)) && alpha1 !== null) rawCovers('cudnnConvolutionBiasActivationForward', 'alpha1', alpha1, 0, 1);
@@ -114,18 +114,18 @@ export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t, a
 let cudnnConvolutionForward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param wDesc `const cudnnFilterDescriptor_t`
- * @param w `const void *`
+ * @param w `const void *`, device memory
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param algo `cudnnConvolutionFwdAlgo_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnConvolutionForward(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnConvolutionForward', 'alpha', alpha, 0, 1);

@@ -11,16 +11,16 @@ let cudnnDivisiveNormalizationBackward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param normDesc `cudnnLRNDescriptor_t`
  * @param mode `cudnnDivNormMode_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param means `const void *`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param temp `void *`
  * @param temp2 `void *`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dXdMeansDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @param dMeans `void *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, means: T.Pointer, dy: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, dXdMeansDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, dMeans: T.Pointer): T.cudnnStatus_t {
@@ -40,15 +40,15 @@ let cudnnDivisiveNormalizationForward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param normDesc `cudnnLRNDescriptor_t`
  * @param mode `cudnnDivNormMode_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param means `const void *`
  * @param temp `void *`
  * @param temp2 `void *`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnDivisiveNormalizationForward', 'alpha', alpha, 0, 1);
@@ -65,10 +65,10 @@ let cudnnDropoutBackward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param dropoutDesc `const cudnnDropoutDescriptor_t`
  * @param dydesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param dxdesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
- * @param reserveSpace `void *`
+ * @param dx `void *`, device memory
+ * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnDropoutBackward(handle: T.cudnnHandle_t, dropoutDesc: T.cudnnDropoutDescriptor_t, dydesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, dxdesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
@@ -82,10 +82,10 @@ let cudnnDropoutForward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param dropoutDesc `const cudnnDropoutDescriptor_t`
  * @param xdesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param ydesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
- * @param reserveSpace `void *`
+ * @param y `void *`, device memory
+ * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnDropoutForward(handle: T.cudnnHandle_t, dropoutDesc: T.cudnnDropoutDescriptor_t, xdesc: T.cudnnTensorDescriptor_t, x: T.Pointer, ydesc: T.cudnnTensorDescriptor_t, y: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
@@ -120,7 +120,7 @@ let cudnnFindConvolutionBackwardDataAlgorithm$: NativeFunction | undefined;
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param dxDesc `const cudnnTensorDescriptor_t`
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdDataAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
@@ -132,16 +132,16 @@ let cudnnFindConvolutionBackwardDataAlgorithmEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param wDesc `const cudnnFilterDescriptor_t`
- * @param w `const void *`
+ * @param w `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdDataAlgoPerf_t *`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
@@ -161,7 +161,7 @@ let cudnnFindConvolutionBackwardFilterAlgorithm$: NativeFunction | undefined;
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param dwDesc `const cudnnFilterDescriptor_t`
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdFilterAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
@@ -173,16 +173,16 @@ let cudnnFindConvolutionBackwardFilterAlgorithmEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param dwDesc `const cudnnFilterDescriptor_t`
- * @param dw `void *`
+ * @param dw `void *`, device memory
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdFilterAlgoPerf_t *`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
@@ -202,7 +202,7 @@ let cudnnFindConvolutionForwardAlgorithm$: NativeFunction | undefined;
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param yDesc `const cudnnTensorDescriptor_t`
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionFwdAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
@@ -214,16 +214,16 @@ let cudnnFindConvolutionForwardAlgorithmEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param wDesc `const cudnnFilterDescriptor_t`
- * @param w `const void *`
+ * @param w `const void *`, device memory
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionFwdAlgoPerf_t *`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {

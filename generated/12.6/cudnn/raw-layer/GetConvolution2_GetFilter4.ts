@@ -37,7 +37,7 @@ let cudnnGetConvolution2dForwardOutputDim$: NativeFunction | undefined;
  * @param n `int *`
  * @param c `int *`
  * @param h `int *`
- * @param w `int *`
+ * @param w `int *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'n', n, 4, 4);
@@ -81,7 +81,7 @@ let cudnnGetFilter4dDescriptor$: NativeFunction | undefined;
  * @param k `int *`
  * @param c `int *`
  * @param h `int *`
- * @param w `int *`
+ * @param w `int *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t, dataType: T.Pointer, format: T.Pointer, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(dataType) && dataType.byteLength >= 4 && (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dataType === 'number' && dataType >= 0 && Number.isSafeInteger(dataType)) && dataType !== null) rawCovers('cudnnGetFilter4dDescriptor', 'dataType', dataType, 4, 4);

@@ -104,7 +104,7 @@ let cudnnGetPooling2dForwardOutputDim$: NativeFunction | undefined;
  * @param n `int *`
  * @param c `int *`
  * @param h `int *`
- * @param w `int *`
+ * @param w `int *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 4 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cudnnGetPooling2dForwardOutputDim', 'n', n, 4, 4);

@@ -10,7 +10,7 @@ let cudnnIm2Col$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param wDesc `const cudnnFilterDescriptor_t`
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param colBuffer `void *`
@@ -36,16 +36,16 @@ let cudnnLRNCrossChannelBackward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param normDesc `cudnnLRNDescriptor_t`
  * @param lrnMode `cudnnLRNMode_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnLRNCrossChannelBackward', 'alpha', alpha, 0, 1);
@@ -61,12 +61,12 @@ let cudnnLRNCrossChannelForward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param normDesc `cudnnLRNDescriptor_t`
  * @param lrnMode `cudnnLRNMode_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnLRNCrossChannelForward', 'alpha', alpha, 0, 1);
@@ -108,9 +108,9 @@ let cudnnMultiHeadAttnBackwardData$: NativeFunction | undefined;
  * @param weightSizeInBytes `size_t`
  * @param weights `const void *`
  * @param workSpaceSizeInBytes `size_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param reserveSpaceSizeInBytes `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsDQDO: T.Pointer, devSeqLengthsDKDV: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t, dout: T.Pointer, dqDesc: T.cudnnSeqDataDescriptor_t, dqueries: T.Pointer, queries: T.Pointer, dkDesc: T.cudnnSeqDataDescriptor_t, dkeys: T.Pointer, keys: T.Pointer, dvDesc: T.cudnnSeqDataDescriptor_t, dvalues: T.Pointer, values: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(loWinIdx) && !(typeof loWinIdx === 'number' && loWinIdx >= 0 && Number.isSafeInteger(loWinIdx)) && loWinIdx !== null) rawCovers('cudnnMultiHeadAttnBackwardData', 'loWinIdx', loWinIdx, 0, 1);
@@ -146,9 +146,9 @@ let cudnnMultiHeadAttnBackwardWeights$: NativeFunction | undefined;
  * @param weights `const void *`
  * @param dweights `void *`
  * @param workSpaceSizeInBytes `size_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param reserveSpaceSizeInBytes `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(queries) && !(typeof queries === 'number' && queries >= 0 && Number.isSafeInteger(queries)) && queries !== null) rawCovers('cudnnMultiHeadAttnBackwardWeights', 'queries', queries, 0, 1);
@@ -182,9 +182,9 @@ let cudnnMultiHeadAttnForward$: NativeFunction | undefined;
  * @param weightSizeInBytes `size_t`
  * @param weights `const void *`
  * @param workSpaceSizeInBytes `size_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param reserveSpaceSizeInBytes `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(loWinIdx) && !(typeof loWinIdx === 'number' && loWinIdx >= 0 && Number.isSafeInteger(loWinIdx)) && loWinIdx !== null) rawCovers('cudnnMultiHeadAttnForward', 'loWinIdx', loWinIdx, 0, 1);

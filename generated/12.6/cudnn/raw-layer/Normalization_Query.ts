@@ -12,20 +12,20 @@ let cudnnNormalizationBackward$: NativeFunction | undefined;
  * @param mode `cudnnNormMode_t`
  * @param normOps `cudnnNormOps_t`
  * @param algo `cudnnNormAlgo_t`
- * @param alphaDataDiff `const void *`
- * @param betaDataDiff `const void *`
- * @param alphaParamDiff `const void *`
- * @param betaParamDiff `const void *`
+ * @param alphaDataDiff `const void *`, scalar (untyped): its address
+ * @param betaDataDiff `const void *`, scalar (untyped): its address
+ * @param alphaParamDiff `const void *`, scalar (untyped): its address
+ * @param betaParamDiff `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param xData `const void *`
+ * @param xData `const void *`, device memory
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param yData `const void *`
+ * @param yData `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dyData `const void *`
+ * @param dyData `const void *`, device memory
  * @param dzDesc `const cudnnTensorDescriptor_t`
- * @param dzData `void *`
+ * @param dzData `void *`, device memory
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dxData `void *`
+ * @param dxData `void *`, device memory
  * @param dNormScaleBiasDesc `const cudnnTensorDescriptor_t`
  * @param normScaleData `const void *`
  * @param normBiasData `const void *`
@@ -33,12 +33,12 @@ let cudnnNormalizationBackward$: NativeFunction | undefined;
  * @param dNormBiasData `void *`
  * @param epsilon `double`
  * @param normMeanVarDesc `const cudnnTensorDescriptor_t`
- * @param savedMean `const void *`
- * @param savedInvVariance `const void *`
+ * @param savedMean `const void *`, device memory
+ * @param savedInvVariance `const void *`, device memory
  * @param activationDesc `cudnnActivationDescriptor_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it. */
@@ -68,21 +68,21 @@ let cudnnNormalizationForwardInference$: NativeFunction | undefined;
  * @param mode `cudnnNormMode_t`
  * @param normOps `cudnnNormOps_t`
  * @param algo `cudnnNormAlgo_t`
- * @param alpha `const void *`
- * @param beta `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param beta `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param normScaleBiasDesc `const cudnnTensorDescriptor_t`
  * @param normScale `const void *`
  * @param normBias `const void *`
  * @param normMeanVarDesc `const cudnnTensorDescriptor_t`
- * @param estimatedMean `const void *`
- * @param estimatedVariance `const void *`
+ * @param estimatedMean `const void *`, device memory
+ * @param estimatedVariance `const void *`, device memory
  * @param zDesc `const cudnnTensorDescriptor_t`
- * @param z `const void *`
+ * @param z `const void *`, device memory
  * @param activationDesc `cudnnActivationDescriptor_t`
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param epsilon `double`
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it. */
@@ -104,28 +104,28 @@ let cudnnNormalizationForwardTraining$: NativeFunction | undefined;
  * @param mode `cudnnNormMode_t`
  * @param normOps `cudnnNormOps_t`
  * @param algo `cudnnNormAlgo_t`
- * @param alpha `const void *`
- * @param beta `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param beta `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param xData `const void *`
+ * @param xData `const void *`, device memory
  * @param normScaleBiasDesc `const cudnnTensorDescriptor_t`
  * @param normScale `const void *`
  * @param normBias `const void *`
  * @param exponentialAverageFactor `double`
  * @param normMeanVarDesc `const cudnnTensorDescriptor_t`
- * @param resultRunningMean `void *`
- * @param resultRunningVariance `void *`
+ * @param resultRunningMean `void *`, device memory
+ * @param resultRunningVariance `void *`, device memory
  * @param epsilon `double`
- * @param resultSaveMean `void *`
- * @param resultSaveInvVariance `void *`
+ * @param resultSaveMean `void *`, device memory
+ * @param resultSaveInvVariance `void *`, device memory
  * @param activationDesc `cudnnActivationDescriptor_t`
  * @param zDesc `const cudnnTensorDescriptor_t`
- * @param zData `const void *`
+ * @param zData `const void *`, device memory
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param yData `void *`
+ * @param yData `void *`, device memory
  * @param workspace `void *`
  * @param workSpaceSizeInBytes `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @param groupCnt `int`
  * @returns the `cudnnStatus_t` status, as C returns it. */
@@ -149,13 +149,13 @@ let cudnnOpTensor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param opTensorDesc `const cudnnOpTensorDescriptor_t`
- * @param alpha1 `const void *`
+ * @param alpha1 `const void *`, scalar (untyped): its address
  * @param aDesc `const cudnnTensorDescriptor_t`
  * @param A `const void *`
- * @param alpha2 `const void *`
+ * @param alpha2 `const void *`, scalar (untyped): its address
  * @param bDesc `const cudnnTensorDescriptor_t`
  * @param B `const void *`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param C `void *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
@@ -178,16 +178,16 @@ let cudnnPoolingBackward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param poolingDesc `const cudnnPoolingDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnPoolingBackward(handle: T.cudnnHandle_t, poolingDesc: T.cudnnPoolingDescriptor_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnPoolingBackward', 'alpha', alpha, 0, 1);
@@ -202,12 +202,12 @@ let cudnnPoolingForward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param poolingDesc `const cudnnPoolingDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnPoolingForward(handle: T.cudnnHandle_t, poolingDesc: T.cudnnPoolingDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnPoolingForward', 'alpha', alpha, 0, 1);

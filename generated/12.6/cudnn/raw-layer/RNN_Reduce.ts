@@ -12,10 +12,10 @@ let cudnnRNNBackwardData_v8$: NativeFunction | undefined;
  * @param rnnDesc `cudnnRNNDescriptor_t`
  * @param devSeqLengths `const int32_t *`
  * @param yDesc `cudnnRNNDataDescriptor_t`
- * @param y `const void *`
- * @param dy `const void *`
+ * @param y `const void *`, device memory
+ * @param dy `const void *`, device memory
  * @param xDesc `cudnnRNNDataDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @param hDesc `cudnnTensorDescriptor_t`
  * @param hx `const void *`
  * @param dhy `const void *`
@@ -27,9 +27,9 @@ let cudnnRNNBackwardData_v8$: NativeFunction | undefined;
  * @param weightSpaceSize `size_t`
  * @param weightSpace `const void *`
  * @param workSpaceSize `size_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory
  * @param reserveSpaceSize `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, dy: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, dx: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNBackwardData_v8', 'devSeqLengths', devSeqLengths, 0, 1);
@@ -54,17 +54,17 @@ let cudnnRNNBackwardWeights_v8$: NativeFunction | undefined;
  * @param addGrad `cudnnWgradMode_t`
  * @param devSeqLengths `const int32_t *`
  * @param xDesc `cudnnRNNDataDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param hDesc `cudnnTensorDescriptor_t`
  * @param hx `const void *`
  * @param yDesc `cudnnRNNDataDescriptor_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param weightSpaceSize `size_t`
  * @param dweightSpace `void *`
  * @param workSpaceSize `size_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory
  * @param reserveSpaceSize `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNBackwardWeights_v8', 'devSeqLengths', devSeqLengths, 0, 1);
@@ -83,9 +83,9 @@ let cudnnRNNForward$: NativeFunction | undefined;
  * @param fwdMode `cudnnForwardMode_t`
  * @param devSeqLengths `const int32_t *`
  * @param xDesc `cudnnRNNDataDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param yDesc `cudnnRNNDataDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param hDesc `cudnnTensorDescriptor_t`
  * @param hx `const void *`
  * @param hy `void *`
@@ -95,9 +95,9 @@ let cudnnRNNForward$: NativeFunction | undefined;
  * @param weightSpaceSize `size_t`
  * @param weightSpace `const void *`
  * @param workSpaceSize `size_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory
  * @param reserveSpaceSize `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnRNNForward(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(devSeqLengths) && !(typeof devSeqLengths === 'number' && devSeqLengths >= 0 && Number.isSafeInteger(devSeqLengths)) && devSeqLengths !== null) rawCovers('cudnnRNNForward', 'devSeqLengths', devSeqLengths, 0, 1);
@@ -169,10 +169,10 @@ let cudnnReduceTensor$: NativeFunction | undefined;
  * @param indicesSizeInBytes `size_t`
  * @param workspace `void *`
  * @param workspaceSizeInBytes `size_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param aDesc `const cudnnTensorDescriptor_t`
  * @param A `const void *`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param C `void *`
  * @returns the `cudnnStatus_t` status, as C returns it. */

@@ -11,14 +11,14 @@ let cudnnSoftmaxBackward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param algo `cudnnSoftmaxAlgorithm_t`
  * @param mode `cudnnSoftmaxMode_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
- * @param beta `const void *`
+ * @param dy `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnSoftmaxBackward', 'alpha', alpha, 0, 1);
@@ -33,12 +33,12 @@ let cudnnSoftmaxForward$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param algo `cudnnSoftmaxAlgorithm_t`
  * @param mode `cudnnSoftmaxMode_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnSoftmaxForward(handle: T.cudnnHandle_t, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnSoftmaxForward', 'alpha', alpha, 0, 1);
@@ -75,17 +75,17 @@ let cudnnSpatialTfSamplerBackward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param stDesc `cudnnSpatialTransformerDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
- * @param alphaDgrid `const void *`
+ * @param dx `void *`, device memory
+ * @param alphaDgrid `const void *`, scalar (untyped): its address
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param grid `const void *`
- * @param betaDgrid `const void *`
+ * @param betaDgrid `const void *`, scalar (untyped): its address
  * @param dgrid `void *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnSpatialTfSamplerBackward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, alphaDgrid: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, grid: T.Pointer, betaDgrid: T.Pointer, dgrid: T.Pointer): T.cudnnStatus_t {
@@ -104,13 +104,13 @@ let cudnnSpatialTfSamplerForward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param stDesc `cudnnSpatialTransformerDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param grid `const void *`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, grid: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnSpatialTfSamplerForward', 'alpha', alpha, 0, 1);
@@ -124,12 +124,12 @@ let cudnnTransformFilter$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param transDesc `const cudnnTensorTransformDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param srcDesc `const cudnnFilterDescriptor_t`
- * @param srcData `const void *`
- * @param beta `const void *`
+ * @param srcData `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param destDesc `const cudnnFilterDescriptor_t`
- * @param destData `void *`
+ * @param destData `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnTransformFilter(handle: T.cudnnHandle_t, transDesc: T.cudnnTensorTransformDescriptor_t, alpha: T.Pointer, srcDesc: T.cudnnFilterDescriptor_t, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnFilterDescriptor_t, destData: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnTransformFilter', 'alpha', alpha, 0, 1);
@@ -141,12 +141,12 @@ export function cudnnTransformFilter(handle: T.cudnnHandle_t, transDesc: T.cudnn
 let cudnnTransformTensor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnTransformTensor(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnTransformTensor', 'alpha', alpha, 0, 1);
@@ -159,12 +159,12 @@ let cudnnTransformTensorEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 12.6
  * @param handle `cudnnHandle_t`
  * @param transDesc `const cudnnTensorTransformDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param srcDesc `const cudnnTensorDescriptor_t`
- * @param srcData `const void *`
- * @param beta `const void *`
+ * @param srcData `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param destDesc `const cudnnTensorDescriptor_t`
- * @param destData `void *`
+ * @param destData `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnTransformTensorEx(handle: T.cudnnHandle_t, transDesc: T.cudnnTensorTransformDescriptor_t, alpha: T.Pointer, srcDesc: T.cudnnTensorDescriptor_t, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnTensorDescriptor_t, destData: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnTransformTensorEx', 'alpha', alpha, 0, 1);

@@ -50,7 +50,7 @@ export function curandDestroyGenerator(generator: T.curandGenerator_t): T.curand
 let curandGenerate$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `unsigned int *`
+ * @param outputPtr `unsigned int *`, device memory, `num` elements
  * @param num `size_t`
  * @returns the `curandStatus_t` status, as C returns it. */
 export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
@@ -60,7 +60,7 @@ export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Poin
 let curandGenerateBinomial$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `unsigned int *`
+ * @param outputPtr `unsigned int *`, device memory, `num` elements
  * @param num `size_t`
  * @param n `unsigned int`
  * @param p `double`
@@ -72,7 +72,7 @@ export function curandGenerateBinomial(generator: T.curandGenerator_t, outputPtr
 let curandGenerateBinomialMethod$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `unsigned int *`
+ * @param outputPtr `unsigned int *`, device memory, `num` elements
  * @param num `size_t`
  * @param n `unsigned int`
  * @param p `double`
@@ -85,7 +85,7 @@ export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, out
 let curandGenerateLogNormal$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `float *`
+ * @param outputPtr `float *`, device memory, `n` elements
  * @param n `size_t`
  * @param mean `float`
  * @param stddev `float`
@@ -97,7 +97,7 @@ export function curandGenerateLogNormal(generator: T.curandGenerator_t, outputPt
 let curandGenerateLogNormalDouble$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `double *`
+ * @param outputPtr `double *`, device memory, `n` elements
  * @param n `size_t`
  * @param mean `double`
  * @param stddev `double`
@@ -109,7 +109,7 @@ export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t, ou
 let curandGenerateLongLong$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `unsigned long long *`
+ * @param outputPtr `unsigned long long *`, device memory, `num` elements
  * @param num `size_t`
  * @returns the `curandStatus_t` status, as C returns it. */
 export function curandGenerateLongLong(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
@@ -119,7 +119,7 @@ export function curandGenerateLongLong(generator: T.curandGenerator_t, outputPtr
 let curandGenerateNormal$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `float *`
+ * @param outputPtr `float *`, device memory, `n` elements
  * @param n `size_t`
  * @param mean `float`
  * @param stddev `float`
@@ -131,7 +131,7 @@ export function curandGenerateNormal(generator: T.curandGenerator_t, outputPtr: 
 let curandGenerateNormalDouble$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `double *`
+ * @param outputPtr `double *`, device memory, `n` elements
  * @param n `size_t`
  * @param mean `double`
  * @param stddev `double`
@@ -143,7 +143,7 @@ export function curandGenerateNormalDouble(generator: T.curandGenerator_t, outpu
 let curandGeneratePoisson$: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `unsigned int *`
+ * @param outputPtr `unsigned int *`, device memory, `n` elements
  * @param n `size_t`
  * @param lambda `double`
  * @returns the `curandStatus_t` status, as C returns it. */
@@ -154,7 +154,7 @@ export function curandGeneratePoisson(generator: T.curandGenerator_t, outputPtr:
 let curandGeneratePoissonMethod$: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `unsigned int *`
+ * @param outputPtr `unsigned int *`, device memory, `n` elements
  * @param n `size_t`
  * @param lambda `double`
  * @param method `curandMethod_t`
@@ -173,7 +173,7 @@ export function curandGenerateSeeds(generator: T.curandGenerator_t): T.curandSta
 let curandGenerateUniform$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `float *`
+ * @param outputPtr `float *`, device memory, `num` elements
  * @param num `size_t`
  * @returns the `curandStatus_t` status, as C returns it. */
 export function curandGenerateUniform(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
@@ -183,7 +183,7 @@ export function curandGenerateUniform(generator: T.curandGenerator_t, outputPtr:
 let curandGenerateUniformDouble$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6
  * @param generator `curandGenerator_t`
- * @param outputPtr `double *`
+ * @param outputPtr `double *`, device memory, `num` elements
  * @param num `size_t`
  * @returns the `curandStatus_t` status, as C returns it. */
 export function curandGenerateUniformDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {

@@ -11,12 +11,12 @@ let cusolverDnCsytrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param ipiv `int *`
- * @param work `cuComplex *`
+ * @param ipiv `int *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCsytrf', 'A', A, 8, 1);
@@ -29,7 +29,7 @@ let cusolverDnCsytrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.6
  * @param handle `cusolverDnHandle_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -43,12 +43,12 @@ let cusolverDnCsytri$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
- * @param work `cuComplex *`
+ * @param ipiv `const int *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCsytri', 'A', A, 8, 1);
@@ -62,9 +62,9 @@ let cusolverDnCsytri_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
+ * @param ipiv `const int *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -80,12 +80,12 @@ let cusolverDnCungbr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
- * @param work `cuComplex *`
+ * @param tau `const cuComplex *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCungbr', 'A', A, 8, 1);
@@ -101,9 +101,9 @@ let cusolverDnCungbr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
+ * @param tau `const cuComplex *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -118,12 +118,12 @@ let cusolverDnCungqr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
- * @param work `cuComplex *`
+ * @param tau `const cuComplex *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCungqr', 'A', A, 8, 1);
@@ -138,9 +138,9 @@ let cusolverDnCungqr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param k `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param tau `const cuComplex *`
+ * @param tau `const cuComplex *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

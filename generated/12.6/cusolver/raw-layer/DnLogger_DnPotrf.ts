@@ -56,12 +56,12 @@ let cusolverDnPotrf$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param computeType `cudaDataType`
  * @param pBuffer `void *`
  * @param workspaceInBytes `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
@@ -77,7 +77,7 @@ let cusolverDnPotrf_bufferSize$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytes `size_t *`, out: a typed array of one element

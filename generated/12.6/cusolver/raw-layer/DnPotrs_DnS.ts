@@ -14,12 +14,12 @@ let cusolverDnPotrs$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param nrhs `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeB `cudaDataType`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnPotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
@@ -34,16 +34,16 @@ let cusolverDnSBgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSBgels', 'dA', dA, 4, 4);
@@ -60,13 +60,13 @@ let cusolverDnSBgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -82,17 +82,17 @@ let cusolverDnSBgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSBgesv', 'dA', dA, 4, 4);
@@ -109,14 +109,14 @@ let cusolverDnSBgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -134,16 +134,16 @@ let cusolverDnSHgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSHgels', 'dA', dA, 4, 4);
@@ -160,13 +160,13 @@ let cusolverDnSHgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -182,17 +182,17 @@ let cusolverDnSHgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSHgesv', 'dA', dA, 4, 4);
@@ -209,14 +209,14 @@ let cusolverDnSHgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -234,16 +234,16 @@ let cusolverDnSSgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSSgels', 'dA', dA, 4, 4);
@@ -260,13 +260,13 @@ let cusolverDnSSgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -282,17 +282,17 @@ let cusolverDnSSgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSSgesv', 'dA', dA, 4, 4);
@@ -309,14 +309,14 @@ let cusolverDnSSgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -334,16 +334,16 @@ let cusolverDnSXgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSXgels', 'dA', dA, 4, 4);
@@ -360,13 +360,13 @@ let cusolverDnSXgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -382,17 +382,17 @@ let cusolverDnSXgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSXgesv', 'dA', dA, 4, 4);
@@ -409,14 +409,14 @@ let cusolverDnSXgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {

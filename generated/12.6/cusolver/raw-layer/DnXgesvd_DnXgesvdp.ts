@@ -15,22 +15,22 @@ let cusolverDnXgesvd$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `void *`
+ * @param S `void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `void *`
+ * @param U `void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeVT `cudaDataType`
- * @param VT `void *`
+ * @param VT `void *`, device memory
  * @param ldvt `int64_t`
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXgesvd', 'A', A, 0, 1);
@@ -51,15 +51,15 @@ let cusolverDnXgesvd_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `const void *`
+ * @param S `const void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `const void *`
+ * @param U `const void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeVT `cudaDataType`
- * @param VT `const void *`
+ * @param VT `const void *`, device memory
  * @param ldvt `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
@@ -127,22 +127,22 @@ let cusolverDnXgesvdp$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `void *`
+ * @param S `void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `void *`
+ * @param U `void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeV `cudaDataType`
- * @param V `void *`
+ * @param V `void *`, device memory
  * @param ldv `int64_t`
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param h_err_sigma `double *`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer, h_err_sigma: T.Pointer): T.cusolverStatus_t {
@@ -165,15 +165,15 @@ let cusolverDnXgesvdp_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeS `cudaDataType`
- * @param S `const void *`
+ * @param S `const void *`, device memory
  * @param dataTypeU `cudaDataType`
- * @param U `const void *`
+ * @param U `const void *`, device memory
  * @param ldu `int64_t`
  * @param dataTypeV `cudaDataType`
- * @param V `const void *`
+ * @param V `const void *`, device memory
  * @param ldv `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element

@@ -14,12 +14,12 @@ let cusolverDnXpotrs$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param nrhs `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeB `cudaDataType`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXpotrs', 'A', A, 0, 1);
@@ -35,16 +35,16 @@ let cusolverDnXsyevBatched$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeW `cudaDataType`
- * @param W `void *`
+ * @param W `void *`, device memory
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param batchSize `int64_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.6. */
@@ -64,10 +64,10 @@ let cusolverDnXsyevBatched_bufferSize$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeW `cudaDataType`
- * @param W `const void *`
+ * @param W `const void *`, device memory
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
@@ -89,16 +89,16 @@ let cusolverDnXsyevd$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeW `cudaDataType`
- * @param W `void *`
+ * @param W `void *`, device memory
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXsyevd', 'A', A, 0, 1);
@@ -116,10 +116,10 @@ let cusolverDnXsyevd_bufferSize$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeW `cudaDataType`
- * @param W `const void *`
+ * @param W `const void *`, device memory
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element
@@ -140,7 +140,7 @@ let cusolverDnXsyevdx$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param vl `void *`
  * @param vu `void *`
@@ -148,13 +148,13 @@ let cusolverDnXsyevdx$: NativeFunction | undefined;
  * @param iu `int64_t`
  * @param meig64 `int64_t *`
  * @param dataTypeW `cudaDataType`
- * @param W `void *`
+ * @param W `void *`, device memory
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXsyevdx', 'A', A, 0, 1);
@@ -176,7 +176,7 @@ let cusolverDnXsyevdx_bufferSize$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param vl `void *`
  * @param vu `void *`
@@ -184,7 +184,7 @@ let cusolverDnXsyevdx_bufferSize$: NativeFunction | undefined;
  * @param iu `int64_t`
  * @param h_meig `int64_t *`
  * @param dataTypeW `cudaDataType`
- * @param W `const void *`
+ * @param W `const void *`, device memory
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
  * @param workspaceInBytesOnHost `size_t *`, out: a typed array of one element

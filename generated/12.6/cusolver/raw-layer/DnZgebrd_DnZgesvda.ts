@@ -11,15 +11,15 @@ let cusolverDnZgebrd$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param D `double *`
- * @param E `double *`
- * @param TAUQ `cuDoubleComplex *`
- * @param TAUP `cuDoubleComplex *`
- * @param Work `cuDoubleComplex *`
+ * @param D `double *`, device memory
+ * @param E `double *`, device memory
+ * @param TAUQ `cuDoubleComplex *`, device memory
+ * @param TAUP `cuDoubleComplex *`, device memory
+ * @param Work `cuDoubleComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZgebrd', 'A', A, 16, 1);
@@ -47,12 +47,12 @@ let cusolverDnZgeqrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param TAU `cuDoubleComplex *`
- * @param Workspace `cuDoubleComplex *`
+ * @param TAU `cuDoubleComplex *`, device memory
+ * @param Workspace `cuDoubleComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZgeqrf', 'A', A, 16, 1);
@@ -66,7 +66,7 @@ let cusolverDnZgeqrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -82,17 +82,17 @@ let cusolverDnZgesvd$: NativeFunction | undefined;
  * @param jobvt `signed char`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param S `double *`
- * @param U `cuDoubleComplex *`
+ * @param S `double *`, device memory
+ * @param U `cuDoubleComplex *`, device memory
  * @param ldu `int`
- * @param VT `cuDoubleComplex *`
+ * @param VT `cuDoubleComplex *`, device memory
  * @param ldvt `int`
- * @param work `cuDoubleComplex *`
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
  * @param rwork `double *`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZgesvd', 'A', A, 16, 1);
@@ -122,20 +122,20 @@ let cusolverDnZgesvdaStridedBatched$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const cuDoubleComplex *`
+ * @param d_A `const cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `double *`
+ * @param d_S `double *`, device memory
  * @param strideS `long long`
- * @param d_U `cuDoubleComplex *`
+ * @param d_U `cuDoubleComplex *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `cuDoubleComplex *`
+ * @param d_V `cuDoubleComplex *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param d_work `cuDoubleComplex *`
  * @param lwork `int`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param h_R_nrmF `double *`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -156,15 +156,15 @@ let cusolverDnZgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
  * @param rank `int`
  * @param m `int`
  * @param n `int`
- * @param d_A `const cuDoubleComplex *`
+ * @param d_A `const cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param d_S `const double *`
+ * @param d_S `const double *`, device memory
  * @param strideS `long long`
- * @param d_U `const cuDoubleComplex *`
+ * @param d_U `const cuDoubleComplex *`, device memory
  * @param ldu `int`
  * @param strideU `long long`
- * @param d_V `const cuDoubleComplex *`
+ * @param d_V `const cuDoubleComplex *`, device memory
  * @param ldv `int`
  * @param strideV `long long`
  * @param lwork `int *`, out: a typed array of one element

@@ -36,9 +36,9 @@ export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Point
 let cusparseCscSetPointers$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)` · cusparse.h · CUDA 12.6
  * @param spMatDescr `cusparseSpMatDescr_t`
- * @param cscColOffsets `void *`
- * @param cscRowInd `void *`
- * @param cscValues `void *`
+ * @param cscColOffsets `void *`, device memory
+ * @param cscRowInd `void *`, device memory
+ * @param cscValues `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(cscColOffsets) && !(typeof cscColOffsets === 'number' && cscColOffsets >= 0 && Number.isSafeInteger(cscColOffsets)) && cscColOffsets !== null) rawCovers('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, 0, 1);
@@ -54,10 +54,10 @@ let cusparseCsr2cscEx2$: NativeFunction | undefined;
  * @param nnz `int`
  * @param csrVal `const void *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `const int *`
+ * @param csrColInd `const int *`, device memory
  * @param cscVal `void *`
  * @param cscColPtr `int *`
- * @param cscRowInd `int *`
+ * @param cscRowInd `int *`, device memory
  * @param valType `cudaDataType`
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -82,10 +82,10 @@ let cusparseCsr2cscEx2_bufferSize$: NativeFunction | undefined;
  * @param nnz `int`
  * @param csrVal `const void *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `const int *`
+ * @param csrColInd `const int *`, device memory
  * @param cscVal `void *`
  * @param cscColPtr `int *`
- * @param cscRowInd `int *`
+ * @param cscRowInd `int *`, device memory
  * @param valType `cudaDataType`
  * @param copyValues `cusparseAction_t`
  * @param idxBase `cusparseIndexBase_t`
@@ -132,9 +132,9 @@ export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Point
 let cusparseCsrSetPointers$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)` · cusparse.h · CUDA 12.6
  * @param spMatDescr `cusparseSpMatDescr_t`
- * @param csrRowOffsets `void *`
- * @param csrColInd `void *`
- * @param csrValues `void *`
+ * @param csrRowOffsets `void *`, device memory
+ * @param csrColInd `void *`, device memory
+ * @param csrValues `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrRowOffsets) && !(typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && Number.isSafeInteger(csrRowOffsets)) && csrRowOffsets !== null) rawCovers('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, 0, 1);
@@ -159,14 +159,14 @@ let cusparseDbsr2csr$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const double *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const double *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(bsrSortedValA) && !(typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && Number.isSafeInteger(bsrSortedValA)) && bsrSortedValA !== null) rawCovers('cusparseDbsr2csr', 'bsrSortedValA', bsrSortedValA, 0, 1);

@@ -15,9 +15,9 @@ let cusparseDcsru2csr$: NativeFunction | undefined;
  * @param descrA `const cusparseMatDescr_t`
  * @param csrVal `double *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -35,7 +35,7 @@ let cusparseDcsru2csr_bufferSizeExt$: NativeFunction | undefined;
  * @param nnz `int`
  * @param csrVal `double *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -53,7 +53,7 @@ let cusparseDenseToSparse_analysis$: NativeFunction | undefined;
  * @param matA `cusparseConstDnMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(externalBuffer) && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer)) && externalBuffer !== null) rawCovers('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, 0, 1);
@@ -77,7 +77,7 @@ let cusparseDenseToSparse_convert$: NativeFunction | undefined;
  * @param matA `cusparseConstDnMatDescr_t`
  * @param matB `cusparseSpMatDescr_t`
  * @param alg `cusparseDenseToSparseAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(externalBuffer) && !(typeof externalBuffer === 'number' && externalBuffer >= 0 && Number.isSafeInteger(externalBuffer)) && externalBuffer !== null) rawCovers('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, 0, 1);

@@ -52,8 +52,8 @@ export function cusparseLoggerSetMask(mask: number): T.cusparseStatus_t {
 let cusparseRot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseRot(cusparseHandle_t handle, const void *c_coeff, const void *s_coeff, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)` · cusparse.h · CUDA 12.6
  * @param handle `cusparseHandle_t`
- * @param c_coeff `const void *`
- * @param s_coeff `const void *`
+ * @param c_coeff `const void *`, scalar (untyped): its address
+ * @param s_coeff `const void *`, scalar (untyped): its address
  * @param vecX `cusparseSpVecDescr_t`
  * @param vecY `cusparseDnVecDescr_t`
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -68,14 +68,14 @@ let cusparseSDDMM$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstDnMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSDDMMAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSDDMM(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSDDMM', 'alpha', alpha, 0, 1);
@@ -88,10 +88,10 @@ let cusparseSDDMM_bufferSize$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstDnMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSDDMMAlg_t`
@@ -108,14 +108,14 @@ let cusparseSDDMM_preprocess$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param opA `cusparseOperation_t`
  * @param opB `cusparseOperation_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param matA `cusparseConstDnMatDescr_t`
  * @param matB `cusparseConstDnMatDescr_t`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param matC `cusparseSpMatDescr_t`
  * @param computeType `cudaDataType`
  * @param alg `cusparseSDDMMAlg_t`
- * @param externalBuffer `void *`
+ * @param externalBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSDDMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseConstDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, externalBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseSDDMM_preprocess', 'alpha', alpha, 0, 1);

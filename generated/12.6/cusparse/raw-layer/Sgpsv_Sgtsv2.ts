@@ -11,14 +11,14 @@ let cusparseSgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `float *`
- * @param dl `float *`
- * @param d `float *`
- * @param du `float *`
- * @param dw `float *`
- * @param x `float *`
+ * @param ds `float *`, device memory
+ * @param dl `float *`, device memory
+ * @param d `float *`, device memory
+ * @param du `float *`, device memory
+ * @param dw `float *`, device memory
+ * @param x `float *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 4 && (((ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseSgpsvInterleavedBatch', 'ds', ds, 4, 4);
@@ -35,12 +35,12 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const float *`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param dw `const float *`
- * @param x `const float *`
+ * @param ds `const float *`, device memory
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param dw `const float *`, device memory
+ * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -59,12 +59,12 @@ let cusparseSgtsv2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `float *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsv2', 'dl', dl, 0, 1);
@@ -78,13 +78,13 @@ let cusparseSgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.6
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param x `float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param x `float *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -98,10 +98,10 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param x `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -119,9 +119,9 @@ let cusparseSgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -139,12 +139,12 @@ let cusparseSgtsv2_nopivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `float *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -159,9 +159,9 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
  * @param B `const float *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -179,12 +179,12 @@ let cusparseSgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `float *`
- * @param d `float *`
- * @param du `float *`
- * @param x `float *`
+ * @param dl `float *`, device memory
+ * @param d `float *`, device memory
+ * @param du `float *`, device memory
+ * @param x `float *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 4 && (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseSgtsvInterleavedBatch', 'dl', dl, 4, 4);
@@ -199,10 +199,10 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const float *`
- * @param d `const float *`
- * @param du `const float *`
- * @param x `const float *`
+ * @param dl `const float *`, device memory
+ * @param d `const float *`, device memory
+ * @param du `const float *`, device memory
+ * @param x `const float *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

@@ -12,16 +12,16 @@ let cusparseZgemvi$: NativeFunction | undefined;
  * @param transA `cusparseOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
  * @param A `const cuDoubleComplex *`
  * @param lda `int`
  * @param nnz `int`
- * @param xVal `const cuDoubleComplex *`
- * @param xInd `const int *`
- * @param beta `const cuDoubleComplex *`
- * @param y `cuDoubleComplex *`
+ * @param xVal `const cuDoubleComplex *`, device memory
+ * @param xInd `const int *`, device memory
+ * @param beta `const cuDoubleComplex *`, scalar (c128): its address
+ * @param y `cuDoubleComplex *`, device memory
  * @param idxBase `cusparseIndexBase_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseZgemvi', 'alpha', alpha, 0, 1);
@@ -51,14 +51,14 @@ let cusparseZgpsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `cuDoubleComplex *`
- * @param dl `cuDoubleComplex *`
- * @param d `cuDoubleComplex *`
- * @param du `cuDoubleComplex *`
- * @param dw `cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param ds `cuDoubleComplex *`, device memory
+ * @param dl `cuDoubleComplex *`, device memory
+ * @param d `cuDoubleComplex *`, device memory
+ * @param du `cuDoubleComplex *`, device memory
+ * @param dw `cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(ds) && ds.byteLength >= 16) && !(typeof ds === 'number' && ds >= 0 && Number.isSafeInteger(ds)) && ds !== null) rawCovers('cusparseZgpsvInterleavedBatch', 'ds', ds, 16, 1);
@@ -75,12 +75,12 @@ let cusparseZgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param ds `const cuDoubleComplex *`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param dw `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param ds `const cuDoubleComplex *`, device memory
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param dw `const cuDoubleComplex *`, device memory
+ * @param x `const cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
@@ -99,12 +99,12 @@ let cusparseZgtsv2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `cuDoubleComplex *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsv2', 'dl', dl, 0, 1);
@@ -118,13 +118,13 @@ let cusparseZgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 12.6
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsv2StridedBatch', 'dl', dl, 0, 1);
@@ -138,10 +138,10 @@ let cusparseZgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 12.6
  * @param handle `cusparseHandle_t`
  * @param m `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param x `const cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param batchStride `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -159,9 +159,9 @@ let cusparseZgtsv2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `const cuDoubleComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -179,12 +179,12 @@ let cusparseZgtsv2_nopivot$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `cuDoubleComplex *`
  * @param ldb `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(dl) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsv2_nopivot', 'dl', dl, 0, 1);
@@ -199,9 +199,9 @@ let cusparseZgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
  * @param B `const cuDoubleComplex *`
  * @param ldb `int`
  * @param bufferSizeInBytes `size_t *`, out: a typed array of one element
@@ -219,12 +219,12 @@ let cusparseZgtsvInterleavedBatch$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `cuDoubleComplex *`
- * @param d `cuDoubleComplex *`
- * @param du `cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param dl `cuDoubleComplex *`, device memory
+ * @param d `cuDoubleComplex *`, device memory
+ * @param du `cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param batchCount `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(dl) && dl.byteLength >= 16) && !(typeof dl === 'number' && dl >= 0 && Number.isSafeInteger(dl)) && dl !== null) rawCovers('cusparseZgtsvInterleavedBatch', 'dl', dl, 16, 1);
@@ -239,10 +239,10 @@ let cusparseZgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param algo `int`
  * @param m `int`
- * @param dl `const cuDoubleComplex *`
- * @param d `const cuDoubleComplex *`
- * @param du `const cuDoubleComplex *`
- * @param x `const cuDoubleComplex *`
+ * @param dl `const cuDoubleComplex *`, device memory
+ * @param d `const cuDoubleComplex *`, device memory
+ * @param du `const cuDoubleComplex *`, device memory
+ * @param x `const cuDoubleComplex *`, device memory
  * @param batchCount `int`
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */

@@ -12,13 +12,13 @@ let cublasCgemv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -35,13 +35,13 @@ let cublasCgemvBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param Aarray `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param xarray `const cuComplex *const *`
+ * @param xarray `const cuComplex *const *`, device memory
  * @param incx `int`
- * @param beta `const cuComplex *`
- * @param yarray `cuComplex *const *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param yarray `cuComplex *const *`, device memory
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -59,13 +59,13 @@ let cublasCgemvBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param Aarray `const cuComplex *const *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int64_t`
- * @param xarray `const cuComplex *const *`
+ * @param xarray `const cuComplex *const *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuComplex *`
- * @param yarray `cuComplex *const *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param yarray `cuComplex *const *`, device memory
  * @param incy `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -84,15 +84,15 @@ let cublasCgemvStridedBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
  * @param stridex `long long`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @param stridey `long long`
  * @param batchCount `int`
@@ -111,15 +111,15 @@ let cublasCgemvStridedBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
  * @param stridex `long long`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @param stridey `long long`
  * @param batchCount `int64_t`
@@ -139,13 +139,13 @@ let cublasCgemv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -162,9 +162,9 @@ let cublasCgeqrfBatched$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param Aarray `cuComplex *const *`
+ * @param Aarray `cuComplex *const *`, device memory
  * @param lda `int`
- * @param TauArray `cuComplex *const *`
+ * @param TauArray `cuComplex *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -179,12 +179,12 @@ let cublasCgerc$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -199,12 +199,12 @@ let cublasCgerc_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int64_t`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

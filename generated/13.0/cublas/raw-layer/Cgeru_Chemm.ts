@@ -11,12 +11,12 @@ let cublasCgeru$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -31,12 +31,12 @@ let cublasCgeru_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int64_t`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -51,9 +51,9 @@ let cublasCgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `cuComplex *const *`
+ * @param A `cuComplex *const *`, device memory
  * @param lda `int`
- * @param P `int *`
+ * @param P `int *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -67,10 +67,10 @@ let cublasCgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param A `const cuComplex *const *`
+ * @param A `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param P `const int *`
- * @param C `cuComplex *const *`
+ * @param P `const int *`, device memory
+ * @param C `cuComplex *const *`, device memory
  * @param ldc `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -88,10 +88,10 @@ let cublasCgetrsBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param Aarray `const cuComplex *const *`
+ * @param Aarray `const cuComplex *const *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param Barray `cuComplex *const *`
+ * @param devIpiv `const int *`, device memory
+ * @param Barray `cuComplex *const *`, device memory
  * @param ldb `int`
  * @param info `int *`
  * @param batchSize `int`
@@ -109,13 +109,13 @@ let cublasChbmv$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasChbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -132,13 +132,13 @@ let cublasChbmv_v2_64$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -157,13 +157,13 @@ let cublasChemm$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasChemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -181,13 +181,13 @@ let cublasChemm_v2_64$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const cuComplex *`
- * @param C `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

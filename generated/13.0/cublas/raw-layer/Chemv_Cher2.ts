@@ -11,13 +11,13 @@ let cublasChemv$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasChemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -33,13 +33,13 @@ let cublasChemv_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param x `const cuComplex *`
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param beta `const cuComplex *`
- * @param y `cuComplex *`
+ * @param beta `const cuComplex *`, scalar (c64): its address
+ * @param y `cuComplex *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -56,10 +56,10 @@ let cublasCher$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const cuComplex *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -73,12 +73,12 @@ let cublasCher2$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -93,12 +93,12 @@ let cublasCher2_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const cuComplex *`
- * @param x `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param y `const cuComplex *`
+ * @param y `const cuComplex *`, device memory
  * @param incy `int64_t`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -116,13 +116,13 @@ let cublasCher2k$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param beta `const float *`
- * @param C `cuComplex *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasCher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -140,13 +140,13 @@ let cublasCher2k_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const cuComplex *`
- * @param A `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
+ * @param A `const cuComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int64_t`
- * @param beta `const float *`
- * @param C `cuComplex *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param C `cuComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -163,10 +163,10 @@ let cublasCher_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param x `const cuComplex *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const cuComplex *`, device memory
  * @param incx `int64_t`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

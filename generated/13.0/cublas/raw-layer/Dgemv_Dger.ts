@@ -12,13 +12,13 @@ let cublasDgemv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -35,13 +35,13 @@ let cublasDgemvBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param Aarray `const double *const *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int`
- * @param xarray `const double *const *`
+ * @param xarray `const double *const *`, device memory
  * @param incx `int`
- * @param beta `const double *`
- * @param yarray `double *const *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param yarray `double *const *`, device memory
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -59,13 +59,13 @@ let cublasDgemvBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param Aarray `const double *const *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param Aarray `const double *const *`, device memory
  * @param lda `int64_t`
- * @param xarray `const double *const *`
+ * @param xarray `const double *const *`, device memory
  * @param incx `int64_t`
- * @param beta `const double *`
- * @param yarray `double *const *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param yarray `double *const *`, device memory
  * @param incy `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -84,15 +84,15 @@ let cublasDgemvStridedBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int`
  * @param stridex `long long`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int`
  * @param stridey `long long`
  * @param batchCount `int`
@@ -111,15 +111,15 @@ let cublasDgemvStridedBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int64_t`
  * @param stridex `long long`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int64_t`
  * @param stridey `long long`
  * @param batchCount `int64_t`
@@ -139,13 +139,13 @@ let cublasDgemv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param x `const double *`
+ * @param x `const double *`, device memory
  * @param incx `int64_t`
- * @param beta `const double *`
- * @param y `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param y `double *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -162,9 +162,9 @@ let cublasDgeqrfBatched$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param Aarray `double *const *`
+ * @param Aarray `double *const *`, device memory
  * @param lda `int`
- * @param TauArray `double *const *`
+ * @param TauArray `double *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -179,12 +179,12 @@ let cublasDger$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int`
- * @param y `const double *`
+ * @param y `const double *`, device memory
  * @param incy `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -199,12 +199,12 @@ let cublasDger_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const double *`
- * @param x `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param x `const double *`, device memory
  * @param incx `int64_t`
- * @param y `const double *`
+ * @param y `const double *`, device memory
  * @param incy `int64_t`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

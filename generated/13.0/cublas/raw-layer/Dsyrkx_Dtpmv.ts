@@ -13,13 +13,13 @@ let cublasDsyrkx$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -37,13 +37,13 @@ let cublasDsyrkx_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const double *`
- * @param A `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param B `const double *`
+ * @param B `const double *`, device memory
  * @param ldb `int64_t`
- * @param beta `const double *`
- * @param C `double *`
+ * @param beta `const double *`, scalar (f64): its address
+ * @param C `double *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -63,9 +63,9 @@ let cublasDtbmv$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int`
  * @param k `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -81,9 +81,9 @@ let cublasDtbmv_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -100,9 +100,9 @@ let cublasDtbsv$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int`
  * @param k `int`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -118,9 +118,9 @@ let cublasDtbsv_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param A `const double *`
+ * @param A `const double *`, device memory
  * @param lda `int64_t`
- * @param x `double *`
+ * @param x `double *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -136,8 +136,8 @@ let cublasDtpmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const double *`
- * @param x `double *`
+ * @param AP `const double *`, device memory
+ * @param x `double *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasDtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -152,8 +152,8 @@ let cublasDtpmv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param AP `const double *`
- * @param x `double *`
+ * @param AP `const double *`, device memory
+ * @param x `double *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -103,9 +103,9 @@ let cublasGetMatrix$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, host memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasGetMatrix(rows: number, cols: number, elemSize: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -118,9 +118,9 @@ let cublasGetMatrixAsync$: NativeFunction | undefined;
  * @param rows `int`
  * @param cols `int`
  * @param elemSize `int`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int`
- * @param B `void *`
+ * @param B `void *`, host memory
  * @param ldb `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -134,9 +134,9 @@ let cublasGetMatrixAsync_64$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param elemSize `int64_t`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param B `void *`
+ * @param B `void *`, host memory
  * @param ldb `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -151,9 +151,9 @@ let cublasGetMatrix_64$: NativeFunction | undefined;
  * @param rows `int64_t`
  * @param cols `int64_t`
  * @param elemSize `int64_t`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param B `void *`
+ * @param B `void *`, host memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -216,9 +216,9 @@ let cublasGetVector$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)` · cublas_api.h · CUDA 13.0
  * @param n `int`
  * @param elemSize `int`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param incx `int`
- * @param y `void *`
+ * @param y `void *`, host memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasGetVector(n: number, elemSize: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -230,9 +230,9 @@ let cublasGetVectorAsync$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx, void *hostPtr, int incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
  * @param n `int`
  * @param elemSize `int`
- * @param devicePtr `const void *`
+ * @param devicePtr `const void *`, device memory
  * @param incx `int`
- * @param hostPtr `void *`
+ * @param hostPtr `void *`, host memory
  * @param incy `int`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -245,9 +245,9 @@ let cublasGetVectorAsync_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVectorAsync_64(int64_t n, int64_t elemSize, const void *devicePtr, int64_t incx, void *hostPtr, int64_t incy, cudaStream_t stream)` · cublas_api.h · CUDA 13.0
  * @param n `int64_t`
  * @param elemSize `int64_t`
- * @param devicePtr `const void *`
+ * @param devicePtr `const void *`, device memory
  * @param incx `int64_t`
- * @param hostPtr `void *`
+ * @param hostPtr `void *`, host memory
  * @param incy `int64_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -261,9 +261,9 @@ let cublasGetVector_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x, int64_t incx, void *y, int64_t incy)` · cublas_api.h · CUDA 13.0
  * @param n `int64_t`
  * @param elemSize `int64_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param incx `int64_t`
- * @param y `void *`
+ * @param y `void *`, host memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -28,10 +28,10 @@ let cublasRotmEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotmEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int`
  * @param param `const void *`
@@ -48,10 +48,10 @@ let cublasRotmEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasRotmEx_64(cublasHandle_t handle, int64_t n, void *x, cudaDataType xType, int64_t incx, void *y, cudaDataType yType, int64_t incy, const void *param, cudaDataType paramType, cudaDataType executiontype)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `void *`
+ * @param x `void *`, device memory
  * @param xType `cudaDataType`
  * @param incx `int64_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param yType `cudaDataType`
  * @param incy `int64_t`
  * @param param `const void *`
@@ -92,9 +92,9 @@ let cublasSasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(x) && !(typeof x === 'number' && x >= 0 && Number.isSafeInteger(x)) && x !== null) rawCovers('cublasSasum', 'x', x, 0, 1);
@@ -105,9 +105,9 @@ let cublasSasum_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param result `float *`
+ * @param result `float *`, either memory
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
 export function cublasSasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
@@ -119,10 +119,10 @@ let cublasSaxpy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -135,10 +135,10 @@ let cublasSaxpy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

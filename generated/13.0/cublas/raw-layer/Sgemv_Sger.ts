@@ -12,13 +12,13 @@ let cublasSgemv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -35,13 +35,13 @@ let cublasSgemvBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param Aarray `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param Aarray `const float *const *`, device memory
  * @param lda `int`
- * @param xarray `const float *const *`
+ * @param xarray `const float *const *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param yarray `float *const *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param yarray `float *const *`, device memory
  * @param incy `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -59,13 +59,13 @@ let cublasSgemvBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param Aarray `const float *const *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param Aarray `const float *const *`, device memory
  * @param lda `int64_t`
- * @param xarray `const float *const *`
+ * @param xarray `const float *const *`, device memory
  * @param incx `int64_t`
- * @param beta `const float *`
- * @param yarray `float *const *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param yarray `float *const *`, device memory
  * @param incy `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -84,15 +84,15 @@ let cublasSgemvStridedBatched$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
  * @param strideA `long long`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
  * @param stridex `long long`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @param stridey `long long`
  * @param batchCount `int`
@@ -111,15 +111,15 @@ let cublasSgemvStridedBatched_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
  * @param strideA `long long`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
  * @param stridex `long long`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int64_t`
  * @param stridey `long long`
  * @param batchCount `int64_t`
@@ -139,13 +139,13 @@ let cublasSgemv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -162,9 +162,9 @@ let cublasSgeqrfBatched$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param Aarray `float *const *`
+ * @param Aarray `float *const *`, device memory
  * @param lda `int`
- * @param TauArray `float *const *`
+ * @param TauArray `float *const *`, device memory
  * @param info `int *`
  * @param batchSize `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -179,12 +179,12 @@ let cublasSger$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param y `const float *`
+ * @param y `const float *`, device memory
  * @param incy `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -199,12 +199,12 @@ let cublasSger_v2_64$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param x `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param y `const float *`
+ * @param y `const float *`, device memory
  * @param incy `int64_t`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -25,9 +25,9 @@ let cublasSrotm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int`
  * @param param `const float *`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -41,9 +41,9 @@ let cublasSrotm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param x `float *`
+ * @param x `float *`, device memory
  * @param incx `int64_t`
- * @param y `float *`
+ * @param y `float *`, device memory
  * @param incy `int64_t`
  * @param param `const float *`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -77,13 +77,13 @@ let cublasSsbmv$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param k `int`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
@@ -100,13 +100,13 @@ let cublasSsbmv_v2_64$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param k `int64_t`
- * @param alpha `const float *`
- * @param A `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param A `const float *`, device memory
  * @param lda `int64_t`
- * @param x `const float *`
+ * @param x `const float *`, device memory
  * @param incx `int64_t`
- * @param beta `const float *`
- * @param y `float *`
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @param incy `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -122,8 +122,8 @@ let cublasSscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int`
- * @param alpha `const float *`
- * @param x `float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `float *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasSscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -135,8 +135,8 @@ let cublasSscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)` · cublas_api.h · CUDA 13.0
  * @param handle `cublasHandle_t`
  * @param n `int64_t`
- * @param alpha `const float *`
- * @param x `float *`
+ * @param alpha `const float *`, scalar (f32): its address
+ * @param x `float *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

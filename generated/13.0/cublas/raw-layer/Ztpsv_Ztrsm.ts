@@ -13,8 +13,8 @@ let cublasZtpsv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param AP `const cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param AP `const cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -29,8 +29,8 @@ let cublasZtpsv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param AP `const cuDoubleComplex *`
- * @param x `cuDoubleComplex *`
+ * @param AP `const cuDoubleComplex *`, device memory
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -44,8 +44,8 @@ let cublasZtpttr$: NativeFunction | undefined;
  * @param handle `cublasHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param AP `const cuDoubleComplex *`
- * @param A `cuDoubleComplex *`
+ * @param AP `const cuDoubleComplex *`, device memory
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
@@ -62,12 +62,12 @@ let cublasZtrmm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param C `cuDoubleComplex *`
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
@@ -86,12 +86,12 @@ let cublasZtrmm_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param B `const cuDoubleComplex *`
+ * @param B `const cuDoubleComplex *`, device memory
  * @param ldb `int64_t`
- * @param C `cuDoubleComplex *`
+ * @param C `cuDoubleComplex *`, device memory
  * @param ldc `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -109,9 +109,9 @@ let cublasZtrmv$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param x `cuDoubleComplex *`
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
@@ -126,9 +126,9 @@ let cublasZtrmv_v2_64$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param diag `cublasDiagType_t`
  * @param n `int64_t`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param x `cuDoubleComplex *`
+ * @param x `cuDoubleComplex *`, device memory
  * @param incx `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -146,10 +146,10 @@ let cublasZtrsm$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param B `cuDoubleComplex *`
+ * @param B `cuDoubleComplex *`, device memory
  * @param ldb `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasZtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
@@ -167,10 +167,10 @@ let cublasZtrsmBatched$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *const *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *const *`, device memory
  * @param lda `int`
- * @param B `cuDoubleComplex *const *`
+ * @param B `cuDoubleComplex *const *`, device memory
  * @param ldb `int`
  * @param batchCount `int`
  * @returns the `cublasStatus_t` status, as C returns it. */
@@ -189,10 +189,10 @@ let cublasZtrsmBatched_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *const *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *const *`, device memory
  * @param lda `int64_t`
- * @param B `cuDoubleComplex *const *`
+ * @param B `cuDoubleComplex *const *`, device memory
  * @param ldb `int64_t`
  * @param batchCount `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
@@ -212,10 +212,10 @@ let cublasZtrsm_v2_64$: NativeFunction | undefined;
  * @param diag `cublasDiagType_t`
  * @param m `int64_t`
  * @param n `int64_t`
- * @param alpha `const cuDoubleComplex *`
- * @param A `const cuDoubleComplex *`
+ * @param alpha `const cuDoubleComplex *`, scalar (c128): its address
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int64_t`
- * @param B `cuDoubleComplex *`
+ * @param B `cuDoubleComplex *`, device memory
  * @param ldb `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */

@@ -43,21 +43,19 @@ let cublasLtEmulationDescDestroy$: NativeFunction | undefined;
  * @param emulationDesc `cublasLtEmulationDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 13.0. */
-export function cublasLtEmulationDescDestroy(emulationDesc: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(emulationDesc) && emulationDesc.byteLength >= 64) && !(typeof emulationDesc === 'number' && emulationDesc >= 0 && Number.isSafeInteger(emulationDesc)) && emulationDesc !== null) rawCovers('cublasLtEmulationDescDestroy', 'emulationDesc', emulationDesc, 64, 1);
+export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationDesc_t): T.cublasStatus_t {
   return (cublasLtEmulationDescDestroy$ ??= binder.native('cublasLtEmulationDescDestroy'))(emulationDesc);
 }
 let cublasLtEmulationDescGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 (since 13.0)
- * @param emulationDesc `cublasLtEmulationDesc_t`, covering `sizeInBytes` bytes
+ * @param emulationDesc `cublasLtEmulationDesc_t`
  * @param attr `cublasLtEmulationDescAttributes_t`
- * @param buf `void *`, covering `sizeInBytes` bytes
+ * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
- * @param sizeWritten `size_t *`, out: a typed array of one element
+ * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 13.0. */
-export function cublasLtEmulationDescGetAttribute(emulationDesc: T.Pointer, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(emulationDesc) && emulationDesc.byteLength >= 64) && !(typeof emulationDesc === 'number' && emulationDesc >= 0 && Number.isSafeInteger(emulationDesc)) && emulationDesc !== null) rawCovers('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, 64, 1);
+export function cublasLtEmulationDescGetAttribute(emulationDesc: T.cublasLtEmulationDesc_t, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtEmulationDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtEmulationDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtEmulationDescGetAttribute$ ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -68,20 +66,18 @@ let cublasLtEmulationDescInit_internal$: NativeFunction | undefined;
  * @param size `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 13.0. */
-export function cublasLtEmulationDescInit_internal(emulationDesc: T.Pointer, size: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(emulationDesc) && emulationDesc.byteLength >= 64) && !(typeof emulationDesc === 'number' && emulationDesc >= 0 && Number.isSafeInteger(emulationDesc)) && emulationDesc !== null) rawCovers('cublasLtEmulationDescInit_internal', 'emulationDesc', emulationDesc, 64, 1);
+export function cublasLtEmulationDescInit_internal(emulationDesc: T.cublasLtEmulationDesc_t, size: T.Int64): T.cublasStatus_t {
   return (cublasLtEmulationDescInit_internal$ ??= binder.native('cublasLtEmulationDescInit_internal'))(emulationDesc, size);
 }
 let cublasLtEmulationDescSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 (since 13.0)
- * @param emulationDesc `cublasLtEmulationDesc_t`, covering `sizeInBytes` bytes
+ * @param emulationDesc `cublasLtEmulationDesc_t`
  * @param attr `cublasLtEmulationDescAttributes_t`
- * @param buf `const void *`, covering `sizeInBytes` bytes
+ * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it.
  * @remarks Since CUDA 13.0. */
-export function cublasLtEmulationDescSetAttribute(emulationDesc: T.Pointer, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(emulationDesc) && emulationDesc.byteLength >= 64) && !(typeof emulationDesc === 'number' && emulationDesc >= 0 && Number.isSafeInteger(emulationDesc)) && emulationDesc !== null) rawCovers('cublasLtEmulationDescSetAttribute', 'emulationDesc', emulationDesc, 64, 1);
+export function cublasLtEmulationDescSetAttribute(emulationDesc: T.cublasLtEmulationDesc_t, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtEmulationDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtEmulationDescSetAttribute$ ??= binder.native('cublasLtEmulationDescSetAttribute'))(emulationDesc, attr, buf, sizeInBytes);
 }

@@ -10,40 +10,35 @@ let cublasLtMatmul$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0
  * @param lightHandle `cublasLtHandle_t`
  * @param computeDesc `cublasLtMatmulDesc_t`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Adesc `cublasLtMatrixLayout_t`
- * @param B `const void *`
+ * @param B `const void *`, device memory
  * @param Bdesc `cublasLtMatrixLayout_t`
- * @param beta `const void *`
- * @param C `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param C `const void *`, device memory
  * @param Cdesc `cublasLtMatrixLayout_t`
- * @param D `void *`
+ * @param D `void *`, device memory
  * @param Ddesc `cublasLtMatrixLayout_t`
  * @param algo `const cublasLtMatmulAlgo_t *`
- * @param workspace `void *`
+ * @param workspace `void *`, device memory, `workspaceSizeInBytes` bytes
  * @param workspaceSizeInBytes `size_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(computeDesc) && computeDesc.byteLength >= 256) && !(typeof computeDesc === 'number' && computeDesc >= 0 && Number.isSafeInteger(computeDesc)) && computeDesc !== null) rawCovers('cublasLtMatmul', 'computeDesc', computeDesc, 256, 1);
+export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.cublasLtMatmulDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, D: T.Pointer, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatmul', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasLtMatmul', 'A', A, 0, 1);
-  if (!(ArrayBuffer.isView(Adesc) && Adesc.byteLength >= 64) && !(typeof Adesc === 'number' && Adesc >= 0 && Number.isSafeInteger(Adesc)) && Adesc !== null) rawCovers('cublasLtMatmul', 'Adesc', Adesc, 64, 1);
   if (!ArrayBuffer.isView(B) && !(typeof B === 'number' && B >= 0 && Number.isSafeInteger(B)) && B !== null) rawCovers('cublasLtMatmul', 'B', B, 0, 1);
-  if (!(ArrayBuffer.isView(Bdesc) && Bdesc.byteLength >= 64) && !(typeof Bdesc === 'number' && Bdesc >= 0 && Number.isSafeInteger(Bdesc)) && Bdesc !== null) rawCovers('cublasLtMatmul', 'Bdesc', Bdesc, 64, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cublasLtMatmul', 'beta', beta, 0, 1);
   if (!ArrayBuffer.isView(C) && !(typeof C === 'number' && C >= 0 && Number.isSafeInteger(C)) && C !== null) rawCovers('cublasLtMatmul', 'C', C, 0, 1);
-  if (!(ArrayBuffer.isView(Cdesc) && Cdesc.byteLength >= 64) && !(typeof Cdesc === 'number' && Cdesc >= 0 && Number.isSafeInteger(Cdesc)) && Cdesc !== null) rawCovers('cublasLtMatmul', 'Cdesc', Cdesc, 64, 1);
   if (!ArrayBuffer.isView(D) && !(typeof D === 'number' && D >= 0 && Number.isSafeInteger(D)) && D !== null) rawCovers('cublasLtMatmul', 'D', D, 0, 1);
-  if (!(ArrayBuffer.isView(Ddesc) && Ddesc.byteLength >= 64) && !(typeof Ddesc === 'number' && Ddesc >= 0 && Number.isSafeInteger(Ddesc)) && Ddesc !== null) rawCovers('cublasLtMatmul', 'Ddesc', Ddesc, 64, 1);
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmul', 'algo', algo, 0, 1);
   if (!ArrayBuffer.isView(workspace) && !(typeof workspace === 'number' && workspace >= 0 && Number.isSafeInteger(workspace)) && workspace !== null) rawCovers('cublasLtMatmul', 'workspace', workspace, 0, 1);
   return (cublasLtMatmul$ ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 let cublasLtMatmulAlgoCapGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0
- * @param algo `const cublasLtMatmulAlgo_t *`, covering `sizeInBytes` bytes
+ * @param algo `const cublasLtMatmulAlgo_t *`
  * @param attr `cublasLtMatmulAlgoCapAttributes_t`
  * @param buf `void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
@@ -66,19 +61,14 @@ let cublasLtMatmulAlgoCheck$: NativeFunction | undefined;
  * @param algo `const cublasLtMatmulAlgo_t *`
  * @param result `cublasLtMatmulHeuristicResult_t *`, out: bytes of a `cublasLtMatmulHeuristicResult_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, result: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(operationDesc) && operationDesc.byteLength >= 256) && !(typeof operationDesc === 'number' && operationDesc >= 0 && Number.isSafeInteger(operationDesc)) && operationDesc !== null) rawCovers('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, 256, 1);
-  if (!(ArrayBuffer.isView(Adesc) && Adesc.byteLength >= 64) && !(typeof Adesc === 'number' && Adesc >= 0 && Number.isSafeInteger(Adesc)) && Adesc !== null) rawCovers('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, 64, 1);
-  if (!(ArrayBuffer.isView(Bdesc) && Bdesc.byteLength >= 64) && !(typeof Bdesc === 'number' && Bdesc >= 0 && Number.isSafeInteger(Bdesc)) && Bdesc !== null) rawCovers('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, 64, 1);
-  if (!(ArrayBuffer.isView(Cdesc) && Cdesc.byteLength >= 64) && !(typeof Cdesc === 'number' && Cdesc >= 0 && Number.isSafeInteger(Cdesc)) && Cdesc !== null) rawCovers('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, 64, 1);
-  if (!(ArrayBuffer.isView(Ddesc) && Ddesc.byteLength >= 64) && !(typeof Ddesc === 'number' && Ddesc >= 0 && Number.isSafeInteger(Ddesc)) && Ddesc !== null) rawCovers('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, 64, 1);
+export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, algo: T.Pointer, result: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(algo) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoCheck', 'algo', algo, 0, 1);
   if (!(ArrayBuffer.isView(result) && result.byteLength >= 96) && !(typeof result === 'number' && result >= 0 && Number.isSafeInteger(result)) && result !== null) rawCovers('cublasLtMatmulAlgoCheck', 'result', result, 96, 1);
   return (cublasLtMatmulAlgoCheck$ ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0
- * @param algo `const cublasLtMatmulAlgo_t *`, covering `sizeInBytes` bytes
+ * @param algo `const cublasLtMatmulAlgo_t *`
  * @param attr `cublasLtMatmulAlgoConfigAttributes_t`
  * @param buf `void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
@@ -92,7 +82,7 @@ export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cu
 }
 let cublasLtMatmulAlgoConfigSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0
- * @param algo `cublasLtMatmulAlgo_t *`, covering `sizeInBytes` bytes
+ * @param algo `cublasLtMatmulAlgo_t *`, in/out: bytes of a `cublasLtMatmulAlgo_t`
  * @param attr `cublasLtMatmulAlgoConfigAttributes_t`
  * @param buf `const void *`, covering `sizeInBytes` bytes
  * @param sizeInBytes `size_t`
@@ -112,16 +102,10 @@ let cublasLtMatmulAlgoGetHeuristic$: NativeFunction | undefined;
  * @param Ddesc `cublasLtMatrixLayout_t`
  * @param preference `cublasLtMatmulPreference_t`
  * @param requestedAlgoCount `int`
- * @param heuristicResultsArray `cublasLtMatmulHeuristicResult_t *`, in/out: bytes of a `cublasLtMatmulHeuristicResult_t`
- * @param returnAlgoCount `int *`, out: a typed array of one element
+ * @param heuristicResultsArray `cublasLtMatmulHeuristicResult_t *`
+ * @param returnAlgoCount `int *`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(operationDesc) && operationDesc.byteLength >= 256) && !(typeof operationDesc === 'number' && operationDesc >= 0 && Number.isSafeInteger(operationDesc)) && operationDesc !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, 256, 1);
-  if (!(ArrayBuffer.isView(Adesc) && Adesc.byteLength >= 64) && !(typeof Adesc === 'number' && Adesc >= 0 && Number.isSafeInteger(Adesc)) && Adesc !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, 64, 1);
-  if (!(ArrayBuffer.isView(Bdesc) && Bdesc.byteLength >= 64) && !(typeof Bdesc === 'number' && Bdesc >= 0 && Number.isSafeInteger(Bdesc)) && Bdesc !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, 64, 1);
-  if (!(ArrayBuffer.isView(Cdesc) && Cdesc.byteLength >= 64) && !(typeof Cdesc === 'number' && Cdesc >= 0 && Number.isSafeInteger(Cdesc)) && Cdesc !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, 64, 1);
-  if (!(ArrayBuffer.isView(Ddesc) && Ddesc.byteLength >= 64) && !(typeof Ddesc === 'number' && Ddesc >= 0 && Number.isSafeInteger(Ddesc)) && Ddesc !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, 64, 1);
-  if (!(ArrayBuffer.isView(preference) && preference.byteLength >= 64) && !(typeof preference === 'number' && preference >= 0 && Number.isSafeInteger(preference)) && preference !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, 64, 1);
+export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.cublasLtMatmulDesc_t, Adesc: T.cublasLtMatrixLayout_t, Bdesc: T.cublasLtMatrixLayout_t, Cdesc: T.cublasLtMatrixLayout_t, Ddesc: T.cublasLtMatrixLayout_t, preference: T.cublasLtMatmulPreference_t, requestedAlgoCount: number, heuristicResultsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(heuristicResultsArray) && heuristicResultsArray.byteLength >= 96) && !(typeof heuristicResultsArray === 'number' && heuristicResultsArray >= 0 && Number.isSafeInteger(heuristicResultsArray)) && heuristicResultsArray !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, 96, 1);
   if (!(ArrayBuffer.isView(returnAlgoCount) && returnAlgoCount.byteLength >= 4 && (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof returnAlgoCount === 'number' && returnAlgoCount >= 0 && Number.isSafeInteger(returnAlgoCount)) && returnAlgoCount !== null) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'returnAlgoCount', returnAlgoCount, 4, 4);
   return (cublasLtMatmulAlgoGetHeuristic$ ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
@@ -137,7 +121,7 @@ let cublasLtMatmulAlgoGetIds$: NativeFunction | undefined;
  * @param Dtype `cudaDataType_t`
  * @param requestedAlgoCount `int`
  * @param algoIdsArray `int *`
- * @param returnAlgoCount `int *`, out: a typed array of one element
+ * @param returnAlgoCount `int *`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algoIdsArray) && algoIdsArray.byteLength >= 4 && (((algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof algoIdsArray === 'number' && algoIdsArray >= 0 && Number.isSafeInteger(algoIdsArray)) && algoIdsArray !== null) rawCovers('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, 4, 4);
@@ -154,7 +138,7 @@ let cublasLtMatmulAlgoInit$: NativeFunction | undefined;
  * @param Ctype `cudaDataType_t`
  * @param Dtype `cudaDataType_t`
  * @param algoId `int`
- * @param algo `cublasLtMatmulAlgo_t *`
+ * @param algo `cublasLtMatmulAlgo_t *`, out: bytes of a `cublasLtMatmulAlgo_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): T.cublasStatus_t {
   if (!(ArrayBuffer.isView(algo) && algo.byteLength >= 64) && !(typeof algo === 'number' && algo >= 0 && Number.isSafeInteger(algo)) && algo !== null) rawCovers('cublasLtMatmulAlgoInit', 'algo', algo, 64, 1);
@@ -174,20 +158,18 @@ let cublasLtMatmulDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0
  * @param matmulDesc `cublasLtMatmulDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matmulDesc) && matmulDesc.byteLength >= 256) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, 256, 1);
+export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t): T.cublasStatus_t {
   return (cublasLtMatmulDescDestroy$ ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
 }
 let cublasLtMatmulDescGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0
- * @param matmulDesc `cublasLtMatmulDesc_t`, covering `sizeInBytes` bytes
+ * @param matmulDesc `cublasLtMatmulDesc_t`
  * @param attr `cublasLtMatmulDescAttributes_t`
- * @param buf `void *`, covering `sizeInBytes` bytes
+ * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
- * @param sizeWritten `size_t *`, out: a typed array of one element
+ * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matmulDesc) && matmulDesc.byteLength >= 256) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, 256, 1);
+export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatmulDescGetAttribute$ ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -199,19 +181,17 @@ let cublasLtMatmulDescInit_internal$: NativeFunction | undefined;
  * @param computeType `cublasComputeType_t`
  * @param scaleType `cudaDataType_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matmulDesc) && matmulDesc.byteLength >= 256) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, 256, 1);
+export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
   return (cublasLtMatmulDescInit_internal$ ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
 }
 let cublasLtMatmulDescSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0
- * @param matmulDesc `cublasLtMatmulDesc_t`, covering `sizeInBytes` bytes
+ * @param matmulDesc `cublasLtMatmulDesc_t`
  * @param attr `cublasLtMatmulDescAttributes_t`
- * @param buf `const void *`, covering `sizeInBytes` bytes
+ * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matmulDesc) && matmulDesc.byteLength >= 256) && !(typeof matmulDesc === 'number' && matmulDesc >= 0 && Number.isSafeInteger(matmulDesc)) && matmulDesc !== null) rawCovers('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, 256, 1);
+export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulDescSetAttribute$ ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
 }
@@ -227,20 +207,18 @@ let cublasLtMatmulPreferenceDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0
  * @param pref `cublasLtMatmulPreference_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(pref) && pref.byteLength >= 64) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceDestroy', 'pref', pref, 64, 1);
+export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceDestroy$ ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
 }
 let cublasLtMatmulPreferenceGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0
- * @param pref `cublasLtMatmulPreference_t`, covering `sizeInBytes` bytes
+ * @param pref `cublasLtMatmulPreference_t`
  * @param attr `cublasLtMatmulPreferenceAttributes_t`
- * @param buf `void *`, covering `sizeInBytes` bytes
+ * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
- * @param sizeWritten `size_t *`, out: a typed array of one element
+ * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(pref) && pref.byteLength >= 64) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, 64, 1);
+export function cublasLtMatmulPreferenceGetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatmulPreferenceGetAttribute$ ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, sizeWritten);
@@ -250,19 +228,17 @@ let cublasLtMatmulPreferenceInit_internal$: NativeFunction | undefined;
  * @param pref `cublasLtMatmulPreference_t`
  * @param size `size_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(pref) && pref.byteLength >= 64) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceInit_internal', 'pref', pref, 64, 1);
+export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t, size: T.Int64): T.cublasStatus_t {
   return (cublasLtMatmulPreferenceInit_internal$ ??= binder.native('cublasLtMatmulPreferenceInit_internal'))(pref, size);
 }
 let cublasLtMatmulPreferenceSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0
- * @param pref `cublasLtMatmulPreference_t`, covering `sizeInBytes` bytes
+ * @param pref `cublasLtMatmulPreference_t`
  * @param attr `cublasLtMatmulPreferenceAttributes_t`
- * @param buf `const void *`, covering `sizeInBytes` bytes
+ * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(pref) && pref.byteLength >= 64) && !(typeof pref === 'number' && pref >= 0 && Number.isSafeInteger(pref)) && pref !== null) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, 64, 1);
+export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatmulPreferenceSetAttribute$ ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
 }

@@ -22,20 +22,18 @@ let cublasLtMatrixLayoutDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0
  * @param matLayout `cublasLtMatrixLayout_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matLayout) && matLayout.byteLength >= 64) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, 64, 1);
+export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t): T.cublasStatus_t {
   return (cublasLtMatrixLayoutDestroy$ ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
 }
 let cublasLtMatrixLayoutGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0
- * @param matLayout `cublasLtMatrixLayout_t`, covering `sizeInBytes` bytes
+ * @param matLayout `cublasLtMatrixLayout_t`
  * @param attr `cublasLtMatrixLayoutAttribute_t`
- * @param buf `void *`, covering `sizeInBytes` bytes
+ * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
- * @param sizeWritten `size_t *`, out: a typed array of one element
+ * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matLayout) && matLayout.byteLength >= 64) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, 64, 1);
+export function cublasLtMatrixLayoutGetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixLayoutGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatrixLayoutGetAttribute$ ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, sizeWritten);
@@ -49,19 +47,17 @@ let cublasLtMatrixLayoutInit_internal$: NativeFunction | undefined;
  * @param cols `uint64_t`
  * @param ld `int64_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matLayout) && matLayout.byteLength >= 64) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, 64, 1);
+export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
   return (cublasLtMatrixLayoutInit_internal$ ??= binder.native('cublasLtMatrixLayoutInit_internal'))(matLayout, size, type, rows, cols, ld);
 }
 let cublasLtMatrixLayoutSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0
- * @param matLayout `cublasLtMatrixLayout_t`, covering `sizeInBytes` bytes
+ * @param matLayout `cublasLtMatrixLayout_t`
  * @param attr `cublasLtMatrixLayoutAttribute_t`
- * @param buf `const void *`, covering `sizeInBytes` bytes
+ * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(matLayout) && matLayout.byteLength >= 64) && !(typeof matLayout === 'number' && matLayout >= 0 && Number.isSafeInteger(matLayout)) && matLayout !== null) rawCovers('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, 64, 1);
+export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixLayoutSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixLayoutSetAttribute$ ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
 }
@@ -69,26 +65,22 @@ let cublasLtMatrixTransform$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 13.0
  * @param lightHandle `cublasLtHandle_t`
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
- * @param alpha `const void *`
- * @param A `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param A `const void *`, device memory
  * @param Adesc `cublasLtMatrixLayout_t`
- * @param beta `const void *`
- * @param B `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
+ * @param B `const void *`, device memory
  * @param Bdesc `cublasLtMatrixLayout_t`
- * @param C `void *`
+ * @param C `void *`, device memory
  * @param Cdesc `cublasLtMatrixLayout_t`
  * @param stream `cudaStream_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, beta: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, stream: T.cudaStream_t): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 64) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransform', 'transformDesc', transformDesc, 64, 1);
+export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.cublasLtMatrixTransformDesc_t, alpha: T.Pointer, A: T.Pointer, Adesc: T.cublasLtMatrixLayout_t, beta: T.Pointer, B: T.Pointer, Bdesc: T.cublasLtMatrixLayout_t, C: T.Pointer, Cdesc: T.cublasLtMatrixLayout_t, stream: T.cudaStream_t): T.cublasStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cublasLtMatrixTransform', 'alpha', alpha, 0, 1);
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cublasLtMatrixTransform', 'A', A, 0, 1);
-  if (!(ArrayBuffer.isView(Adesc) && Adesc.byteLength >= 64) && !(typeof Adesc === 'number' && Adesc >= 0 && Number.isSafeInteger(Adesc)) && Adesc !== null) rawCovers('cublasLtMatrixTransform', 'Adesc', Adesc, 64, 1);
   if (!ArrayBuffer.isView(beta) && !(typeof beta === 'number' && beta >= 0 && Number.isSafeInteger(beta)) && beta !== null) rawCovers('cublasLtMatrixTransform', 'beta', beta, 0, 1);
   if (!ArrayBuffer.isView(B) && !(typeof B === 'number' && B >= 0 && Number.isSafeInteger(B)) && B !== null) rawCovers('cublasLtMatrixTransform', 'B', B, 0, 1);
-  if (!(ArrayBuffer.isView(Bdesc) && Bdesc.byteLength >= 64) && !(typeof Bdesc === 'number' && Bdesc >= 0 && Number.isSafeInteger(Bdesc)) && Bdesc !== null) rawCovers('cublasLtMatrixTransform', 'Bdesc', Bdesc, 64, 1);
   if (!ArrayBuffer.isView(C) && !(typeof C === 'number' && C >= 0 && Number.isSafeInteger(C)) && C !== null) rawCovers('cublasLtMatrixTransform', 'C', C, 0, 1);
-  if (!(ArrayBuffer.isView(Cdesc) && Cdesc.byteLength >= 64) && !(typeof Cdesc === 'number' && Cdesc >= 0 && Number.isSafeInteger(Cdesc)) && Cdesc !== null) rawCovers('cublasLtMatrixTransform', 'Cdesc', Cdesc, 64, 1);
   return (cublasLtMatrixTransform$ ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
 let cublasLtMatrixTransformDescCreate$: NativeFunction | undefined;
@@ -104,20 +96,18 @@ let cublasLtMatrixTransformDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0
  * @param transformDesc `cublasLtMatrixTransformDesc_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 64) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, 64, 1);
+export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescDestroy$ ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
 }
 let cublasLtMatrixTransformDescGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0
- * @param transformDesc `cublasLtMatrixTransformDesc_t`, covering `sizeInBytes` bytes
+ * @param transformDesc `cublasLtMatrixTransformDesc_t`
  * @param attr `cublasLtMatrixTransformDescAttributes_t`
- * @param buf `void *`, covering `sizeInBytes` bytes
+ * @param buf `void *`, out: typed by `attr`
  * @param sizeInBytes `size_t`
- * @param sizeWritten `size_t *`, out: a typed array of one element
+ * @param sizeWritten `size_t *`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 64) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, 64, 1);
+export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, 0, 1);
   if (!(ArrayBuffer.isView(sizeWritten) && sizeWritten.byteLength >= 8 && (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof sizeWritten === 'number' && sizeWritten >= 0 && Number.isSafeInteger(sizeWritten)) && sizeWritten !== null) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatrixTransformDescGetAttribute$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -128,19 +118,17 @@ let cublasLtMatrixTransformDescInit_internal$: NativeFunction | undefined;
  * @param size `size_t`
  * @param scaleType `cudaDataType`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointer, size: T.Int64, scaleType: T.cudaDataType): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 64) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, 64, 1);
+export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t, size: T.Int64, scaleType: T.cudaDataType): T.cublasStatus_t {
   return (cublasLtMatrixTransformDescInit_internal$ ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
 }
 let cublasLtMatrixTransformDescSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0
- * @param transformDesc `cublasLtMatrixTransformDesc_t`, covering `sizeInBytes` bytes
+ * @param transformDesc `cublasLtMatrixTransformDesc_t`
  * @param attr `cublasLtMatrixTransformDescAttributes_t`
- * @param buf `const void *`, covering `sizeInBytes` bytes
+ * @param buf `const void *`, in: typed by `attr`
  * @param sizeInBytes `size_t`
  * @returns the `cublasStatus_t` status, as C returns it. */
-export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (!(ArrayBuffer.isView(transformDesc) && transformDesc.byteLength >= 64) && !(typeof transformDesc === 'number' && transformDesc >= 0 && Number.isSafeInteger(transformDesc)) && transformDesc !== null) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, 64, 1);
+export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
   if (!ArrayBuffer.isView(buf) && !(typeof buf === 'number' && buf >= 0 && Number.isSafeInteger(buf)) && buf !== null) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, 0, 1);
   return (cublasLtMatrixTransformDescSetAttribute$ ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);
 }

@@ -10,16 +10,16 @@ let cudnnActivationBackward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @param activationDesc `cudnnActivationDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `const void *`
+ * @param y `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnActivationBackward(handle: T.cudnnHandle_t, activationDesc: T.cudnnActivationDescriptor_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnActivationBackward', 'alpha', alpha, 0, 1);
@@ -34,12 +34,12 @@ let cudnnActivationForward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @param activationDesc `cudnnActivationDescriptor_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
- * @param beta `const void *`
+ * @param x `const void *`, device memory
+ * @param beta `const void *`, scalar (untyped): its address
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnActivationForward(handle: T.cudnnHandle_t, activationDesc: T.cudnnActivationDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnActivationForward', 'alpha', alpha, 0, 1);
@@ -51,10 +51,10 @@ export function cudnnActivationForward(handle: T.cudnnHandle_t, activationDesc: 
 let cudnnAddTensor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
- * @param alpha `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
  * @param aDesc `const cudnnTensorDescriptor_t`
  * @param A `const void *`
- * @param beta `const void *`
+ * @param beta `const void *`, scalar (untyped): its address
  * @param cDesc `const cudnnTensorDescriptor_t`
  * @param C `void *`
  * @returns the `cudnnStatus_t` status, as C returns it. */

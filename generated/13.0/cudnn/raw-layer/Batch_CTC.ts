@@ -10,23 +10,23 @@ let cudnnBatchNormalizationBackward$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @param mode `cudnnBatchNormMode_t`
- * @param alphaDataDiff `const void *`
- * @param betaDataDiff `const void *`
- * @param alphaParamDiff `const void *`
- * @param betaParamDiff `const void *`
+ * @param alphaDataDiff `const void *`, scalar (untyped): its address
+ * @param betaDataDiff `const void *`, scalar (untyped): its address
+ * @param alphaParamDiff `const void *`, scalar (untyped): its address
+ * @param betaParamDiff `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dy `const void *`
+ * @param dy `const void *`, device memory
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dx `void *`
+ * @param dx `void *`, device memory
  * @param dBnScaleBiasDesc `const cudnnTensorDescriptor_t`
- * @param bnScale `const void *`
+ * @param bnScale `const void *`, device memory
  * @param dBnScaleResult `void *`
  * @param dBnBiasResult `void *`
  * @param epsilon `double`
- * @param savedMean `const void *`
- * @param savedInvVariance `const void *`
+ * @param savedMean `const void *`, device memory
+ * @param savedInvVariance `const void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, dBnScaleResult: T.Pointer, dBnBiasResult: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alphaDataDiff) && !(typeof alphaDataDiff === 'number' && alphaDataDiff >= 0 && Number.isSafeInteger(alphaDataDiff)) && alphaDataDiff !== null) rawCovers('cudnnBatchNormalizationBackward', 'alphaDataDiff', alphaDataDiff, 0, 1);
@@ -48,32 +48,32 @@ let cudnnBatchNormalizationBackwardEx$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param mode `cudnnBatchNormMode_t`
  * @param bnOps `cudnnBatchNormOps_t`
- * @param alphaDataDiff `const void *`
- * @param betaDataDiff `const void *`
- * @param alphaParamDiff `const void *`
- * @param betaParamDiff `const void *`
+ * @param alphaDataDiff `const void *`, scalar (untyped): its address
+ * @param betaDataDiff `const void *`, scalar (untyped): its address
+ * @param alphaParamDiff `const void *`, scalar (untyped): its address
+ * @param betaParamDiff `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param xData `const void *`
+ * @param xData `const void *`, device memory
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param yData `const void *`
+ * @param yData `const void *`, device memory
  * @param dyDesc `const cudnnTensorDescriptor_t`
- * @param dyData `const void *`
+ * @param dyData `const void *`, device memory
  * @param dzDesc `const cudnnTensorDescriptor_t`
- * @param dzData `void *`
+ * @param dzData `void *`, device memory
  * @param dxDesc `const cudnnTensorDescriptor_t`
- * @param dxData `void *`
+ * @param dxData `void *`, device memory
  * @param dBnScaleBiasDesc `const cudnnTensorDescriptor_t`
  * @param bnScaleData `const void *`
  * @param bnBiasData `const void *`
  * @param dBnScaleData `void *`
  * @param dBnBiasData `void *`
  * @param epsilon `double`
- * @param savedMean `const void *`
- * @param savedInvVariance `const void *`
+ * @param savedMean `const void *`, device memory
+ * @param savedInvVariance `const void *`, device memory
  * @param activationDesc `cudnnActivationDescriptor_t`
- * @param workSpace `void *`
+ * @param workSpace `void *`, device memory, `workSpaceSizeInBytes` bytes
  * @param workSpaceSizeInBytes `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dxData: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
@@ -100,17 +100,17 @@ let cudnnBatchNormalizationForwardInference$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @param mode `cudnnBatchNormMode_t`
- * @param alpha `const void *`
- * @param beta `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param beta `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param bnScaleBiasMeanVarDesc `const cudnnTensorDescriptor_t`
- * @param bnScale `const void *`
- * @param bnBias `const void *`
- * @param estimatedMean `const void *`
- * @param estimatedVariance `const void *`
+ * @param bnScale `const void *`, device memory
+ * @param bnBias `const void *`, device memory
+ * @param estimatedMean `const void *`, device memory
+ * @param estimatedVariance `const void *`, device memory
  * @param epsilon `double`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, epsilon: number): T.cudnnStatus_t {
@@ -128,21 +128,21 @@ let cudnnBatchNormalizationForwardTraining$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @param mode `cudnnBatchNormMode_t`
- * @param alpha `const void *`
- * @param beta `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param beta `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param x `const void *`
+ * @param x `const void *`, device memory
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
+ * @param y `void *`, device memory
  * @param bnScaleBiasMeanVarDesc `const cudnnTensorDescriptor_t`
- * @param bnScale `const void *`
- * @param bnBias `const void *`
+ * @param bnScale `const void *`, device memory
+ * @param bnBias `const void *`, device memory
  * @param exponentialAverageFactor `double`
- * @param resultRunningMean `void *`
- * @param resultRunningVariance `void *`
+ * @param resultRunningMean `void *`, device memory
+ * @param resultRunningVariance `void *`, device memory
  * @param epsilon `double`
- * @param resultSaveMean `void *`
- * @param resultSaveInvVariance `void *`
+ * @param resultSaveMean `void *`, device memory
+ * @param resultSaveInvVariance `void *`, device memory
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cudnnBatchNormalizationForwardTraining', 'alpha', alpha, 0, 1);
@@ -162,27 +162,27 @@ let cudnnBatchNormalizationForwardTrainingEx$: NativeFunction | undefined;
  * @param handle `cudnnHandle_t`
  * @param mode `cudnnBatchNormMode_t`
  * @param bnOps `cudnnBatchNormOps_t`
- * @param alpha `const void *`
- * @param beta `const void *`
+ * @param alpha `const void *`, scalar (untyped): its address
+ * @param beta `const void *`, scalar (untyped): its address
  * @param xDesc `const cudnnTensorDescriptor_t`
- * @param xData `const void *`
+ * @param xData `const void *`, device memory
  * @param zDesc `const cudnnTensorDescriptor_t`
- * @param zData `const void *`
+ * @param zData `const void *`, device memory
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param yData `void *`
+ * @param yData `void *`, device memory
  * @param bnScaleBiasMeanVarDesc `const cudnnTensorDescriptor_t`
- * @param bnScale `const void *`
- * @param bnBias `const void *`
+ * @param bnScale `const void *`, device memory
+ * @param bnBias `const void *`, device memory
  * @param exponentialAverageFactor `double`
- * @param resultRunningMean `void *`
- * @param resultRunningVariance `void *`
+ * @param resultRunningMean `void *`, device memory
+ * @param resultRunningVariance `void *`, device memory
  * @param epsilon `double`
- * @param resultSaveMean `void *`
- * @param resultSaveInvVariance `void *`
+ * @param resultSaveMean `void *`, device memory
+ * @param resultSaveInvVariance `void *`, device memory
  * @param activationDesc `cudnnActivationDescriptor_t`
  * @param workspace `void *`
  * @param workSpaceSizeInBytes `size_t`
- * @param reserveSpace `void *`
+ * @param reserveSpace `void *`, device memory
  * @param reserveSpaceSizeInBytes `size_t`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {

@@ -35,7 +35,7 @@ let cudnnGetConvolutionBackwardDataAlgorithm_v7$: NativeFunction | undefined;
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param gradDesc `const cudnnTensorDescriptor_t`
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdDataAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
@@ -74,7 +74,7 @@ let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: NativeFunction | undefined;
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param gradDesc `const cudnnFilterDescriptor_t`
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionBwdFilterAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
@@ -113,7 +113,7 @@ let cudnnGetConvolutionForwardAlgorithm_v7$: NativeFunction | undefined;
  * @param convDesc `const cudnnConvolutionDescriptor_t`
  * @param destDesc `const cudnnTensorDescriptor_t`
  * @param requestedAlgoCount `const int`
- * @param returnedAlgoCount `int *`, out: a typed array of one element
+ * @param returnedAlgoCount `int *`
  * @param perfResults `cudnnConvolutionFwdAlgoPerf_t *`
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, destDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {

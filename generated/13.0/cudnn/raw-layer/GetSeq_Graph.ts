@@ -45,7 +45,7 @@ let cudnnGetTensor4dDescriptor$: NativeFunction | undefined;
  * @param n `int *`
  * @param c `int *`
  * @param h `int *`
- * @param w `int *`
+ * @param w `int *`, device memory
  * @param nStride `int *`
  * @param cStride `int *`
  * @param hStride `int *`

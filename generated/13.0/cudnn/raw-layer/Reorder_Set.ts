@@ -41,8 +41,8 @@ let cudnnScaleTensor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
- * @param alpha `const void *`
+ * @param y `void *`, device memory
+ * @param alpha `const void *`, scalar (untyped): its address
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnScaleTensor(handle: T.cudnnHandle_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, alpha: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(y) && !(typeof y === 'number' && y >= 0 && Number.isSafeInteger(y)) && y !== null) rawCovers('cudnnScaleTensor', 'y', y, 0, 1);
@@ -400,8 +400,8 @@ let cudnnSetTensor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 13.0
  * @param handle `cudnnHandle_t`
  * @param yDesc `const cudnnTensorDescriptor_t`
- * @param y `void *`
- * @param valuePtr `const void *`
+ * @param y `void *`, device memory
+ * @param valuePtr `const void *`, scalar (untyped): its address
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnSetTensor(handle: T.cudnnHandle_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, valuePtr: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(y) && !(typeof y === 'number' && y >= 0 && Number.isSafeInteger(y)) && y !== null) rawCovers('cudnnSetTensor', 'y', y, 0, 1);

@@ -18,7 +18,7 @@ let cufftDestroy$: NativeFunction | undefined;
 /** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftDestroy(plan: number): T.cufftResult {
+export function cufftDestroy(plan: T.cufftHandle): T.cufftResult {
   return (cufftDestroy$ ??= binder.native('cufftDestroy'))(plan);
 }
 let cufftEstimate1d$: NativeFunction | undefined;
@@ -79,11 +79,11 @@ export function cufftEstimateMany(rank: number, n: T.Pointer, inembed: T.Pointer
 let cufftExecC2C$: NativeFunction | undefined;
 /** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param idata `cufftComplex *`
- * @param odata `cufftComplex *`
+ * @param idata `cufftComplex *`, device memory
+ * @param odata `cufftComplex *`, device memory
  * @param direction `int`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftExecC2C(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
+export function cufftExecC2C(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
   if (!(ArrayBuffer.isView(idata) && idata.byteLength >= 8) && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata)) && idata !== null) rawCovers('cufftExecC2C', 'idata', idata, 8, 1);
   if (!(ArrayBuffer.isView(odata) && odata.byteLength >= 8) && !(typeof odata === 'number' && odata >= 0 && Number.isSafeInteger(odata)) && odata !== null) rawCovers('cufftExecC2C', 'odata', odata, 8, 1);
   return (cufftExecC2C$ ??= binder.native('cufftExecC2C'))(plan, idata, odata, direction);
@@ -91,10 +91,10 @@ export function cufftExecC2C(plan: number, idata: T.Pointer, odata: T.Pointer, d
 let cufftExecC2R$: NativeFunction | undefined;
 /** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param idata `cufftComplex *`
- * @param odata `cufftReal *`
+ * @param idata `cufftComplex *`, device memory
+ * @param odata `cufftReal *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
+export function cufftExecC2R(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(idata) && idata.byteLength >= 8) && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata)) && idata !== null) rawCovers('cufftExecC2R', 'idata', idata, 8, 1);
   if (!(ArrayBuffer.isView(odata) && odata.byteLength >= 4 && (((odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof odata === 'number' && odata >= 0 && Number.isSafeInteger(odata)) && odata !== null) rawCovers('cufftExecC2R', 'odata', odata, 4, 4);
   return (cufftExecC2R$ ??= binder.native('cufftExecC2R'))(plan, idata, odata);
@@ -102,10 +102,10 @@ export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecD2Z$: NativeFunction | undefined;
 /** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param idata `cufftDoubleReal *`
- * @param odata `cufftDoubleComplex *`
+ * @param idata `cufftDoubleReal *`, device memory
+ * @param odata `cufftDoubleComplex *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
+export function cufftExecD2Z(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(idata) && idata.byteLength >= 8 && (((idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata)) && idata !== null) rawCovers('cufftExecD2Z', 'idata', idata, 8, 8);
   if (!(ArrayBuffer.isView(odata) && odata.byteLength >= 16) && !(typeof odata === 'number' && odata >= 0 && Number.isSafeInteger(odata)) && odata !== null) rawCovers('cufftExecD2Z', 'odata', odata, 16, 1);
   return (cufftExecD2Z$ ??= binder.native('cufftExecD2Z'))(plan, idata, odata);
@@ -113,10 +113,10 @@ export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecR2C$: NativeFunction | undefined;
 /** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param idata `cufftReal *`
- * @param odata `cufftComplex *`
+ * @param idata `cufftReal *`, device memory
+ * @param odata `cufftComplex *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
+export function cufftExecR2C(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(idata) && idata.byteLength >= 4 && (((idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata)) && idata !== null) rawCovers('cufftExecR2C', 'idata', idata, 4, 4);
   if (!(ArrayBuffer.isView(odata) && odata.byteLength >= 8) && !(typeof odata === 'number' && odata >= 0 && Number.isSafeInteger(odata)) && odata !== null) rawCovers('cufftExecR2C', 'odata', odata, 8, 1);
   return (cufftExecR2C$ ??= binder.native('cufftExecR2C'))(plan, idata, odata);
@@ -124,10 +124,10 @@ export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecZ2D$: NativeFunction | undefined;
 /** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param idata `cufftDoubleComplex *`
- * @param odata `cufftDoubleReal *`
+ * @param idata `cufftDoubleComplex *`, device memory
+ * @param odata `cufftDoubleReal *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
+export function cufftExecZ2D(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(idata) && idata.byteLength >= 16) && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata)) && idata !== null) rawCovers('cufftExecZ2D', 'idata', idata, 16, 1);
   if (!(ArrayBuffer.isView(odata) && odata.byteLength >= 8 && (((odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof odata === 'number' && odata >= 0 && Number.isSafeInteger(odata)) && odata !== null) rawCovers('cufftExecZ2D', 'odata', odata, 8, 8);
   return (cufftExecZ2D$ ??= binder.native('cufftExecZ2D'))(plan, idata, odata);
@@ -135,11 +135,11 @@ export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): 
 let cufftExecZ2Z$: NativeFunction | undefined;
 /** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param idata `cufftDoubleComplex *`
- * @param odata `cufftDoubleComplex *`
+ * @param idata `cufftDoubleComplex *`, device memory
+ * @param odata `cufftDoubleComplex *`, device memory
  * @param direction `int`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftExecZ2Z(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
+export function cufftExecZ2Z(plan: T.cufftHandle, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
   if (!(ArrayBuffer.isView(idata) && idata.byteLength >= 16) && !(typeof idata === 'number' && idata >= 0 && Number.isSafeInteger(idata)) && idata !== null) rawCovers('cufftExecZ2Z', 'idata', idata, 16, 1);
   if (!(ArrayBuffer.isView(odata) && odata.byteLength >= 16) && !(typeof odata === 'number' && odata >= 0 && Number.isSafeInteger(odata)) && odata !== null) rawCovers('cufftExecZ2Z', 'odata', odata, 16, 1);
   return (cufftExecZ2Z$ ??= binder.native('cufftExecZ2Z'))(plan, idata, odata, direction);

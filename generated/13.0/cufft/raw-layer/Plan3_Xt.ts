@@ -24,7 +24,7 @@ let cufftResetPlanProperty$: NativeFunction | undefined;
  * @param property `cufftProperty`
  * @returns the `cufftResult` status, as C returns it.
  * @remarks Since CUDA 12.5. */
-export function cufftResetPlanProperty(plan: number, property: T.cufftProperty): T.cufftResult {
+export function cufftResetPlanProperty(plan: T.cufftHandle, property: T.cufftProperty): T.cufftResult {
   return (cufftResetPlanProperty$ ??= binder.native('cufftResetPlanProperty'))(plan, property);
 }
 let cufftSetAutoAllocation$: NativeFunction | undefined;
@@ -32,7 +32,7 @@ let cufftSetAutoAllocation$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param autoAllocate `int`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftSetAutoAllocation(plan: number, autoAllocate: number): T.cufftResult {
+export function cufftSetAutoAllocation(plan: T.cufftHandle, autoAllocate: number): T.cufftResult {
   return (cufftSetAutoAllocation$ ??= binder.native('cufftSetAutoAllocation'))(plan, autoAllocate);
 }
 let cufftSetPlanPropertyInt64$: NativeFunction | undefined;
@@ -42,7 +42,7 @@ let cufftSetPlanPropertyInt64$: NativeFunction | undefined;
  * @param inputValueInt `const long long`
  * @returns the `cufftResult` status, as C returns it.
  * @remarks Since CUDA 12.5. */
-export function cufftSetPlanPropertyInt64(plan: number, property: T.cufftProperty, inputValueInt: T.Int64): T.cufftResult {
+export function cufftSetPlanPropertyInt64(plan: T.cufftHandle, property: T.cufftProperty, inputValueInt: T.Int64): T.cufftResult {
   return (cufftSetPlanPropertyInt64$ ??= binder.native('cufftSetPlanPropertyInt64'))(plan, property, inputValueInt);
 }
 let cufftSetStream$: NativeFunction | undefined;
@@ -50,15 +50,15 @@ let cufftSetStream$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param stream `cudaStream_t`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftSetStream(plan: number, stream: T.cudaStream_t): T.cufftResult {
+export function cufftSetStream(plan: T.cufftHandle, stream: T.cudaStream_t): T.cufftResult {
   return (cufftSetStream$ ??= binder.native('cufftSetStream'))(plan, stream);
 }
 let cufftSetWorkArea$: NativeFunction | undefined;
 /** `cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)` · cufft.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param workArea `void *`
+ * @param workArea `void *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftSetWorkArea(plan: number, workArea: T.Pointer): T.cufftResult {
+export function cufftSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): T.cufftResult {
   if (!ArrayBuffer.isView(workArea) && !(typeof workArea === 'number' && workArea >= 0 && Number.isSafeInteger(workArea)) && workArea !== null) rawCovers('cufftSetWorkArea', 'workArea', workArea, 0, 1);
   return (cufftSetWorkArea$ ??= binder.native('cufftSetWorkArea'))(plan, workArea);
 }
@@ -67,17 +67,17 @@ let cufftXtClearCallback$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param cbType `cufftXtCallbackType`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtClearCallback(plan: number, cbType: T.cufftXtCallbackType): T.cufftResult {
+export function cufftXtClearCallback(plan: T.cufftHandle, cbType: T.cufftXtCallbackType): T.cufftResult {
   return (cufftXtClearCallback$ ??= binder.native('cufftXtClearCallback'))(plan, cbType);
 }
 let cufftXtExec$: NativeFunction | undefined;
 /** `cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `void *`
- * @param output `void *`
+ * @param input `void *`, device memory
+ * @param output `void *`, device memory
  * @param direction `int`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExec(plan: number, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
+export function cufftXtExec(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (!ArrayBuffer.isView(input) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExec', 'input', input, 0, 1);
   if (!ArrayBuffer.isView(output) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExec', 'output', output, 0, 1);
   return (cufftXtExec$ ??= binder.native('cufftXtExec'))(plan, input, output, direction);
@@ -85,11 +85,11 @@ export function cufftXtExec(plan: number, input: T.Pointer, output: T.Pointer, d
 let cufftXtExecDescriptor$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `cudaLibXtDesc *`
- * @param output `cudaLibXtDesc *`
+ * @param input `cudaLibXtDesc *`, device memory
+ * @param output `cudaLibXtDesc *`, device memory
  * @param direction `int`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExecDescriptor(plan: number, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
+export function cufftXtExecDescriptor(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (!(ArrayBuffer.isView(input) && input.byteLength >= 32) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExecDescriptor', 'input', input, 32, 1);
   if (!(ArrayBuffer.isView(output) && output.byteLength >= 32) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExecDescriptor', 'output', output, 32, 1);
   return (cufftXtExecDescriptor$ ??= binder.native('cufftXtExecDescriptor'))(plan, input, output, direction);
@@ -97,11 +97,11 @@ export function cufftXtExecDescriptor(plan: number, input: T.Pointer, output: T.
 let cufftXtExecDescriptorC2C$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `cudaLibXtDesc *`
- * @param output `cudaLibXtDesc *`
+ * @param input `cudaLibXtDesc *`, device memory
+ * @param output `cudaLibXtDesc *`, device memory
  * @param direction `int`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExecDescriptorC2C(plan: number, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
+export function cufftXtExecDescriptorC2C(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (!(ArrayBuffer.isView(input) && input.byteLength >= 32) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExecDescriptorC2C', 'input', input, 32, 1);
   if (!(ArrayBuffer.isView(output) && output.byteLength >= 32) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExecDescriptorC2C', 'output', output, 32, 1);
   return (cufftXtExecDescriptorC2C$ ??= binder.native('cufftXtExecDescriptorC2C'))(plan, input, output, direction);
@@ -109,10 +109,10 @@ export function cufftXtExecDescriptorC2C(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorC2R$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `cudaLibXtDesc *`
- * @param output `cudaLibXtDesc *`
+ * @param input `cudaLibXtDesc *`, device memory
+ * @param output `cudaLibXtDesc *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
+export function cufftXtExecDescriptorC2R(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(input) && input.byteLength >= 32) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExecDescriptorC2R', 'input', input, 32, 1);
   if (!(ArrayBuffer.isView(output) && output.byteLength >= 32) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExecDescriptorC2R', 'output', output, 32, 1);
   return (cufftXtExecDescriptorC2R$ ??= binder.native('cufftXtExecDescriptorC2R'))(plan, input, output);
@@ -120,10 +120,10 @@ export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorD2Z$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `cudaLibXtDesc *`
- * @param output `cudaLibXtDesc *`
+ * @param input `cudaLibXtDesc *`, device memory
+ * @param output `cudaLibXtDesc *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
+export function cufftXtExecDescriptorD2Z(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(input) && input.byteLength >= 32) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExecDescriptorD2Z', 'input', input, 32, 1);
   if (!(ArrayBuffer.isView(output) && output.byteLength >= 32) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExecDescriptorD2Z', 'output', output, 32, 1);
   return (cufftXtExecDescriptorD2Z$ ??= binder.native('cufftXtExecDescriptorD2Z'))(plan, input, output);
@@ -131,10 +131,10 @@ export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorR2C$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `cudaLibXtDesc *`
- * @param output `cudaLibXtDesc *`
+ * @param input `cudaLibXtDesc *`, device memory
+ * @param output `cudaLibXtDesc *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
+export function cufftXtExecDescriptorR2C(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(input) && input.byteLength >= 32) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExecDescriptorR2C', 'input', input, 32, 1);
   if (!(ArrayBuffer.isView(output) && output.byteLength >= 32) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExecDescriptorR2C', 'output', output, 32, 1);
   return (cufftXtExecDescriptorR2C$ ??= binder.native('cufftXtExecDescriptorR2C'))(plan, input, output);
@@ -142,10 +142,10 @@ export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorZ2D$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `cudaLibXtDesc *`
- * @param output `cudaLibXtDesc *`
+ * @param input `cudaLibXtDesc *`, device memory
+ * @param output `cudaLibXtDesc *`, device memory
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
+export function cufftXtExecDescriptorZ2D(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(input) && input.byteLength >= 32) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExecDescriptorZ2D', 'input', input, 32, 1);
   if (!(ArrayBuffer.isView(output) && output.byteLength >= 32) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExecDescriptorZ2D', 'output', output, 32, 1);
   return (cufftXtExecDescriptorZ2D$ ??= binder.native('cufftXtExecDescriptorZ2D'))(plan, input, output);
@@ -153,11 +153,11 @@ export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output:
 let cufftXtExecDescriptorZ2Z$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 13.0
  * @param plan `cufftHandle`
- * @param input `cudaLibXtDesc *`
- * @param output `cudaLibXtDesc *`
+ * @param input `cudaLibXtDesc *`, device memory
+ * @param output `cudaLibXtDesc *`, device memory
  * @param direction `int`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtExecDescriptorZ2Z(plan: number, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
+export function cufftXtExecDescriptorZ2Z(plan: T.cufftHandle, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
   if (!(ArrayBuffer.isView(input) && input.byteLength >= 32) && !(typeof input === 'number' && input >= 0 && Number.isSafeInteger(input)) && input !== null) rawCovers('cufftXtExecDescriptorZ2Z', 'input', input, 32, 1);
   if (!(ArrayBuffer.isView(output) && output.byteLength >= 32) && !(typeof output === 'number' && output >= 0 && Number.isSafeInteger(output)) && output !== null) rawCovers('cufftXtExecDescriptorZ2Z', 'output', output, 32, 1);
   return (cufftXtExecDescriptorZ2Z$ ??= binder.native('cufftXtExecDescriptorZ2Z'))(plan, input, output, direction);
@@ -187,7 +187,7 @@ let cufftXtGetSizeMany$: NativeFunction | undefined;
  * @param workSize `size_t *`, out: a typed array of one element
  * @param executiontype `cudaDataType`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtGetSizeMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
+export function cufftXtGetSizeMany(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftXtGetSizeMany', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftXtGetSizeMany', 'inembed', inembed, 8, 8);
   if (!(ArrayBuffer.isView(onembed) && onembed.byteLength >= 8 && (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof onembed === 'number' && onembed >= 0 && Number.isSafeInteger(onembed)) && onembed !== null) rawCovers('cufftXtGetSizeMany', 'onembed', onembed, 8, 8);
@@ -211,7 +211,7 @@ let cufftXtMakePlanMany$: NativeFunction | undefined;
  * @param workSize `size_t *`, out: a typed array of one element
  * @param executiontype `cudaDataType`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtMakePlanMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
+export function cufftXtMakePlanMany(plan: T.cufftHandle, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
   if (!(ArrayBuffer.isView(n) && n.byteLength >= 8 && (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof n === 'number' && n >= 0 && Number.isSafeInteger(n)) && n !== null) rawCovers('cufftXtMakePlanMany', 'n', n, 8, 8);
   if (!(ArrayBuffer.isView(inembed) && inembed.byteLength >= 8 && (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof inembed === 'number' && inembed >= 0 && Number.isSafeInteger(inembed)) && inembed !== null) rawCovers('cufftXtMakePlanMany', 'inembed', inembed, 8, 8);
   if (!(ArrayBuffer.isView(onembed) && onembed.byteLength >= 8 && (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof onembed === 'number' && onembed >= 0 && Number.isSafeInteger(onembed)) && onembed !== null) rawCovers('cufftXtMakePlanMany', 'onembed', onembed, 8, 8);
@@ -224,7 +224,7 @@ let cufftXtMalloc$: NativeFunction | undefined;
  * @param descriptor `cudaLibXtDesc **`
  * @param format `cufftXtSubFormat`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtMalloc(plan: number, descriptor: T.Pointer, format: T.cufftXtSubFormat): T.cufftResult {
+export function cufftXtMalloc(plan: T.cufftHandle, descriptor: T.Pointer, format: T.cufftXtSubFormat): T.cufftResult {
   if (!(ArrayBuffer.isView(descriptor) && descriptor.byteLength >= 8 && (((descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cufftXtMalloc', 'descriptor', descriptor, 8, 8);
   return (cufftXtMalloc$ ??= binder.native('cufftXtMalloc'))(plan, descriptor, format);
 }
@@ -235,7 +235,7 @@ let cufftXtMemcpy$: NativeFunction | undefined;
  * @param srcPointer `void *`
  * @param type `cufftXtCopyType`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtMemcpy(plan: number, dstPointer: T.Pointer, srcPointer: T.Pointer, type: T.cufftXtCopyType): T.cufftResult {
+export function cufftXtMemcpy(plan: T.cufftHandle, dstPointer: T.Pointer, srcPointer: T.Pointer, type: T.cufftXtCopyType): T.cufftResult {
   if (!ArrayBuffer.isView(dstPointer) && !(typeof dstPointer === 'number' && dstPointer >= 0 && Number.isSafeInteger(dstPointer)) && dstPointer !== null) rawCovers('cufftXtMemcpy', 'dstPointer', dstPointer, 0, 1);
   if (!ArrayBuffer.isView(srcPointer) && !(typeof srcPointer === 'number' && srcPointer >= 0 && Number.isSafeInteger(srcPointer)) && srcPointer !== null) rawCovers('cufftXtMemcpy', 'srcPointer', srcPointer, 0, 1);
   return (cufftXtMemcpy$ ??= binder.native('cufftXtMemcpy'))(plan, dstPointer, srcPointer, type);
@@ -246,7 +246,7 @@ let cufftXtQueryPlan$: NativeFunction | undefined;
  * @param queryStruct `void *`
  * @param queryType `cufftXtQueryType`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtQueryPlan(plan: number, queryStruct: T.Pointer, queryType: T.cufftXtQueryType): T.cufftResult {
+export function cufftXtQueryPlan(plan: T.cufftHandle, queryStruct: T.Pointer, queryType: T.cufftXtQueryType): T.cufftResult {
   if (!ArrayBuffer.isView(queryStruct) && !(typeof queryStruct === 'number' && queryStruct >= 0 && Number.isSafeInteger(queryStruct)) && queryStruct !== null) rawCovers('cufftXtQueryPlan', 'queryStruct', queryStruct, 0, 1);
   return (cufftXtQueryPlan$ ??= binder.native('cufftXtQueryPlan'))(plan, queryStruct, queryType);
 }
@@ -257,7 +257,7 @@ let cufftXtSetCallback$: NativeFunction | undefined;
  * @param cbType `cufftXtCallbackType`
  * @param caller_info `void **`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtSetCallback(plan: number, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): T.cufftResult {
+export function cufftXtSetCallback(plan: T.cufftHandle, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(callback_routine) && callback_routine.byteLength >= 8 && (((callback_routine as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (callback_routine as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof callback_routine === 'number' && callback_routine >= 0 && Number.isSafeInteger(callback_routine)) && callback_routine !== null) rawCovers('cufftXtSetCallback', 'callback_routine', callback_routine, 8, 8);
   if (!(ArrayBuffer.isView(caller_info) && caller_info.byteLength >= 8 && (((caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof caller_info === 'number' && caller_info >= 0 && Number.isSafeInteger(caller_info)) && caller_info !== null) rawCovers('cufftXtSetCallback', 'caller_info', caller_info, 8, 8);
   return (cufftXtSetCallback$ ??= binder.native('cufftXtSetCallback'))(plan, callback_routine, cbType, caller_info);
@@ -268,7 +268,7 @@ let cufftXtSetCallbackSharedSize$: NativeFunction | undefined;
  * @param cbType `cufftXtCallbackType`
  * @param sharedSize `size_t`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtSetCallbackSharedSize(plan: number, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): T.cufftResult {
+export function cufftXtSetCallbackSharedSize(plan: T.cufftHandle, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): T.cufftResult {
   return (cufftXtSetCallbackSharedSize$ ??= binder.native('cufftXtSetCallbackSharedSize'))(plan, cbType, sharedSize);
 }
 let cufftXtSetGPUs$: NativeFunction | undefined;
@@ -277,7 +277,7 @@ let cufftXtSetGPUs$: NativeFunction | undefined;
  * @param nGPUs `int`
  * @param whichGPUs `int *`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtSetGPUs(handle: number, nGPUs: number, whichGPUs: T.Pointer): T.cufftResult {
+export function cufftXtSetGPUs(handle: T.cufftHandle, nGPUs: number, whichGPUs: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(whichGPUs) && whichGPUs.byteLength >= 4 && (((whichGPUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (whichGPUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof whichGPUs === 'number' && whichGPUs >= 0 && Number.isSafeInteger(whichGPUs)) && whichGPUs !== null) rawCovers('cufftXtSetGPUs', 'whichGPUs', whichGPUs, 4, 4);
   return (cufftXtSetGPUs$ ??= binder.native('cufftXtSetGPUs'))(handle, nGPUs, whichGPUs);
 }
@@ -291,7 +291,7 @@ let cufftXtSetJITCallback$: NativeFunction | undefined;
  * @param caller_info `void **`
  * @returns the `cufftResult` status, as C returns it.
  * @remarks Since CUDA 12.6. */
-export function cufftXtSetJITCallback(plan: number, lto_callback_symbol_name: string | T.Pointer, lto_callback_fatbin: T.Pointer, lto_callback_fatbin_size: T.Int64, type: T.cufftXtCallbackType, caller_info: T.Pointer): T.cufftResult {
+export function cufftXtSetJITCallback(plan: T.cufftHandle, lto_callback_symbol_name: string | T.Pointer, lto_callback_fatbin: T.Pointer, lto_callback_fatbin_size: T.Int64, type: T.cufftXtCallbackType, caller_info: T.Pointer): T.cufftResult {
   if (!ArrayBuffer.isView(lto_callback_fatbin) && !(typeof lto_callback_fatbin === 'number' && lto_callback_fatbin >= 0 && Number.isSafeInteger(lto_callback_fatbin)) && lto_callback_fatbin !== null) rawCovers('cufftXtSetJITCallback', 'lto_callback_fatbin', lto_callback_fatbin, 0, 1);
   if (!(ArrayBuffer.isView(caller_info) && caller_info.byteLength >= 8 && (((caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof caller_info === 'number' && caller_info >= 0 && Number.isSafeInteger(caller_info)) && caller_info !== null) rawCovers('cufftXtSetJITCallback', 'caller_info', caller_info, 8, 8);
   return (cufftXtSetJITCallback$ ??= binder.native('cufftXtSetJITCallback'))(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
@@ -301,7 +301,7 @@ let cufftXtSetWorkArea$: NativeFunction | undefined;
  * @param plan `cufftHandle`
  * @param workArea `void **`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtSetWorkArea(plan: number, workArea: T.Pointer): T.cufftResult {
+export function cufftXtSetWorkArea(plan: T.cufftHandle, workArea: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workArea) && workArea.byteLength >= 8 && (((workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workArea === 'number' && workArea >= 0 && Number.isSafeInteger(workArea)) && workArea !== null) rawCovers('cufftXtSetWorkArea', 'workArea', workArea, 8, 8);
   return (cufftXtSetWorkArea$ ??= binder.native('cufftXtSetWorkArea'))(plan, workArea);
 }
@@ -311,7 +311,7 @@ let cufftXtSetWorkAreaPolicy$: NativeFunction | undefined;
  * @param policy `cufftXtWorkAreaPolicy`
  * @param workSize `size_t *`
  * @returns the `cufftResult` status, as C returns it. */
-export function cufftXtSetWorkAreaPolicy(plan: number, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): T.cufftResult {
+export function cufftXtSetWorkAreaPolicy(plan: T.cufftHandle, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): T.cufftResult {
   if (!(ArrayBuffer.isView(workSize) && workSize.byteLength >= 8 && (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof workSize === 'number' && workSize >= 0 && Number.isSafeInteger(workSize)) && workSize !== null) rawCovers('cufftXtSetWorkAreaPolicy', 'workSize', workSize, 8, 8);
   return (cufftXtSetWorkAreaPolicy$ ??= binder.native('cufftXtSetWorkAreaPolicy'))(plan, policy, workSize);
 }

@@ -12,16 +12,16 @@ let cusolverDnCCgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCCgels', 'dA', dA, 8, 1);
@@ -38,13 +38,13 @@ let cusolverDnCCgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -60,17 +60,17 @@ let cusolverDnCCgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCCgesv', 'dA', dA, 8, 1);
@@ -87,14 +87,14 @@ let cusolverDnCCgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -112,16 +112,16 @@ let cusolverDnCEgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCEgels', 'dA', dA, 8, 1);
@@ -138,13 +138,13 @@ let cusolverDnCEgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -160,17 +160,17 @@ let cusolverDnCEgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCEgesv', 'dA', dA, 8, 1);
@@ -187,14 +187,14 @@ let cusolverDnCEgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -212,16 +212,16 @@ let cusolverDnCKgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCKgels', 'dA', dA, 8, 1);
@@ -238,13 +238,13 @@ let cusolverDnCKgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -260,17 +260,17 @@ let cusolverDnCKgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCKgesv', 'dA', dA, 8, 1);
@@ -287,14 +287,14 @@ let cusolverDnCKgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -312,16 +312,16 @@ let cusolverDnCYgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCYgels', 'dA', dA, 8, 1);
@@ -338,13 +338,13 @@ let cusolverDnCYgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `cuComplex *`
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -360,17 +360,17 @@ let cusolverDnCYgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 8) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnCYgesv', 'dA', dA, 8, 1);
@@ -387,14 +387,14 @@ let cusolverDnCYgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `cuComplex *`
+ * @param dA `cuComplex *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `cuComplex *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `cuComplex *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `cuComplex *`
+ * @param dX `cuComplex *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {

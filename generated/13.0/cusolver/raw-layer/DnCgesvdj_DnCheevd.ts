@@ -13,16 +13,16 @@ let cusolverDnCgesvdj$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param S `float *`
- * @param U `cuComplex *`
+ * @param S `float *`, device memory
+ * @param U `cuComplex *`, device memory
  * @param ldu `int`
- * @param V `cuComplex *`
+ * @param V `cuComplex *`, device memory
  * @param ldv `int`
- * @param work `cuComplex *`
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
@@ -40,16 +40,16 @@ let cusolverDnCgesvdjBatched$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param S `float *`
- * @param U `cuComplex *`
+ * @param S `float *`, device memory
+ * @param U `cuComplex *`, device memory
  * @param ldu `int`
- * @param V `cuComplex *`
+ * @param V `cuComplex *`, device memory
  * @param ldv `int`
- * @param work `cuComplex *`
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -68,12 +68,12 @@ let cusolverDnCgesvdjBatched_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param S `const float *`
- * @param U `const cuComplex *`
+ * @param S `const float *`, device memory
+ * @param U `const cuComplex *`, device memory
  * @param ldu `int`
- * @param V `const cuComplex *`
+ * @param V `const cuComplex *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
@@ -94,12 +94,12 @@ let cusolverDnCgesvdj_bufferSize$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param S `const float *`
- * @param U `const cuComplex *`
+ * @param S `const float *`, device memory
+ * @param U `const cuComplex *`, device memory
  * @param ldu `int`
- * @param V `const cuComplex *`
+ * @param V `const cuComplex *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
@@ -117,11 +117,11 @@ let cusolverDnCgetrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param Workspace `cuComplex *`
- * @param devIpiv `int *`
- * @param devInfo `int *`
+ * @param Workspace `cuComplex *`, device memory
+ * @param devIpiv `int *`, device memory
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCgetrf', 'A', A, 8, 1);
@@ -135,7 +135,7 @@ let cusolverDnCgetrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -150,12 +150,12 @@ let cusolverDnCgetrs$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param B `cuComplex *`
+ * @param devIpiv `const int *`, device memory
+ * @param B `cuComplex *`, device memory
  * @param ldb `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCgetrs', 'A', A, 0, 1);
@@ -170,12 +170,12 @@ let cusolverDnCheevd$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param W `float *`
- * @param work `cuComplex *`
+ * @param W `float *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCheevd', 'A', A, 8, 1);
@@ -190,9 +190,9 @@ let cusolverDnCheevd_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param W `const float *`
+ * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

@@ -13,17 +13,17 @@ let cusolverDnCheevdx$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param vl `float`
  * @param vu `float`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `float *`
- * @param work `cuComplex *`
+ * @param W `float *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCheevdx', 'A', A, 8, 1);
@@ -40,14 +40,14 @@ let cusolverDnCheevdx_bufferSize$: NativeFunction | undefined;
  * @param range `cusolverEigRange_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
  * @param vl `float`
  * @param vu `float`
  * @param il `int`
  * @param iu `int`
  * @param meig `int *`, out: a typed array of one element
- * @param W `const float *`
+ * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -63,12 +63,12 @@ let cusolverDnCheevj$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param W `float *`
- * @param work `cuComplex *`
+ * @param W `float *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `syevjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
@@ -84,12 +84,12 @@ let cusolverDnCheevjBatched$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param W `float *`
- * @param work `cuComplex *`
+ * @param W `float *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `syevjInfo_t`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -106,9 +106,9 @@ let cusolverDnCheevjBatched_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param W `const float *`
+ * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
  * @param batchSize `int`
@@ -125,9 +125,9 @@ let cusolverDnCheevj_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param W `const float *`
+ * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @param params `syevjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -144,14 +144,14 @@ let cusolverDnChegvd$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param B `cuComplex *`
+ * @param B `cuComplex *`, device memory
  * @param ldb `int`
- * @param W `float *`
- * @param work `cuComplex *`
+ * @param W `float *`, device memory
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnChegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnChegvd', 'A', A, 8, 1);
@@ -168,11 +168,11 @@ let cusolverDnChegvd_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `const cuComplex *`
+ * @param B `const cuComplex *`, device memory
  * @param ldb `int`
- * @param W `const float *`
+ * @param W `const float *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

@@ -11,11 +11,11 @@ let cusolverDnCpotrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param Workspace `cuComplex *`
+ * @param Workspace `cuComplex *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCpotrf', 'A', A, 8, 1);
@@ -28,9 +28,9 @@ let cusolverDnCpotrfBatched$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param Aarray `cuComplex **`
+ * @param Aarray `cuComplex **`, device memory
  * @param lda `int`
- * @param infoArray `int *`
+ * @param infoArray `int *`, device memory
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): T.cusolverStatus_t {
@@ -43,7 +43,7 @@ let cusolverDnCpotrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -57,11 +57,11 @@ let cusolverDnCpotri$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
- * @param work `cuComplex *`
+ * @param work `cuComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCpotri', 'A', A, 8, 1);
@@ -74,7 +74,7 @@ let cusolverDnCpotri_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuComplex *`
+ * @param A `cuComplex *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -89,11 +89,11 @@ let cusolverDnCpotrs$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param nrhs `int`
- * @param A `const cuComplex *`
+ * @param A `const cuComplex *`, device memory
  * @param lda `int`
- * @param B `cuComplex *`
+ * @param B `cuComplex *`, device memory
  * @param ldb `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnCpotrs', 'A', A, 0, 1);
@@ -107,11 +107,11 @@ let cusolverDnCpotrsBatched$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int`
  * @param nrhs `int`
- * @param A `cuComplex **`
+ * @param A `cuComplex **`, device memory
  * @param lda `int`
- * @param B `cuComplex **`
+ * @param B `cuComplex **`, device memory
  * @param ldb `int`
- * @param d_info `int *`
+ * @param d_info `int *`, device memory
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): T.cusolverStatus_t {

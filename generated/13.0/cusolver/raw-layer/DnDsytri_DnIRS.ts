@@ -11,12 +11,12 @@ let cusolverDnDsytri$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
- * @param work `double *`
+ * @param ipiv `const int *`, device memory
+ * @param work `double *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 8 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 8)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnDsytri', 'A', A, 8, 8);
@@ -30,9 +30,9 @@ let cusolverDnDsytri_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `double *`
+ * @param A `double *`, device memory
  * @param lda `int`
- * @param ipiv `const int *`
+ * @param ipiv `const int *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
@@ -249,16 +249,16 @@ let cusolverDnIRSXgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `void *`
+ * @param dA `void *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `void *`
+ * @param dB `void *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `void *`
+ * @param dX `void *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param niters `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t, gels_irs_params: T.cusolverDnIRSParams_t, gels_irs_infos: T.cusolverDnIRSInfos_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(dA) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnIRSXgels', 'dA', dA, 0, 1);
@@ -289,16 +289,16 @@ let cusolverDnIRSXgesv$: NativeFunction | undefined;
  * @param gesv_irs_infos `cusolverDnIRSInfos_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `void *`
+ * @param dA `void *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `void *`
+ * @param dB `void *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `void *`
+ * @param dX `void *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param niters `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t, gesv_irs_params: T.cusolverDnIRSParams_t, gesv_irs_infos: T.cusolverDnIRSInfos_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(dA) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnIRSXgesv', 'dA', dA, 0, 1);

@@ -55,16 +55,16 @@ let cusolverDnSBgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSBgels', 'dA', dA, 4, 4);
@@ -81,13 +81,13 @@ let cusolverDnSBgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -103,17 +103,17 @@ let cusolverDnSBgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSBgesv', 'dA', dA, 4, 4);
@@ -130,14 +130,14 @@ let cusolverDnSBgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -155,16 +155,16 @@ let cusolverDnSHgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSHgels', 'dA', dA, 4, 4);
@@ -181,13 +181,13 @@ let cusolverDnSHgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -203,17 +203,17 @@ let cusolverDnSHgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSHgesv', 'dA', dA, 4, 4);
@@ -230,14 +230,14 @@ let cusolverDnSHgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -255,16 +255,16 @@ let cusolverDnSSgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSSgels', 'dA', dA, 4, 4);
@@ -281,13 +281,13 @@ let cusolverDnSSgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -303,17 +303,17 @@ let cusolverDnSSgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSSgesv', 'dA', dA, 4, 4);
@@ -330,14 +330,14 @@ let cusolverDnSSgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -355,16 +355,16 @@ let cusolverDnSXgels$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSXgels', 'dA', dA, 4, 4);
@@ -381,13 +381,13 @@ let cusolverDnSXgels_bufferSize$: NativeFunction | undefined;
  * @param m `cusolver_int_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dB `float *`
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
@@ -403,17 +403,17 @@ let cusolverDnSXgesv$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t`
  * @param iter `cusolver_int_t *`, out: a typed array of one element
- * @param d_info `cusolver_int_t *`
+ * @param d_info `cusolver_int_t *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(dA) && dA.byteLength >= 4 && (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof dA === 'number' && dA >= 0 && Number.isSafeInteger(dA)) && dA !== null) rawCovers('cusolverDnSXgesv', 'dA', dA, 4, 4);
@@ -430,14 +430,14 @@ let cusolverDnSXgesv_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param n `cusolver_int_t`
  * @param nrhs `cusolver_int_t`
- * @param dA `float *`
+ * @param dA `float *`, device memory
  * @param ldda `cusolver_int_t`
- * @param dipiv `cusolver_int_t *`
- * @param dB `float *`
+ * @param dipiv `cusolver_int_t *`, device memory
+ * @param dB `float *`, device memory
  * @param lddb `cusolver_int_t`
- * @param dX `float *`
+ * @param dX `float *`, device memory
  * @param lddx `cusolver_int_t`
- * @param dWorkspace `void *`
+ * @param dWorkspace `void *`, device memory, `lwork_bytes` bytes
  * @param lwork_bytes `size_t *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {

@@ -55,15 +55,15 @@ let cusolverDnSgebrd$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param D `float *`
- * @param E `float *`
- * @param TAUQ `float *`
- * @param TAUP `float *`
- * @param Work `float *`
+ * @param D `float *`, device memory
+ * @param E `float *`, device memory
+ * @param TAUQ `float *`, device memory
+ * @param TAUP `float *`, device memory
+ * @param Work `float *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSgebrd', 'A', A, 4, 4);
@@ -91,12 +91,12 @@ let cusolverDnSgeqrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
- * @param TAU `float *`
- * @param Workspace `float *`
+ * @param TAU `float *`, device memory
+ * @param Workspace `float *`, device memory, `Lwork` elements
  * @param Lwork `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 4 && (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnSgeqrf', 'A', A, 4, 4);
@@ -110,7 +110,7 @@ let cusolverDnSgeqrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `float *`
+ * @param A `float *`, device memory
  * @param lda `int`
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */

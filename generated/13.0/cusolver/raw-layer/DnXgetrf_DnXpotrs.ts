@@ -13,15 +13,15 @@ let cusolverDnXgetrf$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
- * @param ipiv `int64_t *`
+ * @param ipiv `int64_t *`, device memory
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXgetrf', 'A', A, 0, 1);
@@ -38,7 +38,7 @@ let cusolverDnXgetrf_bufferSize$: NativeFunction | undefined;
  * @param m `int64_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
@@ -58,13 +58,13 @@ let cusolverDnXgetrs$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param nrhs `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param ipiv `const int64_t *`
+ * @param ipiv `const int64_t *`, device memory
  * @param dataTypeB `cudaDataType`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXgetrs', 'A', A, 0, 1);
@@ -82,17 +82,17 @@ let cusolverDnXlarft$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param k `int64_t`
  * @param dataTypeV `cudaDataType`
- * @param V `const void *`
+ * @param V `const void *`, device memory
  * @param ldv `int64_t`
  * @param dataTypeTau `cudaDataType`
- * @param tau `const void *`
+ * @param tau `const void *`, device memory
  * @param dataTypeT `cudaDataType`
  * @param T `void *`
  * @param ldt `int64_t`
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
  * @returns the `cusolverStatus_t` status, as C returns it.
  * @remarks Since CUDA 12.5. */
@@ -113,10 +113,10 @@ let cusolverDnXlarft_bufferSize$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param k `int64_t`
  * @param dataTypeV `cudaDataType`
- * @param V `const void *`
+ * @param V `const void *`, device memory
  * @param ldv `int64_t`
  * @param dataTypeTau `cudaDataType`
- * @param tau `const void *`
+ * @param tau `const void *`, device memory
  * @param dataTypeT `cudaDataType`
  * @param T `void *`
  * @param ldt `int64_t`
@@ -140,14 +140,14 @@ let cusolverDnXpotrf$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `void *`
+ * @param A `void *`, device memory
  * @param lda `int64_t`
  * @param computeType `cudaDataType`
- * @param bufferOnDevice `void *`
+ * @param bufferOnDevice `void *`, device memory, `workspaceInBytesOnDevice` bytes
  * @param workspaceInBytesOnDevice `size_t`
- * @param bufferOnHost `void *`
+ * @param bufferOnHost `void *`, host memory, `workspaceInBytesOnHost` bytes
  * @param workspaceInBytesOnHost `size_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXpotrf', 'A', A, 0, 1);
@@ -163,7 +163,7 @@ let cusolverDnXpotrf_bufferSize$: NativeFunction | undefined;
  * @param uplo `cublasFillMode_t`
  * @param n `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param computeType `cudaDataType`
  * @param workspaceInBytesOnDevice `size_t *`, out: a typed array of one element
@@ -183,12 +183,12 @@ let cusolverDnXpotrs$: NativeFunction | undefined;
  * @param n `int64_t`
  * @param nrhs `int64_t`
  * @param dataTypeA `cudaDataType`
- * @param A `const void *`
+ * @param A `const void *`, device memory
  * @param lda `int64_t`
  * @param dataTypeB `cudaDataType`
- * @param B `void *`
+ * @param B `void *`, device memory
  * @param ldb `int64_t`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnXpotrs', 'A', A, 0, 1);

@@ -13,16 +13,16 @@ let cusolverDnZgesvdj$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param S `double *`
- * @param U `cuDoubleComplex *`
+ * @param S `double *`, device memory
+ * @param U `cuDoubleComplex *`, device memory
  * @param ldu `int`
- * @param V `cuDoubleComplex *`
+ * @param V `cuDoubleComplex *`, device memory
  * @param ldv `int`
- * @param work `cuDoubleComplex *`
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
@@ -40,16 +40,16 @@ let cusolverDnZgesvdjBatched$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param S `double *`
- * @param U `cuDoubleComplex *`
+ * @param S `double *`, device memory
+ * @param U `cuDoubleComplex *`, device memory
  * @param ldu `int`
- * @param V `cuDoubleComplex *`
+ * @param V `cuDoubleComplex *`, device memory
  * @param ldv `int`
- * @param work `cuDoubleComplex *`
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @param params `gesvdjInfo_t`
  * @param batchSize `int`
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -68,12 +68,12 @@ let cusolverDnZgesvdjBatched_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param m `int`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param S `const double *`
- * @param U `const cuDoubleComplex *`
+ * @param S `const double *`, device memory
+ * @param U `const cuDoubleComplex *`, device memory
  * @param ldu `int`
- * @param V `const cuDoubleComplex *`
+ * @param V `const cuDoubleComplex *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
@@ -94,12 +94,12 @@ let cusolverDnZgesvdj_bufferSize$: NativeFunction | undefined;
  * @param econ `int`
  * @param m `int`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param S `const double *`
- * @param U `const cuDoubleComplex *`
+ * @param S `const double *`, device memory
+ * @param U `const cuDoubleComplex *`, device memory
  * @param ldu `int`
- * @param V `const cuDoubleComplex *`
+ * @param V `const cuDoubleComplex *`, device memory
  * @param ldv `int`
  * @param lwork `int *`, out: a typed array of one element
  * @param params `gesvdjInfo_t`
@@ -117,11 +117,11 @@ let cusolverDnZgetrf$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param Workspace `cuDoubleComplex *`
- * @param devIpiv `int *`
- * @param devInfo `int *`
+ * @param Workspace `cuDoubleComplex *`, device memory
+ * @param devIpiv `int *`, device memory
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZgetrf', 'A', A, 16, 1);
@@ -135,7 +135,7 @@ let cusolverDnZgetrf_bufferSize$: NativeFunction | undefined;
  * @param handle `cusolverDnHandle_t`
  * @param m `int`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
  * @param Lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
@@ -150,12 +150,12 @@ let cusolverDnZgetrs$: NativeFunction | undefined;
  * @param trans `cublasOperation_t`
  * @param n `int`
  * @param nrhs `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param devIpiv `const int *`
- * @param B `cuDoubleComplex *`
+ * @param devIpiv `const int *`, device memory
+ * @param B `cuDoubleComplex *`, device memory
  * @param ldb `int`
- * @param devInfo `int *`
+ * @param devInfo `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZgetrs', 'A', A, 0, 1);
@@ -170,12 +170,12 @@ let cusolverDnZheevd$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `cuDoubleComplex *`
+ * @param A `cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param W `double *`
- * @param work `cuDoubleComplex *`
+ * @param W `double *`, device memory
+ * @param work `cuDoubleComplex *`, device memory, `lwork` elements
  * @param lwork `int`
- * @param info `int *`
+ * @param info `int *`, device memory
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
   if (!(ArrayBuffer.isView(A) && A.byteLength >= 16) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusolverDnZheevd', 'A', A, 16, 1);
@@ -190,9 +190,9 @@ let cusolverDnZheevd_bufferSize$: NativeFunction | undefined;
  * @param jobz `cusolverEigMode_t`
  * @param uplo `cublasFillMode_t`
  * @param n `int`
- * @param A `const cuDoubleComplex *`
+ * @param A `const cuDoubleComplex *`, device memory
  * @param lda `int`
- * @param W `const double *`
+ * @param W `const double *`, device memory
  * @param lwork `int *`, out: a typed array of one element
  * @returns the `cusolverStatus_t` status, as C returns it. */
 export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {

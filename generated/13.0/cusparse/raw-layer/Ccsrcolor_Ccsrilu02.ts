@@ -12,10 +12,10 @@ let cusparseCcsrcolor$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param fractionToColor `const float *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param fractionToColor `const float *`, scalar (f32): its address
  * @param ncolors `int *`
  * @param coloring `int *`
  * @param reordering `int *`
@@ -37,23 +37,23 @@ let cusparseCcsrgeam2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const cuComplex *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const cuComplex *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const cuComplex *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `cuComplex *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `cuComplex *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseCcsrgeam2', 'alpha', alpha, 0, 1);
@@ -75,22 +75,22 @@ let cusparseCcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const cuComplex *`
+ * @param alpha `const cuComplex *`, scalar (c64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const cuComplex *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const cuComplex *`, scalar (c64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const cuComplex *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const cuComplex *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const cuComplex *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const cuComplex *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
@@ -114,12 +114,12 @@ let cusparseCcsric02$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA_valM `cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA_valM `cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -135,12 +135,12 @@ let cusparseCcsric02_analysis$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -156,9 +156,9 @@ let cusparseCcsric02_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -176,9 +176,9 @@ let cusparseCcsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedVal `cuComplex *`
- * @param csrSortedRowPtr `const int *`
- * @param csrSortedColInd `const int *`
+ * @param csrSortedVal `cuComplex *`, device memory
+ * @param csrSortedRowPtr `const int *`, device memory
+ * @param csrSortedColInd `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -196,12 +196,12 @@ let cusparseCcsrilu02$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA_valM `cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA_valM `cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -217,12 +217,12 @@ let cusparseCcsrilu02_analysis$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -238,9 +238,9 @@ let cusparseCcsrilu02_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `cuComplex *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -258,9 +258,9 @@ let cusparseCcsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedVal `cuComplex *`
- * @param csrSortedRowPtr `const int *`
- * @param csrSortedColInd `const int *`
+ * @param csrSortedVal `cuComplex *`, device memory
+ * @param csrSortedRowPtr `const int *`, device memory
+ * @param csrSortedColInd `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.

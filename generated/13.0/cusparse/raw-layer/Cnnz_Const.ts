@@ -17,7 +17,7 @@ let cusparseCnnz$: NativeFunction | undefined;
  * @param A `const cuComplex *`
  * @param lda `int`
  * @param nnzPerRowCol `int *`
- * @param nnzTotalDevHostPtr `int *`
+ * @param nnzTotalDevHostPtr `int *`, either memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseCnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(A) && !(typeof A === 'number' && A >= 0 && Number.isSafeInteger(A)) && A !== null) rawCovers('cusparseCnnz', 'A', A, 0, 1);
@@ -30,8 +30,8 @@ let cusparseCnnz_compress$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param descr `const cusparseMatDescr_t`
- * @param csrSortedValA `const cuComplex *`
- * @param csrSortedRowPtrA `const int *`
+ * @param csrSortedValA `const cuComplex *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
  * @param nnzPerRow `int *`
  * @param nnzC `int *`
  * @param tol `cuComplex`

@@ -13,13 +13,13 @@ let cusparseDbsric02$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -36,9 +36,9 @@ let cusparseDbsric02_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `const double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `const double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
@@ -59,9 +59,9 @@ let cusparseDbsric02_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -81,9 +81,9 @@ let cusparseDbsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
@@ -103,13 +103,13 @@ let cusparseDbsrilu02$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -126,13 +126,13 @@ let cusparseDbsrilu02_analysis$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -149,9 +149,9 @@ let cusparseDbsrilu02_bufferSize$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockDim `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -171,9 +171,9 @@ let cusparseDbsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param mb `int`
  * @param nnzb `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedVal `double *`
- * @param bsrSortedRowPtr `const int *`
- * @param bsrSortedColInd `const int *`
+ * @param bsrSortedVal `double *`, device memory
+ * @param bsrSortedRowPtr `const int *`, device memory
+ * @param bsrSortedColInd `const int *`, device memory
  * @param blockSize `int`
  * @param info `bsrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element

@@ -11,23 +11,23 @@ let cusparseDcsrgeam2$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const double *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const double *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `double *`
- * @param csrSortedRowPtrC `int *`
- * @param csrSortedColIndC `int *`
- * @param pBuffer `void *`
+ * @param csrSortedValC `double *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(alpha) && !(typeof alpha === 'number' && alpha >= 0 && Number.isSafeInteger(alpha)) && alpha !== null) rawCovers('cusparseDcsrgeam2', 'alpha', alpha, 0, 1);
@@ -49,22 +49,22 @@ let cusparseDcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
  * @param handle `cusparseHandle_t`
  * @param m `int`
  * @param n `int`
- * @param alpha `const double *`
+ * @param alpha `const double *`, scalar (f64): its address
  * @param descrA `const cusparseMatDescr_t`
  * @param nnzA `int`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
- * @param beta `const double *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param beta `const double *`, scalar (f64): its address
  * @param descrB `const cusparseMatDescr_t`
  * @param nnzB `int`
- * @param csrSortedValB `const double *`
- * @param csrSortedRowPtrB `const int *`
- * @param csrSortedColIndB `const int *`
+ * @param csrSortedValB `const double *`, device memory
+ * @param csrSortedRowPtrB `const int *`, device memory
+ * @param csrSortedColIndB `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param csrSortedValC `const double *`
- * @param csrSortedRowPtrC `const int *`
- * @param csrSortedColIndC `const int *`
+ * @param csrSortedValC `const double *`, device memory
+ * @param csrSortedRowPtrC `const int *`, device memory
+ * @param csrSortedColIndC `const int *`, device memory
  * @param pBufferSizeInBytes `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
@@ -88,12 +88,12 @@ let cusparseDcsric02$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA_valM `double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA_valM `double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -109,12 +109,12 @@ let cusparseDcsric02_analysis$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -130,9 +130,9 @@ let cusparseDcsric02_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -150,9 +150,9 @@ let cusparseDcsric02_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedVal `double *`
- * @param csrSortedRowPtr `const int *`
- * @param csrSortedColInd `const int *`
+ * @param csrSortedVal `double *`, device memory
+ * @param csrSortedRowPtr `const int *`, device memory
+ * @param csrSortedColInd `const int *`, device memory
  * @param info `csric02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -170,12 +170,12 @@ let cusparseDcsrilu02$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA_valM `double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA_valM `double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -191,12 +191,12 @@ let cusparseDcsrilu02_analysis$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param policy `cusparseSolvePolicy_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -212,9 +212,9 @@ let cusparseDcsrilu02_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `double *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `double *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.
@@ -232,9 +232,9 @@ let cusparseDcsrilu02_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param nnz `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedVal `double *`
- * @param csrSortedRowPtr `const int *`
- * @param csrSortedColInd `const int *`
+ * @param csrSortedVal `double *`, device memory
+ * @param csrSortedRowPtr `const int *`, device memory
+ * @param csrSortedColInd `const int *`, device memory
  * @param info `csrilu02Info_t`
  * @param pBufferSize `size_t *`, out: a typed array of one element
  * @returns the `cusparseStatus_t` status, as C returns it.

@@ -57,7 +57,7 @@ export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t,
 let cusparseDnMatSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)` · cusparse.h · CUDA 13.0
  * @param dnMatDescr `cusparseDnMatDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnMatSetValues', 'values', values, 0, 1);
@@ -88,7 +88,7 @@ export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t, value
 let cusparseDnVecSetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)` · cusparse.h · CUDA 13.0
  * @param dnVecDescr `cusparseDnVecDescr_t`
- * @param values `void *`
+ * @param values `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(values) && !(typeof values === 'number' && values >= 0 && Number.isSafeInteger(values)) && values !== null) rawCovers('cusparseDnVecSetValues', 'values', values, 0, 1);

@@ -15,17 +15,17 @@ let cusparseSbsrxmv$: NativeFunction | undefined;
  * @param mb `int`
  * @param nb `int`
  * @param nnzb `int`
- * @param alpha `const float *`
+ * @param alpha `const float *`, scalar (f32): its address
  * @param descrA `const cusparseMatDescr_t`
- * @param bsrSortedValA `const float *`
- * @param bsrSortedMaskPtrA `const int *`
- * @param bsrSortedRowPtrA `const int *`
- * @param bsrSortedEndPtrA `const int *`
- * @param bsrSortedColIndA `const int *`
+ * @param bsrSortedValA `const float *`, device memory
+ * @param bsrSortedMaskPtrA `const int *`, device memory
+ * @param bsrSortedRowPtrA `const int *`, device memory
+ * @param bsrSortedEndPtrA `const int *`, device memory
+ * @param bsrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
- * @param x `const float *`
- * @param beta `const float *`
- * @param y `float *`
+ * @param x `const float *`, device memory
+ * @param beta `const float *`, scalar (f32): its address
+ * @param y `float *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
@@ -56,14 +56,14 @@ let cusparseScsr2bsr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param blockDim `int`
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedValC `float *`
- * @param bsrSortedRowPtrC `int *`
- * @param bsrSortedColIndC `int *`
+ * @param bsrSortedValC `float *`, device memory
+ * @param bsrSortedRowPtrC `int *`, device memory
+ * @param bsrSortedColIndC `int *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
@@ -81,14 +81,14 @@ let cusparseScsr2csr_compress$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedColIndA `const int *`
- * @param csrSortedRowPtrA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
  * @param nnzA `int`
  * @param nnzPerRow `const int *`
- * @param csrSortedValC `float *`
- * @param csrSortedColIndC `int *`
- * @param csrSortedRowPtrC `int *`
+ * @param csrSortedValC `float *`, device memory
+ * @param csrSortedColIndC `int *`, device memory
+ * @param csrSortedRowPtrC `int *`, device memory
  * @param tol `float`
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
@@ -111,9 +111,9 @@ let cusparseScsr2csru$: NativeFunction | undefined;
  * @param descrA `const cusparseMatDescr_t`
  * @param csrVal `float *`
  * @param csrRowPtr `const int *`
- * @param csrColInd `int *`
+ * @param csrColInd `int *`, device memory
  * @param info `csru2csrInfo_t`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
@@ -130,16 +130,16 @@ let cusparseScsr2gebsr$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param descrC `const cusparseMatDescr_t`
- * @param bsrSortedValC `float *`
- * @param bsrSortedRowPtrC `int *`
- * @param bsrSortedColIndC `int *`
+ * @param bsrSortedValC `float *`, device memory
+ * @param bsrSortedRowPtrC `int *`, device memory
+ * @param bsrSortedColIndC `int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseScsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!ArrayBuffer.isView(csrSortedValA) && !(typeof csrSortedValA === 'number' && csrSortedValA >= 0 && Number.isSafeInteger(csrSortedValA)) && csrSortedValA !== null) rawCovers('cusparseScsr2gebsr', 'csrSortedValA', csrSortedValA, 0, 1);
@@ -158,9 +158,9 @@ let cusparseScsr2gebsr_bufferSize$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSizeInBytes `int *`, out: a typed array of one element
@@ -179,9 +179,9 @@ let cusparseScsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
  * @param m `int`
  * @param n `int`
  * @param descrA `const cusparseMatDescr_t`
- * @param csrSortedValA `const float *`
- * @param csrSortedRowPtrA `const int *`
- * @param csrSortedColIndA `const int *`
+ * @param csrSortedValA `const float *`, device memory
+ * @param csrSortedRowPtrA `const int *`, device memory
+ * @param csrSortedColIndA `const int *`, device memory
  * @param rowBlockDim `int`
  * @param colBlockDim `int`
  * @param pBufferSize `size_t *`, out: a typed array of one element

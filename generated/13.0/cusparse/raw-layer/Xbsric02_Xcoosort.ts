@@ -53,10 +53,10 @@ export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.bs
 let cusparseXcoo2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 13.0
  * @param handle `cusparseHandle_t`
- * @param cooRowInd `const int *`
+ * @param cooRowInd `const int *`, device memory
  * @param nnz `int`
  * @param m `int`
- * @param csrSortedRowPtr `int *`
+ * @param csrSortedRowPtr `int *`, device memory
  * @param idxBase `cusparseIndexBase_t`
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t, cooRowInd: T.Pointer, nnz: number, m: number, csrSortedRowPtr: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
@@ -73,7 +73,7 @@ let cusparseXcoosortByColumn$: NativeFunction | undefined;
  * @param cooRowsA `int *`
  * @param cooColsA `int *`
  * @param P `int *`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByColumn', 'cooRowsA', cooRowsA, 4, 4);
@@ -91,7 +91,7 @@ let cusparseXcoosortByRow$: NativeFunction | undefined;
  * @param cooRowsA `int *`
  * @param cooColsA `int *`
  * @param P `int *`
- * @param pBuffer `void *`
+ * @param pBuffer `void *`, device memory
  * @returns the `cusparseStatus_t` status, as C returns it. */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
   if (!(ArrayBuffer.isView(cooRowsA) && cooRowsA.byteLength >= 4 && (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) === 1 || (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT === 4)) && !(typeof cooRowsA === 'number' && cooRowsA >= 0 && Number.isSafeInteger(cooRowsA)) && cooRowsA !== null) rawCovers('cusparseXcoosortByRow', 'cooRowsA', cooRowsA, 4, 4);

@@ -9,8 +9,8 @@ void [callbackArg, checkRecord, rawCovers];
 
 let ncclAllGather$: NativeFunction | undefined;
 /** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`
- * @param recvbuff `void *`
+ * @param sendbuff `const void *`, device memory, `sendcount` elements
+ * @param recvbuff `void *`, device memory
  * @param sendcount `size_t`
  * @param datatype `ncclDataType_t`
  * @param comm `ncclComm_t`
@@ -23,8 +23,8 @@ export function ncclAllGather(sendbuff: T.Pointer, recvbuff: T.Pointer, sendcoun
 }
 let ncclAllReduce$: NativeFunction | undefined;
 /** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`, covering `count` bytes
- * @param recvbuff `void *`, covering `count` bytes
+ * @param sendbuff `const void *`, device memory, `count` elements
+ * @param recvbuff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param op `ncclRedOp_t`
@@ -38,8 +38,8 @@ export function ncclAllReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T
 }
 let ncclAlltoAll$: NativeFunction | undefined;
 /** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`, covering `count` bytes
- * @param recvbuff `void *`, covering `count` bytes
+ * @param sendbuff `const void *`, device memory, `count` elements
+ * @param recvbuff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param comm `ncclComm_t`
@@ -52,7 +52,7 @@ export function ncclAlltoAll(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.
 }
 let ncclBcast$: NativeFunction | undefined;
 /** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param buff `void *`, covering `count` bytes
+ * @param buff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param root `int`
@@ -65,8 +65,8 @@ export function ncclBcast(buff: T.Pointer, count: T.Int64, datatype: T.ncclDataT
 }
 let ncclBroadcast$: NativeFunction | undefined;
 /** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`, covering `count` bytes
- * @param recvbuff `void *`, covering `count` bytes
+ * @param sendbuff `const void *`, device memory, `count` elements
+ * @param recvbuff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param root `int`
@@ -137,7 +137,7 @@ export function ncclCommGetAsyncError(comm: T.ncclComm_t, asyncError: T.Pointer)
 }
 let ncclCommInitAll$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0
- * @param comm `ncclComm_t *`
+ * @param comm `ncclComm_t *`, host memory, `ndev` elements
  * @param ndev `int`
  * @param devlist `const int *`
  * @returns the `ncclResult_t` status, as C returns it. */

@@ -8,8 +8,8 @@ void [callbackArg, checkRecord, rawCovers];
 
 let ncclGather$: NativeFunction | undefined;
 /** `ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`, covering `count` bytes
- * @param recvbuff `void *`, covering `count` bytes
+ * @param sendbuff `const void *`, device memory, `count` elements
+ * @param recvbuff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param root `int`

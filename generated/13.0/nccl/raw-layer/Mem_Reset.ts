@@ -25,7 +25,7 @@ export function ncclMemFree(ptr: T.Pointer): T.ncclResult_t {
 }
 let ncclRecv$: NativeFunction | undefined;
 /** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param recvbuff `void *`, covering `count` bytes
+ * @param recvbuff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param peer `int`
@@ -39,7 +39,7 @@ export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDa
 let ncclRedOpCreatePreMulSum$: NativeFunction | undefined;
 /** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0
  * @param op `ncclRedOp_t *`, out: a typed array of one element
- * @param scalar `void *`
+ * @param scalar `void *`, scalar (untyped): its address
  * @param datatype `ncclDataType_t`
  * @param residence `ncclScalarResidence_t`
  * @param comm `ncclComm_t`
@@ -59,8 +59,8 @@ export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t): T.ncclR
 }
 let ncclReduce$: NativeFunction | undefined;
 /** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`, covering `count` bytes
- * @param recvbuff `void *`, covering `count` bytes
+ * @param sendbuff `const void *`, device memory, `count` elements
+ * @param recvbuff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param op `ncclRedOp_t`
@@ -75,8 +75,8 @@ export function ncclReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.In
 }
 let ncclReduceScatter$: NativeFunction | undefined;
 /** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`
- * @param recvbuff `void *`
+ * @param sendbuff `const void *`, device memory
+ * @param recvbuff `void *`, device memory, `recvcount` elements
  * @param recvcount `size_t`
  * @param datatype `ncclDataType_t`
  * @param op `ncclRedOp_t`

@@ -8,8 +8,8 @@ void [callbackArg, checkRecord, rawCovers];
 
 let ncclScatter$: NativeFunction | undefined;
 /** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`, covering `count` bytes
- * @param recvbuff `void *`, covering `count` bytes
+ * @param sendbuff `const void *`, device memory, `count` elements
+ * @param recvbuff `void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param root `int`
@@ -23,7 +23,7 @@ export function ncclScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.I
 }
 let ncclSend$: NativeFunction | undefined;
 /** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0
- * @param sendbuff `const void *`, covering `count` bytes
+ * @param sendbuff `const void *`, device memory, `count` elements
  * @param count `size_t`
  * @param datatype `ncclDataType_t`
  * @param peer `int`
