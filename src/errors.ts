@@ -27,6 +27,8 @@ export const OBJECTS_ERROR = {
   state: -10,
   /** What the objects layer was given or read is not what it expected (no CUBIN, no lowered name, …). */
   missing: -11,
+  /** An awaited wait cancelled through its AbortSignal (AbortError). */
+  aborted: -12,
 } as const;
 
 /**

@@ -5,7 +5,8 @@ import { Context, contextOf } from './context';
 import { checkKeys, describe } from './describe';
 import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
-import { poll, type PollOptions } from './poll';
+import { type PollOptions } from './poll';
+import { waitFor } from './await/waiter';
 import type { Stream, StreamLike } from './stream';
 
 /** stream.ts's toStream (see {@link toStream}). */
@@ -106,10 +107,15 @@ export class Event extends Resource {
     drv.callHinted(this.context, 'cuEventSynchronize', this.handle);
   }
 
-  /** Resolves when the event completes, without blocking the event loop. */
+  /**
+   * Resolves when the work before the event's last record is done, without blocking the event loop
+   * and without CPU while it waits (see docs/awaiting.md). Rejects with an AbortError when
+   * `options.signal` aborts, with a timeout error past `options.timeoutMs`. Re-recording the event
+   * while a wait on it is pending moves what that wait waits for (as cuEventQuery would).
+   */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
-    return poll(() => drv.query(this.context, 'cuEventQuery', this.handle), 'Event.synchronized()', options);
+    return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()' }, options);
   }
 
   /** Resolves when the event completes (same as {@link Event.synchronized}): `await event.completed()`. */

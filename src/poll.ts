@@ -1,43 +1,68 @@
-// poll(): an awaited wait that yields to the event loop (Stream.synchronized, Event.synchronized, IPC
-// waits). A leaf: stream.ts and event.ts both use it.
+// poll(): an awaited wait that polls `ready()` while yielding to the event loop. The fallback of the
+// waiter (src/await/waiter.ts) where no wake channel exists, and the tool of waits on something the
+// GPU does not signal (NCCL's async errors, a peer). A leaf: stream.ts and event.ts both use it.
 import { describe } from './describe';
-import { OBJECTS_ERROR, ObjectsError } from './errors';
+import { checkWaitOptions, onCancel, type WaitOptions } from './await/abort';
+
+export { type WaitOptions } from './await/abort';
 
 /**
- * How an awaited wait ({@link Stream.synchronized}, {@link Event.synchronized}) polls: on every
- * setImmediate for about the first 2 ms, then on timers whose interval grows by 0.25 ms up to
- * `maxIntervalMs`.
+ * Options of an awaited wait ({@link Stream.synchronized}, {@link Event.synchronized}): cancellation
+ * (`signal`, `timeoutMs`), and how the polling fallback polls: on every setImmediate for about the
+ * first 2 ms, then on timers whose interval grows by 0.25 ms up to `maxIntervalMs`.
  */
-export interface PollOptions {
+export interface PollOptions extends WaitOptions {
   /** Longest sleep between polls once the first ~2 ms of setImmediate polling have passed (ms, default 1). */
   maxIntervalMs?: number;
-  /** Reject (with an Error saying the wait timed out) after this many ms (default: no limit). */
-  timeoutMs?: number;
 }
 
-/** Polls `ready()` (true when done) yielding to the event loop: setImmediate first, short timers after. */
-export function poll(ready: () => boolean, what: string, options: PollOptions = {}): Promise<void> {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
-  const maxInterval = options.maxIntervalMs ?? 1;
+/** Checks PollOptions (TypeError/RangeError naming `what`) and returns maxIntervalMs. */
+export function checkPollOptions(options: unknown, what: string): number {
+  const o = checkWaitOptions(options, what) as PollOptions;
+  const maxInterval = o.maxIntervalMs ?? 1;
   if (typeof maxInterval !== 'number' || !(maxInterval > 0)) throw new RangeError(`${what}: maxIntervalMs must be a positive number, got ${describe(maxInterval)}`);
-  if (options.timeoutMs !== undefined && (typeof options.timeoutMs !== 'number' || !(options.timeoutMs >= 0))) throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(options.timeoutMs)}`);
+  return maxInterval;
+}
+
+/**
+ * Polls `ready()` (true when done) yielding to the event loop: setImmediate first, short timers after.
+ * Rejects with an AbortError when `options.signal` aborts, with a timeout error past `timeoutMs`, or
+ * with what `ready()` threw; a settled poll leaves no timer or listener behind.
+ */
+export function poll(ready: () => boolean, what: string, options: PollOptions = {}): Promise<void> {
+  const maxInterval = checkPollOptions(options, what);
   const start = performance.now();
   return new Promise<void>((resolve, reject) => {
     let interval = 0;
-    const step = (): void => {
-      try {
-        if (ready()) return resolve();
-      } catch (e) {
-        return reject(e);
+    let timer: ReturnType<typeof setTimeout> | ReturnType<typeof setImmediate> | undefined;
+    let done = false;
+    let dispose = (): void => {};
+    const settle = (e?: unknown): void => {
+      if (done) return;
+      done = true;
+      dispose();
+      if (timer !== undefined) {
+        clearTimeout(timer as ReturnType<typeof setTimeout>);
+        clearImmediate(timer as ReturnType<typeof setImmediate>);
       }
-      const elapsed = performance.now() - start;
-      if (options.timeoutMs !== undefined && elapsed > options.timeoutMs) return reject(new ObjectsError(what.replace(/\(\)$/, ''), OBJECTS_ERROR.timeout, `timed out after ${options.timeoutMs} ms`));
-      if (elapsed < 2) setImmediate(step);
+      if (e === undefined) resolve();
+      else reject(e);
+    };
+    const step = (): void => {
+      timer = undefined;
+      if (done) return;
+      try {
+        if (ready()) return settle();
+      } catch (e) {
+        return settle(e ?? new Error(`${what}: ready() threw ${String(e)}`));
+      }
+      if (performance.now() - start < 2) timer = setImmediate(step);
       else {
         interval = Math.min(maxInterval, interval + 0.25);
-        setTimeout(step, interval);
+        timer = setTimeout(step, interval);
       }
     };
-    step();
+    dispose = onCancel(options, what, settle);
+    if (!done) step();
   });
 }

@@ -20,7 +20,10 @@ import { invalidate } from './validity';
 import { releaseStreamBlocks } from './memory/allocator';
 import { beginTracking, endTracking, type CaptureHolder } from './graph/capture';
 import { Event } from './event';
-import { poll, type PollOptions } from './poll';
+import { type PollOptions } from './poll';
+import { waitFor } from './await/waiter';
+import { giveMarker, takeMarker } from './await/markers';
+import { AbortError, checkWaitOptions, whereOf, type WaitOptions } from './await/abort';
 
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
@@ -329,18 +332,55 @@ export class Stream extends Resource {
     drv.callOnStream(this.context, this.handle, 'cuStreamSynchronize', this.handle);
   }
 
-  /** Resolves when the stream is idle, without blocking the event loop (polls cuStreamQuery). */
+  /**
+   * Resolves when the work enqueued on the stream before this call is done (later work is not waited
+   * for), without blocking the event loop and without CPU while it waits (see docs/awaiting.md: a
+   * short spin, then a sleeping waiter woken through a host function on a helper stream). Rejects
+   * with an AbortError when `options.signal` aborts, with a timeout error past `options.timeoutMs`.
+   */
   async synchronized(options?: PollOptions): Promise<void> {
     this.check();
-    await poll(() => {
-      if (this.core.destroyed) return true;
-      return this.queryStatus() && this.pendingHostFuncs === 0;
-    }, 'Stream.synchronized()', options);
+    await this.reached('Stream.synchronized()', options);
     if (this.hostError !== undefined) {
       const e = this.hostError;
       this.hostError = undefined;
       throw e;
     }
+  }
+
+  /**
+   * The promise of the point the stream has reached now: idle already (cuStreamQuery), else a marker
+   * event recorded here and awaited through the waiter. @internal
+   */
+  reached(what: string, options?: WaitOptions): Promise<void> {
+    const opts = checkWaitOptions(options, what);
+    if (opts.signal?.aborted) return Promise.reject(new AbortError(whereOf(what), opts.signal.reason));
+    if (this.capture) throw new ObjectsError(whereOf(what), OBJECTS_ERROR.state, 'the stream is capturing into a graph: end the capture before awaiting it');
+    if (this.queryStatus()) return Promise.resolve();
+    const ctx = this.context;
+    const ev = takeMarker(ctx);
+    try {
+      drv.callOnStream(ctx, this.handle, 'cuEventRecord', ev, this.handle);
+    } catch (e) {
+      giveMarker(ctx, ev);
+      throw this.fail(e);
+    }
+    return waitFor({ ctx, event: ev, key: this, what, done: () => giveMarker(ctx, ev) }, options);
+  }
+
+  /**
+   * Runs `fn` on the event loop once the GPU has reached this point of the stream (the work enqueued
+   * before is done) and resolves with what it returns (awaited when a promise), or rejects with what
+   * it throws. Unlike {@link launchHostFunc}, nothing is handed to CUDA's callback thread: `fn` may
+   * call CUDA, blocking waits stay allowed meanwhile (no deadlock), and later work on the stream does
+   * not wait for `fn` (make it wait with an event recorded inside `fn` if it must). Takes
+   * `{ signal, timeoutMs }`: a cancelled call never runs `fn`.
+   */
+  async enqueueHost<T>(fn: () => T | PromiseLike<T>, options?: WaitOptions): Promise<Awaited<T>> {
+    if (typeof fn !== 'function') throw new TypeError(`Stream.enqueueHost: fn must be a function, got ${describe(fn)}`);
+    this.check();
+    await this.reached('Stream.enqueueHost()', options);
+    return await fn();
   }
 
   /** Makes later work on this stream wait for `event` (cuStreamWaitEvent). */

@@ -38,7 +38,8 @@ import { Event } from '../event';
 import { Resource, checkSize, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from './device-buffer';
 import { streamHandle, type StreamLike } from '../stream';
-import { poll, type PollOptions } from '../poll';
+import { type PollOptions } from '../poll';
+import { waitFor } from '../await/waiter';
 import type { DescriptorTicket } from './fd-passing';
 import { OBJECTS_ERROR, ObjectsError } from '../errors';
 
@@ -494,10 +495,10 @@ export class SharedEvent extends Resource {
     return drv.query(this.context, 'cuEventQuery', this.handle);
   }
 
-  /** Resolves when the event completes, without blocking the event loop. */
+  /** Resolves when the event completes, without blocking the event loop (the waiter: docs/awaiting.md). */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
-    return poll(() => this.query(), 'SharedEvent.synchronized()', options);
+    return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'SharedEvent.synchronized()' }, options);
   }
 }
 

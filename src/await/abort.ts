@@ -1,0 +1,81 @@
+// Cancelling an awaited wait: `{ signal, timeoutMs }`, checked before anything runs, and the errors a
+// cancelled wait rejects with. A leaf (errors and describe only): poll.ts and the waiter share it.
+import { describe } from '../describe';
+import { OBJECTS_ERROR, ObjectsError } from '../errors';
+
+/** Options every awaited wait takes. */
+export interface WaitOptions {
+  /** Rejects with an {@link AbortError} (its `cause`: the signal's reason) once the signal aborts. */
+  signal?: AbortSignal;
+  /** Rejects (an ObjectsError with code OBJECTS_ERROR.timeout) after this many ms. Default: no limit. */
+  timeoutMs?: number;
+}
+
+/**
+ * An awaited wait cancelled through its AbortSignal. A CudaError named `AbortError` (as the DOM's
+ * and Node's own cancellations are), code OBJECTS_ERROR.aborted; `cause` is the signal's reason.
+ */
+export class AbortError extends ObjectsError {
+  constructor(where: string, reason: unknown) {
+    const why = reason instanceof Error ? reason.message : reason === undefined ? 'aborted' : String(reason);
+    super(where, OBJECTS_ERROR.aborted, `the wait was aborted (${why})`, { cause: reason });
+  }
+}
+
+function isSignal(v: unknown): v is AbortSignal {
+  return typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean' && typeof (v as AbortSignal).addEventListener === 'function' && typeof (v as AbortSignal).removeEventListener === 'function';
+}
+
+/** `what` without a trailing `()`: the `Class.method` an error names. */
+export function whereOf(what: string): string {
+  return what.replace(/\(\)$/, '');
+}
+
+/** Checks `{ signal, timeoutMs }` (other keys are the caller's); TypeError/RangeError naming `what`. */
+export function checkWaitOptions(options: unknown, what: string): WaitOptions {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
+  const o = options as WaitOptions;
+  if (o.signal !== undefined && !isSignal(o.signal)) throw new TypeError(`${what}: signal must be an AbortSignal, got ${describe(o.signal)}`);
+  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs >= 0))) throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(o.timeoutMs)}`);
+  return o;
+}
+
+/** The error of a wait that ran past `timeoutMs`. */
+export function timeoutError(what: string, timeoutMs: number): ObjectsError {
+  return new ObjectsError(whereOf(what), OBJECTS_ERROR.timeout, `timed out after ${timeoutMs} ms`);
+}
+
+/**
+ * Wires a wait's cancellation: calls `cancel(error)` once when the signal aborts or the time runs out.
+ * Returns the disposer that removes the listener and the timer (call it when the wait settles), so
+ * that a settled wait leaves nothing behind. A signal already aborted cancels at once (synchronously).
+ */
+export function onCancel(options: WaitOptions, what: string, cancel: (e: Error) => void): () => void {
+  const { signal, timeoutMs } = options;
+  if (signal === undefined && timeoutMs === undefined) return noop;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const abort = (): void => {
+    dispose();
+    cancel(new AbortError(whereOf(what), signal!.reason));
+  };
+  const dispose = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    signal?.removeEventListener('abort', abort);
+  };
+  if (signal?.aborted) {
+    abort();
+    return noop;
+  }
+  signal?.addEventListener('abort', abort, { once: true });
+  if (timeoutMs !== undefined) {
+    timer = setTimeout(() => {
+      dispose();
+      cancel(timeoutError(what, timeoutMs));
+    }, timeoutMs);
+  }
+  return dispose;
+}
+
+function noop(): void {}

@@ -1,0 +1,93 @@
+// What the waiter keeps per context: marker events (recorded where a stream wait was made, so the wait
+// is for the work enqueued before it, not for what is enqueued later) and helper streams (a parked wait
+// makes a helper stream wait for its event, then enqueues the wake host function there, so the stream
+// the program uses gets nothing inserted after the point it awaits). Raw handles, reused; a destroyed
+// context takes them with it.
+import * as drv from '../driver';
+import type { Context } from '../context';
+
+interface ContextPools {
+  markers: number[];
+  helpers: number[];
+  /** Helpers handed out and not yet given back. */
+  helpersOut: number;
+}
+
+const pools = new Map<Context, ContextPools>();
+/** Idle handles kept per context and kind; more are destroyed. */
+const KEPT = 256;
+
+function poolsOf(ctx: Context): ContextPools {
+  let p = pools.get(ctx);
+  if (p !== undefined && ctx.core.destroyed) p = undefined; // its handles died with it
+  if (p === undefined) {
+    for (const c of pools.keys()) if (c.core.destroyed) pools.delete(c);
+    p = { markers: [], helpers: [], helpersOut: 0 };
+    pools.set(ctx, p);
+  }
+  return p;
+}
+
+/** An event of `ctx` without timing, for one wait (give it back with {@link giveMarker}). */
+export function takeMarker(ctx: Context): number {
+  const p = poolsOf(ctx);
+  const ev = p.markers.pop();
+  if (ev !== undefined) return ev;
+  drv.call(ctx, 'cuEventCreate', drv.out64, drv.CUevent_flags.CU_EVENT_DISABLE_TIMING);
+  return drv.outNumber();
+}
+
+/** Gives a marker back (re-recording it later is safe: a stream wait took the record it saw). */
+export function giveMarker(ctx: Context, ev: number): void {
+  if (ctx.core.destroyed) return;
+  const p = poolsOf(ctx);
+  if (p.markers.length < KEPT) p.markers.push(ev);
+  else drv.release(ctx, 'cuEventDestroy', ev);
+}
+
+/** A non-blocking helper stream of `ctx`. */
+export function takeHelper(ctx: Context): number {
+  const p = poolsOf(ctx);
+  p.helpersOut++;
+  const h = p.helpers.pop();
+  if (h !== undefined) return h;
+  try {
+    drv.call(ctx, 'cuStreamCreate', drv.out64, drv.CUstream_flags.CU_STREAM_NON_BLOCKING);
+  } catch (e) {
+    p.helpersOut--;
+    throw e;
+  }
+  return drv.outNumber();
+}
+
+/**
+ * Gives a helper back. `stuck`: it may still wait for an event that is far from done (a cancelled
+ * wait's), so it is destroyed (cuStreamDestroy returns at once; the driver frees it when it drains)
+ * rather than put in front of the next wait.
+ */
+export function giveHelper(ctx: Context, h: number, stuck: boolean): void {
+  if (ctx.core.destroyed) return;
+  const p = poolsOf(ctx);
+  p.helpersOut = Math.max(0, p.helpersOut - 1);
+  if (!stuck && p.helpers.length < KEPT) p.helpers.push(h);
+  else drv.release(ctx, 'cuStreamDestroy', h);
+}
+
+/** Counts for tests and the bench: markers and helpers idle, helpers in use, over every context. */
+export function markerStats(): { markersIdle: number; helpersIdle: number; helpersOut: number } {
+  let markersIdle = 0;
+  let helpersIdle = 0;
+  let helpersOut = 0;
+  for (const [ctx, p] of pools) {
+    if (ctx.core.destroyed) continue;
+    markersIdle += p.markers.length;
+    helpersIdle += p.helpers.length;
+    helpersOut += p.helpersOut;
+  }
+  return { markersIdle, helpersIdle, helpersOut };
+}
+
+/** Test seam: forgets every pool (the fake driver's handles mean nothing to the next test). @internal */
+export function forgetMarkerPools(): void {
+  pools.clear();
+}

@@ -1,0 +1,384 @@
+// The waiter: every awaited GPU wait of the objects layer (Stream.synchronized, Event.synchronized,
+// Stream.enqueueHost, SharedEvent.synchronized) ends here. A wait is "this event completed".
+//
+//   1. Done already? Resolve at once (one cuEventQuery).
+//   2. Spin: for the first `spinMicros` (default 200 µs) the event is queried on every setImmediate,
+//      by ONE loop shared by every spinning wait: short kernels resume as soon as a blocking wait would.
+//   3. Park: a helper stream of the context waits for the event (cuStreamWaitEvent) and then runs
+//      libc's sem_post as a host function (./wake.ts); one koffi `.async` sem_wait per JS thread sleeps
+//      in a pool thread and wakes the event loop once, which resolves every wait whose event completed.
+//      No CPU while parked, one pool thread whatever the number of waits.
+//   4. Predicted window: the duration of the last wait on the same key (a stream, an event) predicts
+//      when this one ends; the shared loop spins again from a little before that instant to a little
+//      after it, so repeated work resumes at the speed of a blocking wait for a fraction of its CPU.
+//
+// Waits of one key (the awaits of one stream, made in order) complete in order, so only the oldest
+// wait of a key is watched (spun or parked); when it resolves the ones behind it are checked at once.
+// Cancellation (AbortSignal, timeoutMs) takes a wait out wherever it is; a parked host function that
+// then fires only costs one wake. Nothing is left behind once no wait is pending: no timer, no
+// listener, no sleeping pool thread (tests check waiterStats()).
+import * as drv from '../driver';
+import type { Context } from '../context';
+import { poll } from '../poll';
+import { checkWaitOptions, onCancel, type WaitOptions } from './abort';
+import { giveHelper, takeHelper } from './markers';
+import { wakeChannel, type WakeChannel } from './wake';
+
+/** What one wait waits for. */
+export interface WaitTarget {
+  /** The context of `event`. */
+  readonly ctx: Context;
+  /** The CUevent whose completion ends the wait. */
+  readonly event: number;
+  /** Waits of one key complete in the order they were made (a stream; an event). */
+  readonly key: object;
+  /** `Class.method()` for messages. */
+  readonly what: string;
+  /** Called once when the wait settles, however (gives a marker event back). */
+  readonly done?: () => void;
+}
+
+/** How the waiter waits; see {@link configureWaits}. */
+export interface WaiterSettings {
+  /** Spin (query on every setImmediate) this long before parking, in µs. Default 200 (CUDA_TS_AWAIT_SPIN_US). */
+  spinMicros: number;
+  /** Spin again around the end predicted from the key's last wait. Default true (CUDA_TS_AWAIT_PREDICT=0: off). */
+  predict: boolean;
+  /** While waits are parked, check them this often anyway (a destroyed context never wakes them), in ms. Default 100. */
+  sweepMs: number;
+}
+
+function envNumber(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return process.env[name] !== undefined && process.env[name] !== '' && Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+const settings: WaiterSettings = {
+  spinMicros: envNumber('CUDA_TS_AWAIT_SPIN_US', 200),
+  predict: process.env.CUDA_TS_AWAIT_PREDICT !== '0',
+  sweepMs: 100,
+};
+
+/** Changes how awaited waits wait (for this JS thread); returns the settings now in force. */
+export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
+  if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
+  for (const k of Object.keys(changes)) if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (spinMicros, predict, sweepMs)`);
+  const { spinMicros, predict, sweepMs } = changes;
+  if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros))) throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
+  if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
+  if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs))) throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
+  Object.assign(settings, changes);
+  return { ...settings };
+}
+
+interface Wait {
+  readonly target: WaitTarget;
+  readonly start: number;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+  dispose: () => void;
+  settled: boolean;
+}
+
+interface Queue {
+  readonly key: object;
+  readonly ctx: Context;
+  readonly waits: Wait[];
+  /** The wait whose host function is enqueued on `helper`. */
+  parked: Wait | undefined;
+  helper: number | undefined;
+  /** The helper may wait for an event far from done (a cancelled parked wait's). */
+  stuck: boolean;
+  spinning: boolean;
+  /** The predicted window of the head: spin from `windowStart` to `windowEnd` (ms, performance.now()). */
+  windowStart: number;
+  windowEnd: number;
+  windowTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+const queues = new Map<object, Queue>();
+const spinning = new Set<Queue>();
+/** The last wait's duration (ms) by key, for the predicted window. */
+let lastDuration = new WeakMap<object, number>();
+let parkedCount = 0;
+let spinner: ReturnType<typeof setImmediate> | undefined;
+let sweeper: ReturnType<typeof setTimeout> | undefined;
+let channelInUse: WakeChannel | undefined;
+const counters = { parks: 0, wakes: 0, spinTicks: 0 };
+
+const now = (): number => performance.now();
+
+function query(t: WaitTarget): boolean {
+  return drv.query(t.ctx, 'cuEventQuery', t.event);
+}
+
+/**
+ * Resolves when `target.event` completes; rejects with what its query threw, an AbortError, or a
+ * timeout error (options checked first, TypeError/RangeError naming `target.what`).
+ */
+export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void> {
+  let opts: WaitOptions;
+  try {
+    opts = checkWaitOptions(options, target.what);
+  } catch (e) {
+    target.done?.();
+    throw e;
+  }
+  let ready: boolean;
+  try {
+    ready = opts.signal?.aborted !== true && query(target); // an aborted signal rejects below
+  } catch (e) {
+    target.done?.();
+    return Promise.reject(e);
+  }
+  if (ready) {
+    target.done?.();
+    return Promise.resolve();
+  }
+  const channel = wakeChannel();
+  if (channel === null) return pollFallback(target, opts);
+  channelInUse = channel;
+  return new Promise<void>((resolve, reject) => {
+    const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false };
+    w.dispose = onCancel(opts, target.what, (e) => cancel(w, e)); // an aborted signal settles it here
+    if (!w.settled) enqueue(w);
+  });
+}
+
+function pollFallback(target: WaitTarget, opts: WaitOptions): Promise<void> {
+  const p = poll(() => query(target), target.what, opts);
+  const done = (): void => target.done?.();
+  return p.then(done, (e) => {
+    done();
+    throw e;
+  });
+}
+
+function noop(): void {}
+
+function enqueue(w: Wait): void {
+  let q = queues.get(w.target.key);
+  if (q === undefined) {
+    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined };
+    queues.set(q.key, q);
+  }
+  q.waits.push(w);
+  if (q.waits.length === 1) startHead(q);
+}
+
+/** The head of `q` changed (a new wait, or the old head settled): plan its spin, window and park. */
+function startHead(q: Queue): void {
+  const head = q.waits[0];
+  const d = settings.predict ? lastDuration.get(q.key) : undefined;
+  if (d !== undefined && d * 1000 > settings.spinMicros) {
+    q.windowStart = head.start + d - (1.5 + 0.02 * d); // a timer fires up to ~1 ms late
+    q.windowEnd = head.start + d + (1 + 0.05 * d);
+  } else {
+    q.windowStart = q.windowEnd = 0;
+  }
+  clearWindowTimer(q);
+  decide(q);
+}
+
+function inSpin(q: Queue, t: number): boolean {
+  return t - q.waits[0].start < settings.spinMicros / 1000 || (t >= q.windowStart && t < q.windowEnd);
+}
+
+/** Spin, park, or sleep until the predicted window, for the head of `q` at this instant. */
+function decide(q: Queue): void {
+  const t = now();
+  if (inSpin(q, t)) {
+    startSpinning(q);
+    return;
+  }
+  stopSpinning(q);
+  if (q.parked !== q.waits[0]) park(q);
+  if (q.windowStart > t && q.windowTimer === undefined && q.waits.length > 0) {
+    q.windowTimer = setTimeout(() => {
+      q.windowTimer = undefined;
+      if (q.waits.length > 0 && queues.get(q.key) === q) startSpinning(q);
+    }, q.windowStart - t);
+  }
+}
+
+function clearWindowTimer(q: Queue): void {
+  if (q.windowTimer !== undefined) clearTimeout(q.windowTimer);
+  q.windowTimer = undefined;
+}
+
+function startSpinning(q: Queue): void {
+  if (!q.spinning) {
+    q.spinning = true;
+    spinning.add(q);
+  }
+  spinner ??= setImmediate(spinTick);
+}
+
+function stopSpinning(q: Queue): void {
+  q.spinning = false;
+  spinning.delete(q);
+}
+
+function spinTick(): void {
+  spinner = undefined;
+  counters.spinTicks++;
+  for (const q of spinning) {
+    if (advance(q)) continue; // settled something: startHead re-planned the queue
+    if (q.waits.length > 0 && !inSpin(q, now())) decide(q);
+  }
+  if (spinning.size > 0) spinner ??= setImmediate(spinTick);
+}
+
+/**
+ * Resolves the completed waits at the front of `q` (rejects one whose query throws); returns true when
+ * the head changed (then the queue has been re-planned, or dropped when empty).
+ */
+function advance(q: Queue): boolean {
+  let changed = false;
+  while (q.waits.length > 0) {
+    const head = q.waits[0];
+    let ready: boolean;
+    try {
+      ready = query(head.target);
+    } catch (e) {
+      settle(head, e);
+      changed = true;
+      continue;
+    }
+    if (!ready) break;
+    lastDuration.set(q.key, now() - head.start);
+    settle(head);
+    changed = true;
+  }
+  if (changed) afterHeadChange(q);
+  return changed;
+}
+
+function afterHeadChange(q: Queue): void {
+  if (q.waits.length === 0) dropQueue(q);
+  else startHead(q);
+  if (parkedCount === 0) quiesce();
+}
+
+/** Settles `w` (resolve, or reject with `e`) and takes it out of its queue. */
+function settle(w: Wait, e?: unknown): void {
+  if (w.settled) return;
+  w.settled = true;
+  w.dispose();
+  const q = queues.get(w.target.key);
+  if (q !== undefined) {
+    const i = q.waits.indexOf(w);
+    if (i >= 0) q.waits.splice(i, 1);
+    if (q.parked === w) {
+      q.parked = undefined;
+      parkedCount--;
+    }
+  }
+  try {
+    w.target.done?.();
+  } catch (err) {
+    e ??= err;
+  }
+  if (e === undefined) w.resolve();
+  else w.reject(e);
+}
+
+function cancel(w: Wait, e: unknown): void {
+  if (w.settled) return;
+  const q = queues.get(w.target.key);
+  const wasHead = q !== undefined && q.waits[0] === w;
+  if (q !== undefined && q.parked === w) q.stuck = true;
+  settle(w, e);
+  if (q !== undefined && wasHead) afterHeadChange(q);
+  else if (parkedCount === 0) quiesce();
+}
+
+/** Enqueues the wake for the head of `q` on its helper stream. */
+function park(q: Queue): void {
+  const head = q.waits[0];
+  const channel = channelInUse!;
+  try {
+    if (q.helper === undefined) q.helper = takeHelper(q.ctx);
+    const h = q.helper;
+    drv.callHinted(q.ctx, 'cuStreamWaitEvent', h, head.target.event, 0);
+    drv.callHinted(q.ctx, 'cuLaunchHostFunc', h, channel.hostFn, channel.userData);
+  } catch (e) {
+    settle(head, e);
+    afterHeadChange(q);
+    return;
+  }
+  if (q.parked !== undefined) parkedCount--; // an earlier head's host function: a stale wake, no more
+  q.parked = head;
+  parkedCount++;
+  counters.parks++;
+  channel.arm(onWake);
+  sweeper ??= setTimeout(sweep, settings.sweepMs);
+}
+
+function onWake(): void {
+  counters.wakes++;
+  checkParked();
+  if (parkedCount > 0) channelInUse?.arm(onWake);
+}
+
+function checkParked(): void {
+  for (const q of [...queues.values()]) if (q.parked !== undefined) advance(q);
+}
+
+function sweep(): void {
+  sweeper = undefined;
+  checkParked();
+  if (parkedCount > 0) sweeper = setTimeout(sweep, settings.sweepMs);
+}
+
+/** No wait is parked: wake the sleeping pool thread so that it returns, and stop the sweep. */
+function quiesce(): void {
+  channelInUse?.release();
+  if (sweeper !== undefined) clearTimeout(sweeper);
+  sweeper = undefined;
+}
+
+function dropQueue(q: Queue): void {
+  if (queues.get(q.key) === q) queues.delete(q.key);
+  stopSpinning(q);
+  clearWindowTimer(q);
+  if (q.helper !== undefined) {
+    const h = q.helper;
+    q.helper = undefined;
+    try {
+      giveHelper(q.ctx, h, q.stuck);
+    } catch {
+      // a failed destroy of an idle helper stream harms nothing the program holds
+    }
+  }
+}
+
+/** What the waiter holds now (all zero/false once every wait settled: nothing left behind). */
+export function waiterStats(): {
+  pending: number; queues: number; parked: number; spinning: number; windowTimers: number;
+  timers: boolean; armed: boolean; parks: number; wakes: number; spinTicks: number; channel: string;
+} {
+  let pending = 0;
+  let windowTimers = 0;
+  for (const q of queues.values()) {
+    pending += q.waits.length;
+    if (q.windowTimer !== undefined) windowTimers++;
+  }
+  return {
+    pending, queues: queues.size, parked: parkedCount, spinning: spinning.size, windowTimers,
+    timers: spinner !== undefined || sweeper !== undefined, armed: channelInUse?.armed ?? false,
+    ...counters, channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll',
+  };
+}
+
+/** Test seam: forgets the last durations (the predicted windows) and zeroes the counters. @internal */
+export function resetWaiterForTests(): void {
+  lastDuration = new WeakMap();
+  counters.parks = counters.wakes = counters.spinTicks = 0;
+  channelInUse = undefined;
+}
+
+/** Test seam: forgets the duration learned for `key`. @internal */
+export function forgetDuration(key: object): void {
+  lastDuration.delete(key);
+}

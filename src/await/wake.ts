@@ -1,0 +1,139 @@
+// The wake channel of awaited waits: how a thread that sleeps (costing no CPU) learns that the GPU
+// reached a point, and wakes the event loop once.
+//
+// The GPU side is a host function that is plain C, never JavaScript: libc's sem_post, enqueued with
+// cuLaunchHostFunc (its one pointer argument is the semaphore). CUDA's callback thread calls it and it
+// returns at once, so nothing waits for the event loop: no deadlock with a blocking wait on the main
+// thread (the koffi trap in FACTS). The host side is ONE koffi `.async` call of sem_wait at a time per
+// JS thread (a libuv pool thread sleeps in the kernel); when it returns, koffi wakes the event loop and
+// the waiter resolves every wait whose point was reached. Measured on the dev machine: sem_post from
+// another thread to JS resuming ~38 µs median (2 busy cores), 24 µs of CPU per wake; a pipe closed by
+// the host function and watched by a net.Socket cost 150 µs of CPU per wake, so it was dropped.
+import { koffi } from '../../support';
+
+/** A way to sleep until a host function runs. One per JS thread; `hostFn(userData)` wakes it. */
+export interface WakeChannel {
+  /** What to name in messages and in the bench ('sem', or a test's fake). */
+  readonly name: string;
+  /** The C function to enqueue with cuLaunchHostFunc. */
+  readonly hostFn: bigint | number;
+  /** Its argument. */
+  readonly userData: bigint | number;
+  /** Starts one sleeping wait unless one is running; `onWake` runs on the event loop when it returns. */
+  arm(onWake: () => void): void;
+  /** Wakes the sleeping wait (if any) so that it returns without re-arming: nothing is left running. */
+  release(): void;
+  /** True while a sleeping wait is running. */
+  readonly armed: boolean;
+}
+
+type SemFn = (sem: bigint) => number;
+interface Libc {
+  semWait: SemFn & { async(sem: bigint, cb: (err: unknown, r: number) => void): void };
+  semTryWait: SemFn;
+  semPost: SemFn;
+  postAddress: bigint;
+  sem: bigint;
+}
+
+/** glibc's sem_t is 32 bytes on 64-bit Linux; 64 leaves room and keeps it on its own line. */
+const SEM_BYTES = 64;
+
+function openLibc(): Libc {
+  if (process.platform !== 'linux') throw new Error(`no libc semaphores on ${process.platform}`);
+  let lib: ReturnType<typeof koffi.load>;
+  try {
+    lib = koffi.load('libc.so.6');
+  } catch {
+    throw new Error('libc.so.6 not found (not glibc)');
+  }
+  let dlsym: (h: null, name: string) => bigint | null;
+  try {
+    dlsym = lib.func('void *dlsym(void *, const char *)') as never;
+  } catch {
+    dlsym = koffi.load('libdl.so.2').func('void *dlsym(void *, const char *)') as never; // glibc < 2.34
+  }
+  const malloc = lib.func('void *malloc(size_t)') as unknown as (n: number) => bigint | null;
+  const semInit = lib.func('int sem_init(void *, int, unsigned int)') as unknown as (s: bigint, shared: number, v: number) => number;
+  const postAddress = dlsym(null, 'sem_post');
+  if (postAddress === null || postAddress === 0n) throw new Error('dlsym(sem_post) found nothing');
+  // never freed: CUDA may post to it after every wait is gone (a cancelled wait's host function)
+  const sem = malloc(SEM_BYTES);
+  if (sem === null || semInit(sem, 0, 0) !== 0) throw new Error('sem_init failed');
+  return {
+    semWait: lib.func('int sem_wait(void *)') as never,
+    semTryWait: lib.func('int sem_trywait(void *)') as never,
+    semPost: lib.func('int sem_post(void *)') as never,
+    postAddress: BigInt(postAddress),
+    sem: BigInt(sem),
+  };
+}
+
+/** Drains at most this many posts per wake (stale posts of cancelled waits only cost one wake). */
+const DRAIN_LIMIT = 1 << 16;
+
+/** The semaphore channel: sem_post as the host function, one koffi `.async` sem_wait at a time. */
+export function semaphoreChannel(): WakeChannel {
+  const libc = openLibc();
+  if (typeof libc.semWait.async !== 'function') throw new Error('this koffi has no .async calls');
+  let armed = false;
+  let releasing = false;
+  const channel: WakeChannel = {
+    name: 'sem',
+    hostFn: libc.postAddress,
+    userData: libc.sem,
+    get armed() {
+      return armed;
+    },
+    arm(onWake) {
+      if (armed) return;
+      armed = true;
+      libc.semWait.async(libc.sem, () => {
+        armed = false;
+        releasing = false;
+        // every post so far is covered by the check that onWake makes next
+        for (let i = 0; i < DRAIN_LIMIT && libc.semTryWait(libc.sem) === 0; i++);
+        onWake();
+      });
+    },
+    release() {
+      if (!armed || releasing) return;
+      releasing = true;
+      libc.semPost(libc.sem);
+    },
+  };
+  return channel;
+}
+
+let chosen: WakeChannel | null | undefined;
+let unavailable = '';
+
+/**
+ * This thread's wake channel, made on first use; null where none can be made (not Linux with glibc,
+ * a koffi without `.async`): waits then fall back to polling. `CUDA_TS_AWAIT=poll` asks for none.
+ */
+export function wakeChannel(): WakeChannel | null {
+  if (chosen !== undefined) return chosen;
+  if (process.env.CUDA_TS_AWAIT === 'poll') {
+    unavailable = 'CUDA_TS_AWAIT=poll';
+    return (chosen = null);
+  }
+  try {
+    chosen = semaphoreChannel();
+  } catch (e) {
+    unavailable = (e as Error).message;
+    chosen = null;
+  }
+  return chosen;
+}
+
+/** Why {@link wakeChannel} is null ('' when it is not, or not yet chosen). */
+export function wakeChannelUnavailableReason(): string {
+  return unavailable;
+}
+
+/** Test seam: replaces this thread's channel (undefined: choose again on next use; null: none). @internal */
+export function setWakeChannel(channel: WakeChannel | null | undefined): void {
+  chosen = channel;
+  unavailable = channel === null ? 'set by a test' : '';
+}
