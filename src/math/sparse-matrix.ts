@@ -116,6 +116,8 @@ function checkParts(where: string, format: SparseFormat, parts: SparseParts): Ch
   }
   if (parts[firstName] === undefined) throw new TypeError(`${where}: ${firstName} is required`);
   if (parts[secondName] === undefined) throw new TypeError(`${where}: ${secondName} is required`);
+  // device memory first: a host array gets the hint to upload it, not a complaint about its dtype
+  if (!(parts.values instanceof DeviceBuffer) && !(parts.values instanceof StridedView)) operand(where, 'values', parts.values, 'f32');
   const dtype = checkDType(where, 'dtype', parts.dtype ?? viewDType(parts.values), SPARSE_VALUE_TYPES);
   const indexType = checkDType(where, 'indexType', parts.indexType ?? viewDType(parts[firstName]) ?? 'i32', SPARSE_INDEX_TYPES);
   const indexBase = parts.indexBase ?? 0;
