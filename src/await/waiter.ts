@@ -94,6 +94,10 @@ interface Queue {
   windowStart: number;
   windowEnd: number;
   windowTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Parking failed (no host functions here, a driver without cuStreamCreate…): poll on timers instead. */
+  pollOnly: boolean;
+  pollTimer: ReturnType<typeof setTimeout> | undefined;
+  pollInterval: number;
 }
 
 const queues = new Map<object, Queue>();
@@ -159,7 +163,7 @@ function noop(): void {}
 function enqueue(w: Wait): void {
   let q = queues.get(w.target.key);
   if (q === undefined) {
-    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined };
+    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined, pollOnly: false, pollTimer: undefined, pollInterval: 0 };
     queues.set(q.key, q);
   }
   q.waits.push(w);
@@ -192,13 +196,25 @@ function decide(q: Queue): void {
     return;
   }
   stopSpinning(q);
+  if (q.pollOnly) return pollQueue(q);
   if (q.parked !== q.waits[0]) park(q);
+  if (q.pollOnly) return pollQueue(q); // parking just failed
   if (q.windowStart > t && q.windowTimer === undefined && q.waits.length > 0) {
     q.windowTimer = setTimeout(() => {
       q.windowTimer = undefined;
       if (q.waits.length > 0 && queues.get(q.key) === q) startSpinning(q);
     }, q.windowStart - t);
   }
+}
+
+/** Polls `q` on timers growing by 0.25 ms up to 1 ms (today's poll()), where parking is impossible. */
+function pollQueue(q: Queue): void {
+  if (q.pollTimer !== undefined) return;
+  q.pollInterval = Math.min(1, q.pollInterval + 0.25);
+  q.pollTimer = setTimeout(() => {
+    q.pollTimer = undefined;
+    if (!advance(q) && q.waits.length > 0) pollQueue(q);
+  }, q.pollInterval);
 }
 
 function clearWindowTimer(q: Queue): void {
@@ -302,9 +318,11 @@ function park(q: Queue): void {
     const h = q.helper;
     drv.callHinted(q.ctx, 'cuStreamWaitEvent', h, head.target.event, 0);
     drv.callHinted(q.ctx, 'cuLaunchHostFunc', h, channel.hostFn, channel.userData);
-  } catch (e) {
-    settle(head, e);
-    afterHeadChange(q);
+  } catch {
+    // no parking here (a driver or stream that refuses host functions): this queue polls instead,
+    // and a real problem with the event shows in its next query
+    q.pollOnly = true;
+    q.stuck = true; // its helper may hold a half-made park
     return;
   }
   if (q.parked !== undefined) parkedCount--; // an earlier head's host function: a stale wake, no more
@@ -342,6 +360,8 @@ function dropQueue(q: Queue): void {
   if (queues.get(q.key) === q) queues.delete(q.key);
   stopSpinning(q);
   clearWindowTimer(q);
+  if (q.pollTimer !== undefined) clearTimeout(q.pollTimer);
+  q.pollTimer = undefined;
   if (q.helper !== undefined) {
     const h = q.helper;
     q.helper = undefined;
@@ -360,13 +380,15 @@ export function waiterStats(): {
 } {
   let pending = 0;
   let windowTimers = 0;
+  let pollTimers = 0;
   for (const q of queues.values()) {
     pending += q.waits.length;
     if (q.windowTimer !== undefined) windowTimers++;
+    if (q.pollTimer !== undefined) pollTimers++;
   }
   return {
     pending, queues: queues.size, parked: parkedCount, spinning: spinning.size, windowTimers,
-    timers: spinner !== undefined || sweeper !== undefined, armed: channelInUse?.armed ?? false,
+    timers: spinner !== undefined || sweeper !== undefined || pollTimers > 0, armed: channelInUse?.armed ?? false,
     ...counters, channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll',
   };
 }

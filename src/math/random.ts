@@ -38,7 +38,7 @@ const ORDERINGS: readonly RandomOrdering[] = ['default', 'best', 'seeded', 'lega
 export interface RandomGeneratorOptions {
   /** The generator (default 'philox4_32_10': counter-based, so offsets cost nothing). */
   kind?: RandomKind;
-  /** Seed of a pseudo generator: a number (safe integer) or a bigint below 2⁶⁴ (default 0 — cuRAND's). */
+  /** Seed of a pseudo generator: a number (safe integer) or a bigint below 2⁶⁴ (default: cuRAND's own). */
   seed?: number | bigint;
   /** Skip this many values ahead (absolute offset; not for mtgp32 / mt19937). Default 0. */
   offset?: number | bigint;

@@ -1,0 +1,190 @@
+// The FFT and Random objects against the same cuFFT / cuRAND calls made from C in the same process, and
+// beside CuPy: `npx tsx bench/math-fft-rand.ts` (GPU machine; gcc builds bench/native/math-fft-rand.c).
+//
+// Rows (issue 43 part C): a 1024-point C2C forward FFT (FftPlan.forward; the fft() one-liner beside it),
+// a 1M-element uniform fill (RandomGenerator.uniform), each ≤ 1.05× C; and a 2²⁴-point C2C FFT, whose
+// throughput must equal C's. A pass is `ops` calls then a stream synchronize, timed on this process's
+// clock around the whole pass (C's pass runs its loop inside the shared library); the implementations'
+// passes alternate within each of the 5 repetitions, and each row reports the median per call.
+// CuPy's rows come from bench/python/bench_cupy_fft_rand.py (skipped with a reason where CuPy is absent).
+// Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON (default python3), CC (default gcc).
+import koffi from 'koffi';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Device, DeviceBuffer, FftPlan, RandomGenerator, Stream, StridedView, fft } from '../src';
+import { REPO_ROOT, REPS, fmt, log, median, nowNs, reason, scaled, table } from './common';
+
+type Pass = (ops: number) => void;
+interface BenchRow {
+  name: string;
+  ops: number;
+  /** Bytes each call moves (for GB/s), 0 for call-cost rows. */
+  bytes: number;
+  /** The ratio objects / C this row must stay under. */
+  target: number;
+  passes: Record<string, Pass>;
+}
+
+const CUDA_HOME = process.env.CUDA_HOME ?? '/usr/local/cuda';
+const SONAMES = ['libcufft.so.12', 'libcurand.so.10', 'libcudart.so.13'];
+const LIB_DIRS = [join(CUDA_HOME, 'lib64'), join(CUDA_HOME, 'targets', 'x86_64-linux', 'lib'), '/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu'];
+
+/** The C side: bench/native/math-fft-rand.c built into a shared library and loaded here, or why not. */
+interface NativeMath {
+  fftPlan(n: number, batch: number, stream: number): number;
+  fftPass(plan: number, idata: number, odata: number, ops: number, stream: number): number;
+  fftDestroy(plan: number): number;
+  randCreate(seed: number, stream: number): number;
+  randPass(gen: number, out: number, n: number, ops: number, stream: number): number;
+  randDestroy(gen: number): number;
+}
+
+function buildNative(): NativeMath | string {
+  const libs = SONAMES.map((name) => LIB_DIRS.map((d) => join(d, name)).find(existsSync));
+  const missing = SONAMES.filter((_, i) => libs[i] === undefined);
+  if (missing.length) return `not found in ${LIB_DIRS.join(', ')}: ${missing.join(', ')}`;
+  const dir = join(tmpdir(), 'cuda-ts-math-bench');
+  mkdirSync(dir, { recursive: true });
+  const so = join(dir, 'libmathbench.so');
+  const rpath = [...new Set(libs.map((l) => l!.slice(0, l!.lastIndexOf('/'))))].map((d) => `-Wl,-rpath,${d}`);
+  const cc = process.env.CC || 'gcc';
+  const b = spawnSync(cc, ['-O2', '-shared', '-fPIC', join(REPO_ROOT, 'bench', 'native', 'math-fft-rand.c'), '-o', so, ...(libs as string[]), ...rpath], { encoding: 'utf8' });
+  if (b.status !== 0) return `${cc} failed: ${(b.stderr || String(b.error)).trim().split('\n').slice(-2).join(' | ')}`;
+  const lib = koffi.load(so);
+  return {
+    fftPlan: lib.func('int mfr_fft_plan(int, int, uint64_t)'),
+    fftPass: lib.func('int mfr_fft_pass(int, uint64_t, uint64_t, long, uint64_t)'),
+    fftDestroy: lib.func('int mfr_fft_destroy(int)'),
+    randCreate: lib.func('uint64_t mfr_rand_create(uint64_t, uint64_t)'),
+    randPass: lib.func('int mfr_rand_pass(uint64_t, uint64_t, uint64_t, long, uint64_t)'),
+    randDestroy: lib.func('int mfr_rand_destroy(uint64_t)'),
+  } as NativeMath;
+}
+
+/** Throws when a C pass returned a failing status. */
+function ok(status: number, what: string): void {
+  if (status !== 0) throw new Error(`${what} returned ${status}`);
+}
+
+/** Each pass once (warm-up), then REPS repetitions of every pass in rotating order: ns per call, by implementation. */
+function measureRow(row: BenchRow): Record<string, number[]> {
+  const names = Object.keys(row.passes);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (const n of names) row.passes[n](Math.max(1, Math.floor(row.ops / 10)));
+  for (let rep = 0; rep < REPS; rep++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(rep + k) % names.length];
+      const t0 = nowNs();
+      row.passes[name](row.ops);
+      out[name].push(Number(nowNs() - t0) / row.ops);
+    }
+  }
+  return out;
+}
+
+/** CuPy's rows (ns per call), or why there are none. */
+function cupyRows(ops: Record<string, number>): Record<string, number> | string {
+  const py = process.env.PYTHON || 'python3';
+  const args = ['--ops-1k', String(ops.fft_c2c_1k), '--ops-fill', String(ops.uniform_1M), '--ops-large', String(ops.fft_c2c_16M)];
+  const r = spawnSync(py, [join(REPO_ROOT, 'bench', 'python', 'bench_cupy_fft_rand.py'), ...args], { encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0) return `${py} exited ${r.status ?? r.signal}: ${(r.stderr || String(r.error ?? '')).trim().split('\n').slice(-1)[0]}`;
+  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { skipped?: string; rows?: Record<string, { median: number }> };
+  if (result.skipped) return result.skipped;
+  return Object.fromEntries(Object.entries(result.rows!).map(([k, v]) => [k, v.median]));
+}
+
+/** Prints the table (per call: objects, fft(), C, CuPy and the ratios to C), the verdicts and one JSON line. */
+function report(deviceName: string, results: { row: BenchRow; reps: Record<string, number[]> }[], cupy: Record<string, number> | string): void {
+  const lines: string[][] = [];
+  const verdicts: string[] = [];
+  for (const { row, reps } of results) {
+    const med = Object.fromEntries(Object.entries(reps).map(([k, v]) => [k, median(v)]));
+    const c = med.C;
+    const theirs = typeof cupy === 'string' ? undefined : cupy[row.name];
+    const show = (ns: number | undefined) => (ns === undefined ? '—' : row.bytes ? `${fmt(ns / 1e6, 3)} ms (${fmt(row.bytes / ns)} GB/s)` : `${fmt(ns / 1e3, 2)} µs`);
+    const ratio = (ns: number | undefined) => (ns === undefined || c === undefined ? '—' : `${fmt(ns / c, 3)}×`);
+    lines.push([row.name, show(med.objects), show(med['fft()']), show(c), show(theirs), ratio(med.objects), ratio(med['fft()']), ratio(theirs)]);
+    if (c !== undefined) verdicts.push(`${row.name}: objects/C ${fmt(med.objects / c, 3)}× (target ≤ ${row.target}×) ${med.objects / c <= row.target ? 'PASS' : 'FAIL'}`);
+  }
+  console.log(`\nFFT and Random objects vs C (same process) and CuPy on ${deviceName}, per call, median of ${REPS} interleaved repetitions:\n`);
+  console.log(table(['row', 'objects', 'fft()', 'C', 'CuPy', 'objects/C', 'fft()/C', 'CuPy/C'], lines));
+  for (const v of verdicts) console.log(v);
+  console.log(JSON.stringify({ impl: 'math-fft-rand', device: deviceName, rows: Object.fromEntries(results.map(({ row, reps }) => [row.name, reps])), cupy }));
+}
+
+function main(): void {
+  const device = Device.get(Number(process.env.BENCH_DEVICE ?? 0));
+  device.setCurrent();
+  const stream = Stream.create();
+  const native = buildNative();
+  if (typeof native === 'string') log(`C rows skipped: ${native}`);
+  const h = stream.handle;
+
+  const small = { n: 1024, bytes: 1024 * 8 };
+  const large = { n: 1 << 24, bytes: (1 << 24) * 8 };
+  const sx = DeviceBuffer.alloc(small.bytes, { stream }).memset(0, { stream });
+  const sy = DeviceBuffer.alloc(small.bytes, { stream });
+  const lx = DeviceBuffer.alloc(large.bytes, { stream }).memset(0, { stream });
+  const ly = DeviceBuffer.alloc(large.bytes, { stream });
+  const fill = DeviceBuffer.alloc((1 << 20) * 4, { stream });
+  const smallPlan = FftPlan.create({ shape: [small.n], stream });
+  const largePlan = FftPlan.create({ shape: [large.n], stream });
+  const gen = RandomGenerator.create({ seed: 1, stream });
+  const vx = StridedView.of(sx, { dtype: 'c64', shape: [small.n] });
+  const vy = StridedView.of(sy, { dtype: 'c64', shape: [small.n] });
+  const oneLiner = { out: vy, stream, normalize: 'none' as const };
+  const f32 = { dtype: 'f32' as const };
+
+  const cSmall = typeof native === 'string' ? 0 : native.fftPlan(small.n, 1, h);
+  const cLarge = typeof native === 'string' ? 0 : native.fftPlan(large.n, 1, h);
+  const cGen = typeof native === 'string' ? 0 : native.randCreate(1, h);
+  const cPasses = (make: (c: NativeMath) => Pass): Record<string, Pass> => (typeof native === 'string' ? {} : { C: make(native) });
+
+  const rows: BenchRow[] = [
+    {
+      name: 'fft_c2c_1k', ops: scaled(20000, 100), bytes: 0, target: 1.05,
+      passes: {
+        objects: (ops) => { for (let i = 0; i < ops; i++) smallPlan.forward(sx, sy); stream.synchronize(); },
+        'fft()': (ops) => { for (let i = 0; i < ops; i++) fft(vx, oneLiner); stream.synchronize(); },
+        ...cPasses((c) => (ops) => ok(c.fftPass(cSmall, sx.ptr, sy.ptr, ops, h), 'mfr_fft_pass')),
+      },
+    },
+    {
+      name: 'uniform_1M', ops: scaled(2000, 10), bytes: 0, target: 1.05,
+      passes: {
+        objects: (ops) => { for (let i = 0; i < ops; i++) gen.uniform(fill, f32); stream.synchronize(); },
+        ...cPasses((c) => (ops) => ok(c.randPass(cGen, fill.ptr, 1 << 20, ops, h), 'mfr_rand_pass')),
+      },
+    },
+    {
+      name: 'fft_c2c_16M', ops: scaled(20, 1), bytes: 2 * large.bytes, target: 1.05,
+      passes: {
+        objects: (ops) => { for (let i = 0; i < ops; i++) largePlan.forward(lx, ly); stream.synchronize(); },
+        ...cPasses((c) => (ops) => ok(c.fftPass(cLarge, lx.ptr, ly.ptr, ops, h), 'mfr_fft_pass')),
+      },
+    },
+  ];
+
+  const results = rows.map((row) => ({ row, reps: measureRow(row) }));
+  const cupy = cupyRows(Object.fromEntries(rows.map((r) => [r.name, r.ops])));
+  if (typeof cupy === 'string') log(`CuPy rows skipped: ${cupy}`);
+
+  report(device.name, results, cupy);
+
+  if (typeof native !== 'string') {
+    native.fftDestroy(cSmall);
+    native.fftDestroy(cLarge);
+    native.randDestroy(cGen);
+  }
+  for (const r of [smallPlan, largePlan, gen, sx, sy, lx, ly, fill]) r.close();
+  stream.close();
+}
+
+try {
+  main();
+} catch (e) {
+  console.error(`math-fft-rand: ${reason(e)}`);
+  process.exit(1);
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""CuPy's side of bench/math-fft-rand.ts: the same rows timed the same way (a pass of `ops` calls, then a
+stream synchronize; host wall time per call; the median of 5 passes after a warm-up pass).
+
+    python3 bench/python/bench_cupy_fft_rand.py --ops-1k 20000 --ops-fill 2000 --ops-large 20
+
+Rows: fft_c2c_1k (cupy.fft.fft on a 1024-point complex64 vector: plan from CuPy's cache, output from its
+memory pool), uniform_1M (cupy.random.default_rng(1).random(out=…) into a preallocated float32 array),
+fft_c2c_16M (cupy.fft.fft of 2**24 complex64 points). Prints ONE JSON object on stdout:
+{"impl": "cupy", "meta": {...}, "rows": {name: {"median": ns, "reps": [...]}} } or {"impl": "cupy", "skipped": why}.
+"""
+
+import argparse
+import json
+import time
+
+
+def measure(fn, ops, stream, reps=5):
+    fn(max(1, ops // 10))
+    stream.synchronize()
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        fn(ops)
+        stream.synchronize()
+        out.append((time.perf_counter_ns() - t0) / ops)
+    out.sort()
+    return {"median": out[len(out) // 2], "reps": out}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ops-1k", type=int, default=20000)
+    p.add_argument("--ops-fill", type=int, default=2000)
+    p.add_argument("--ops-large", type=int, default=20)
+    a = p.parse_args()
+    try:
+        import cupy
+    except Exception as e:  # noqa: BLE001
+        print(json.dumps({"impl": "cupy", "skipped": f"CuPy not importable: {e}"}))
+        return
+    stream = cupy.cuda.Stream(non_blocking=False)
+    rows = {}
+    with stream:
+        small = (cupy.arange(1024, dtype=cupy.float32) * (1 + 1j)).astype(cupy.complex64)
+
+        def fft_small(ops):
+            for _ in range(ops):
+                cupy.fft.fft(small)
+
+        rows["fft_c2c_1k"] = measure(fft_small, a.ops_1k, stream)
+        rng = cupy.random.default_rng(1)
+        buf = cupy.empty(1 << 20, dtype=cupy.float32)
+
+        def fill(ops):
+            for _ in range(ops):
+                rng.random(out=buf)
+
+        rows["uniform_1M"] = measure(fill, a.ops_fill, stream)
+        large = cupy.ones(1 << 24, dtype=cupy.complex64)
+
+        def fft_large(ops):
+            for _ in range(ops):
+                cupy.fft.fft(large)
+
+        rows["fft_c2c_16M"] = measure(fft_large, a.ops_large, stream)
+    print(json.dumps({"impl": "cupy", "meta": {"cupy": cupy.__version__}, "rows": rows}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,324 @@
+// The waiter (src/await/) against a fake GPU and a fake wake channel: spin then park, one host
+// function per stream however many waits, ordering, cancellation (AbortSignal, timeoutMs) leaving
+// nothing behind, enqueueHost, the polling fallback, the predicted window, a destroyed context.
+import { Stream } from '../src/stream';
+import { Event } from '../src/event';
+import { CudaError, OBJECTS_ERROR } from '../src/errors';
+import { configureWaits, resetWaiterForTests, waiterStats } from '../src/await/waiter';
+import { forgetMarkerPools, markerStats } from '../src/await/markers';
+import { setWakeChannel } from '../src/await/wake';
+import { AbortError } from '../src/await/abort';
+import { poll } from '../src/poll';
+import { fakeContext } from './helpers/fake-driver';
+import { FakeChannel, FakeGpu, sleep, turns } from './helpers/await-gpu';
+import type { Context } from '../src/context';
+
+let ctx: Context;
+let channel: FakeChannel;
+let gpu: FakeGpu;
+const defaults = configureWaits();
+
+beforeEach(() => {
+  ctx = fakeContext();
+  channel = new FakeChannel();
+  setWakeChannel(channel);
+  forgetMarkerPools();
+  resetWaiterForTests();
+  configureWaits({ ...defaults, spinMicros: 0, predict: false, sweepMs: 50 });
+  gpu = new FakeGpu(channel).install(ctx);
+});
+afterEach(() => {
+  gpu.restore();
+  setWakeChannel(undefined);
+  configureWaits(defaults);
+});
+
+/** A stream with `n` pieces of work enqueued (events the test finishes). */
+function busyStream(n = 1): Stream {
+  const s = Stream.create({ context: ctx });
+  for (let i = 0; i < n; i++) gpu.pending.set(s.handle, [...(gpu.pending.get(s.handle) ?? []), workEvent()]);
+  return s;
+}
+let work = 0x70000;
+function workEvent(): number {
+  const h = (work += 0x10);
+  gpu.events.set(h, { gen: 1, done: false });
+  return h;
+}
+function count(name: string): number {
+  return gpu.calls.filter(([n]) => n === name).length;
+}
+/** Nothing is left: no pending wait, timer, parked host function count, or sleeping channel. */
+async function expectClean(): Promise<void> {
+  await turns(3);
+  const st = waiterStats();
+  expect({ pending: st.pending, queues: st.queues, parked: st.parked, spinning: st.spinning, windowTimers: st.windowTimers, timers: st.timers, armed: channel.armed })
+    .toEqual({ pending: 0, queues: 0, parked: 0, spinning: 0, windowTimers: 0, timers: false, armed: false });
+  expect(markerStats().helpersOut).toBe(0);
+}
+
+describe('Stream.synchronized through the waiter', () => {
+  test('an idle stream resolves with one cuStreamQuery and no marker', async () => {
+    const s = Stream.create({ context: ctx });
+    await s.synchronized();
+    expect(count('cuEventRecord')).toBe(0);
+    expect(count('cuLaunchHostFunc')).toBe(0);
+    await expectClean();
+  });
+
+  test('a busy stream parks: a helper stream waits for the marker, then runs the channel host function', async () => {
+    const s = busyStream();
+    let resolved = false;
+    const p = s.synchronized().then(() => (resolved = true));
+    await turns(3);
+    expect(resolved).toBe(false);
+    const launch = gpu.calls.find(([n]) => n === 'cuLaunchHostFunc')!;
+    expect(launch[1][1]).toBe(channel.hostFn);
+    expect(launch[1][2]).toBe(channel.userData);
+    expect(launch[1][0]).not.toBe(s.handle); // on a helper stream, not the program's
+    expect(channel.armed).toBe(true);
+    expect(waiterStats().parked).toBe(1);
+    gpu.finish(s.handle);
+    await p;
+    expect(resolved).toBe(true);
+    await expectClean();
+    expect(markerStats().helpersIdle).toBe(1); // kept for the next park
+  });
+
+  test('work that ends during the spin resolves without parking', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    const s = busyStream();
+    const p = s.synchronized();
+    await turns(5);
+    expect(waiterStats().spinning).toBe(1);
+    gpu.finish(s.handle);
+    await p;
+    expect(count('cuLaunchHostFunc')).toBe(0);
+    await expectClean();
+  });
+
+  test('waits on one stream resolve in order, each when its own point is reached', async () => {
+    const s = busyStream();
+    const order: number[] = [];
+    const p1 = s.synchronized().then(() => order.push(1));
+    gpu.pending.get(s.handle)!.push(workEvent()); // more work after the first wait
+    const p2 = s.synchronized().then(() => order.push(2));
+    await turns(3);
+    gpu.finish(s.handle, 2); // the first work and the first marker
+    await p1;
+    await turns(3);
+    expect(order).toEqual([1]);
+    gpu.finish(s.handle);
+    await p2;
+    expect(order).toEqual([1, 2]);
+    await expectClean();
+  });
+
+  test('sixteen waits at one point of a stream park one host function', async () => {
+    const s = busyStream();
+    const all = Array.from({ length: 16 }, () => s.synchronized());
+    await turns(3);
+    expect(count('cuLaunchHostFunc')).toBe(1);
+    gpu.finish(s.handle);
+    await Promise.all(all);
+    await expectClean();
+  });
+
+  test('1,024 waits over 64 streams all resume, with at most one park per stream, and leave nothing', async () => {
+    const streams = Array.from({ length: 64 }, () => busyStream());
+    const waits = streams.flatMap((s) => Array.from({ length: 16 }, () => s.synchronized()));
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 1024, queues: 64, parked: 64 });
+    for (const [i, s] of streams.entries()) if (i % 2 === 0) gpu.finish(s.handle);
+    await turns(5);
+    expect(waiterStats().pending).toBe(512);
+    for (const s of streams) gpu.finish(s.handle);
+    await Promise.all(waits);
+    expect(count('cuLaunchHostFunc')).toBe(64);
+    expect(channel.arms).toBeLessThanOrEqual(64);
+    await expectClean();
+  });
+});
+
+describe('cancellation', () => {
+  test('an abort while parked rejects with an AbortError CudaError, releases the channel, retires the helper', async () => {
+    const s = busyStream();
+    const ac = new AbortController();
+    const p = s.synchronized({ signal: ac.signal });
+    await turns(3);
+    expect(channel.armed).toBe(true);
+    const reason = new Error('client went away');
+    ac.abort(reason);
+    const e = await p.catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AbortError);
+    expect(e).toBeInstanceOf(CudaError);
+    expect(e).toMatchObject({ name: 'AbortError', code: OBJECTS_ERROR.aborted, cause: reason });
+    expect((e as Error).message).toMatch(/^Stream\.synchronized: the wait was aborted \(client went away\)/);
+    await expectClean();
+    expect(gpu.destroyedHelpers).toHaveLength(1); // it still waits for the marker: not reused
+    gpu.finish(s.handle); // the stale host function only posts
+    await turns(3);
+    await expectClean();
+  });
+
+  test('an abort of a later wait leaves the earlier one waiting, and the reverse', async () => {
+    const s = busyStream();
+    const a1 = new AbortController();
+    const a2 = new AbortController();
+    const p1 = s.synchronized({ signal: a1.signal });
+    const p2 = s.synchronized({ signal: a2.signal });
+    const p3 = s.synchronized();
+    await turns(3);
+    a2.abort();
+    await expect(p2).rejects.toMatchObject({ name: 'AbortError' });
+    a1.abort(); // the head: the next wait becomes the head and parks
+    await expect(p1).rejects.toMatchObject({ name: 'AbortError' });
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ pending: 1, parked: 1 });
+    gpu.finish(s.handle);
+    await p3;
+    await expectClean();
+  });
+
+  test('an already aborted signal rejects before any driver call', async () => {
+    const s = busyStream();
+    const before = gpu.calls.length;
+    await expect(s.synchronized({ signal: AbortSignal.abort('stop') })).rejects.toMatchObject({ name: 'AbortError', cause: 'stop' });
+    expect(gpu.calls.length).toBe(before);
+    await expectClean();
+  });
+
+  test('timeoutMs rejects with a timeout error and leaves nothing', async () => {
+    const s = busyStream();
+    const e = await s.synchronized({ timeoutMs: 20 }).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: OBJECTS_ERROR.timeout, message: 'Stream.synchronized: timed out after 20 ms' });
+    await expectClean();
+  });
+
+  test('a resolved wait removes its abort listener and its timer', async () => {
+    const s = busyStream();
+    const ac = new AbortController();
+    let listeners = 0;
+    const add = ac.signal.addEventListener.bind(ac.signal);
+    const remove = ac.signal.removeEventListener.bind(ac.signal);
+    ac.signal.addEventListener = ((...a: Parameters<typeof add>) => (listeners++, add(...a))) as typeof add;
+    ac.signal.removeEventListener = ((...a: Parameters<typeof remove>) => (listeners--, remove(...a))) as typeof remove;
+    const p = s.synchronized({ signal: ac.signal, timeoutMs: 60_000 });
+    await turns(2);
+    expect(listeners).toBe(1);
+    gpu.finish(s.handle);
+    await p;
+    expect(listeners).toBe(0);
+    await expectClean(); // a 60 s timer left behind would keep jest's worker alive too
+  });
+
+  test('bad options are refused before any driver call', async () => {
+    const s = busyStream();
+    const before = gpu.calls.length;
+    await expect(s.synchronized({ signal: {} as AbortSignal })).rejects.toThrow(TypeError);
+    await expect(s.synchronized({ timeoutMs: -1 })).rejects.toThrow(/Stream.synchronized\(\): timeoutMs must be a non-negative number/);
+    await expect(s.synchronized(5 as never)).rejects.toThrow(TypeError);
+    expect(gpu.calls.length).toBe(before);
+  });
+});
+
+describe('Event.synchronized and Stream.enqueueHost', () => {
+  test('an event wait parks on a helper and resolves when the event completes', async () => {
+    const s = busyStream();
+    const ev = Event.create({ context: ctx }).record(s);
+    const p = ev.synchronized();
+    await turns(3);
+    expect(waiterStats().parked).toBe(1);
+    gpu.finish(s.handle);
+    await p;
+    await expectClean();
+  });
+
+  test('enqueueHost runs fn after the GPU reached the point, returns its value, and fn may block', async () => {
+    const s = busyStream();
+    let ran = false;
+    const p = s.enqueueHost(() => {
+      ran = true;
+      s.synchronize(); // a blocking wait: allowed, nothing is pending in CUDA's callback thread
+      return 42;
+    });
+    await turns(3);
+    expect(ran).toBe(false);
+    gpu.finish(s.handle);
+    await expect(p).resolves.toBe(42);
+    expect(count('cuStreamSynchronize')).toBe(1);
+    await expectClean();
+  }, 10_000);
+
+  test('enqueueHost: fn throwing rejects; a cancelled call never runs fn; a promise is awaited', async () => {
+    const s = busyStream();
+    const ac = new AbortController();
+    let ran = 0;
+    const cancelled = s.enqueueHost(() => ran++, { signal: ac.signal });
+    const failing = s.enqueueHost(() => {
+      throw new Error('host failed');
+    });
+    const later = s.enqueueHost(async () => 'later');
+    ac.abort();
+    await expect(cancelled).rejects.toMatchObject({ name: 'AbortError' });
+    gpu.finish(s.handle);
+    await expect(failing).rejects.toThrow('host failed');
+    await expect(later).resolves.toBe('later');
+    expect(ran).toBe(0);
+    await expect(s.enqueueHost(5 as never)).rejects.toThrow(/Stream.enqueueHost: fn must be a function/);
+    await expectClean();
+  });
+});
+
+describe('fallbacks and safety nets', () => {
+  test('without a wake channel the waits poll, and cancel the same way', async () => {
+    setWakeChannel(null);
+    const s = busyStream();
+    const p = s.synchronized();
+    const ac = new AbortController();
+    const q = s.synchronized({ signal: ac.signal });
+    await sleep(5);
+    ac.abort();
+    await expect(q).rejects.toMatchObject({ name: 'AbortError' });
+    gpu.finish(s.handle);
+    await p;
+    expect(count('cuLaunchHostFunc')).toBe(0);
+  });
+
+  test('a destroyed context rejects parked waits through the sweep (its host functions never run)', async () => {
+    const s = busyStream();
+    const p = s.synchronized().catch((e: unknown) => e);
+    await turns(3);
+    expect(waiterStats().parked).toBe(1);
+    (ctx.core as { destroyed: boolean }).destroyed = true;
+    const e = await p;
+    expect(e).toBeInstanceOf(CudaError);
+    expect((e as Error).message).toMatch(/closed|destroyed/i);
+    await expectClean();
+  });
+
+  test('the predicted window: a repeated wait sleeps, then spins again just before its predicted end', async () => {
+    configureWaits({ predict: true, spinMicros: 100 });
+    const s = Stream.create({ context: ctx });
+    for (let round = 0; round < 2; round++) {
+      gpu.pending.set(s.handle, [workEvent()]);
+      const p = s.synchronized();
+      await turns(3);
+      if (round === 1) expect(waiterStats().windowTimers).toBe(1); // asleep until the window
+      await sleep(40);
+      if (round === 1) expect(waiterStats().spinning).toBe(1); // in the window (~38.7-42.6 ms)
+      gpu.finish(s.handle);
+      await p;
+    }
+    await expectClean();
+  });
+
+  test('poll() takes a signal, and leaves no timer once settled', async () => {
+    const ac = new AbortController();
+    const p = poll(() => false, 'Thing.wait()', { signal: ac.signal });
+    await sleep(3);
+    ac.abort('bye');
+    await expect(p).rejects.toMatchObject({ name: 'AbortError', cause: 'bye', message: 'Thing.wait: the wait was aborted (bye)' });
+    await expect(poll(() => false, 'Thing.wait()', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});

@@ -1,0 +1,183 @@
+// Blas and Matmul on the GPU against CPU references: odd shapes (37×53×19), every transpose, row- and
+// column-major operands with padded leading dimensions, batches, every dtype the objects take (f16/bf16
+// within their precision), level-1/2 calls, the stream closed before the handle.
+import { DeviceBuffer, Device, Stream } from '../../src';
+import { Blas, matrix, type Order, type Transpose } from '../../src/math';
+import { StridedView, type DType } from '../../src/memory/strided-view';
+import { toBfloat16Bits, toHalfBits } from '../../src/math/common';
+import { describeGpu } from './gpu-env';
+import { HostMatrix, cpuGemm, fromHalf, fromBf16, maxRelativeError } from './math-blas-helpers';
+
+type GemmDType = 'f32' | 'f64' | 'c64' | 'c128' | 'f16' | 'bf16';
+
+describeGpu('Blas (cuBLAS) on the GPU', () => {
+  let stream: Stream;
+  let blas: Blas;
+  const buffers: DeviceBuffer[] = [];
+  beforeAll(() => {
+    Device.get(0).setCurrent();
+    stream = Stream.create();
+    blas = Blas.create({ stream });
+  });
+  afterAll(() => {
+    blas?.close();
+    for (const b of buffers) b.close();
+    stream?.close();
+  });
+
+  /** A host matrix and its device view (ld padded by `pad`). */
+  function upload(rows: number, cols: number, dtype: DType, order: Order, pad = 0, seed = 1): { host: HostMatrix; view: StridedView } {
+    const host = new HostMatrix(rows, cols, dtype, order, pad, seed);
+    const buf = DeviceBuffer.from(host.storage);
+    buffers.push(buf);
+    return { host, view: matrix(buf, { dtype, rows, cols, order, ld: host.ld }) };
+  }
+
+  const TOL: Record<GemmDType, number> = { f32: 1e-5, c64: 1e-5, f64: 1e-12, c128: 1e-12, f16: 2e-3, bf16: 1.6e-2 };
+
+  describe.each(['f32', 'f64', 'c64', 'c128', 'f16', 'bf16'] as const)('gemm %s, 37×53×19', (dtype) => {
+    const ops: Transpose[] = dtype === 'c64' || dtype === 'c128' ? ['N', 'T', 'C'] : ['N', 'T'];
+    const cases: [Transpose, Transpose, Order, Order][] = [];
+    for (const tA of ops) for (const tB of ops) for (const cOrder of ['row', 'col'] as Order[]) cases.push([tA, tB, cOrder, tA === 'C' || tB === 'C' ? cOrder : cOrder === 'row' ? 'col' : 'row']);
+    test.each(cases)('transA %s transB %s, c %s-major, a/b %s-major, padded ld, alpha/beta', async (tA, tB, cOrder, abOrder) => {
+      const [m, n, k] = [37, 53, 19];
+      const a = upload(tA === 'N' ? m : k, tA === 'N' ? k : m, dtype, tA === 'C' ? cOrder : abOrder, 3, 1);
+      const b = upload(tB === 'N' ? k : n, tB === 'N' ? n : k, dtype, tB === 'C' ? cOrder : abOrder, 0, 2);
+      const c = upload(m, n, dtype, cOrder, 5, 3);
+      const alpha = dtype.startsWith('c') ? { re: 0.75, im: -0.5 } : 0.75;
+      const beta = dtype.startsWith('c') ? { re: 0.5, im: 0.25 } : 0.5;
+      blas.gemm(a.view, b.view, c.view, { transA: tA, transB: tB, alpha, beta });
+      await stream.synchronized();
+      const ref = cpuGemm(a.host, tA, b.host, tB, c.host, alpha, beta);
+      const err = maxRelativeError(HostMatrix.read(c.view), ref);
+      expect(err).toBeLessThanOrEqual(TOL[dtype]);
+    });
+  });
+
+  test('gemmEx: f16 → f32, bf16 → f32, i8 → i32 (32I), f32 with TF32, f16 → f16 with 16F', async () => {
+    const cases: [DType, DType, string | undefined, number][] = [['f16', 'f32', undefined, 2e-3], ['bf16', 'f32', undefined, 1e-2], ['i8', 'i32', '32I', 0], ['f32', 'f32', '32F_FAST_TF32', 3e-3], ['f16', 'f16', '16F', 1e-2]];
+    const outside: unknown[] = [];
+    for (const [ab, cType, compute, tol] of cases) {
+      const a = upload(24, 16, ab, 'row', 0, 4);
+      const b = upload(16, 32, ab, 'row', 0, 5);
+      const c = upload(24, 32, cType, 'row', 0, 6);
+      blas.gemmEx(a.view, b.view, c.view, { computeType: compute as never, alpha: 1, beta: 0 });
+      await stream.synchronized();
+      const ref = cpuGemm(a.host, 'N', b.host, 'N', c.host, 1, 0);
+      const err = maxRelativeError(HostMatrix.read(c.view), ref);
+      if (!(err <= tol)) outside.push({ ab, cType, compute, err, tol });
+    }
+    expect(outside).toEqual([]);
+  });
+
+  test('gemmStridedBatched (a broadcast) and gemmBatched equal per-matrix references', async () => {
+    const batch = 7;
+    const [m, n, k] = [13, 9, 11];
+    const A = new HostMatrix(batch * m, k, 'f32', 'row', 0, 7);
+    const bufA = DeviceBuffer.from(A.storage);
+    const b = upload(k, n, 'f32', 'col', 2, 8);
+    const bufC = DeviceBuffer.alloc(batch * m * n * 4, { stream });
+    buffers.push(bufA, bufC);
+    const a3 = StridedView.of(bufA, { dtype: 'f32', shape: [batch, m, k] });
+    const c3 = StridedView.of(bufC, { dtype: 'f32', shape: [batch, m, n] });
+    blas.gemmStridedBatched(a3, b.view, c3);
+    const cs = Array.from({ length: batch }, (_, i) => matrix(bufC, { dtype: 'f32', rows: m, cols: n, byteOffset: i * m * n * 4 }));
+    const as = Array.from({ length: batch }, (_, i) => matrix(bufA, { dtype: 'f32', rows: m, cols: k, byteOffset: i * m * k * 4 }));
+    await stream.synchronized();
+    for (let i = 0; i < batch; i++) {
+      const ref = cpuGemm(A.block(i * m, m), 'N', b.host, 'N', undefined, 1, 0);
+      expect(maxRelativeError(HostMatrix.read(cs[i]), ref)).toBeLessThanOrEqual(1e-5);
+    }
+    bufC.memset(0, { stream });
+    blas.gemmBatched(as, as.map(() => b.view), cs);
+    await stream.synchronized();
+    for (let i = 0; i < batch; i++) {
+      const ref = cpuGemm(A.block(i * m, m), 'N', b.host, 'N', undefined, 1, 0);
+      expect(maxRelativeError(HostMatrix.read(cs[i]), ref)).toBeLessThanOrEqual(1e-5);
+    }
+  });
+
+  test('axpy, scal, dot (sync, async, into), nrm2, gemv on strided vectors', async () => {
+    const n = 1001;
+    const x = Float64Array.from({ length: 2 * n }, (_, i) => Math.sin(i * 0.37));
+    const y = Float64Array.from({ length: n }, (_, i) => Math.cos(i * 0.11));
+    const dx = DeviceBuffer.from(x);
+    const dy = DeviceBuffer.from(y);
+    buffers.push(dx, dy);
+    const vx = StridedView.of(dx, { dtype: 'f64', shape: [n], strides: [2] });
+    const vy = StridedView.of(dy, { dtype: 'f64', shape: [n] });
+    let dotRef = 0;
+    let nrmRef = 0;
+    for (let i = 0; i < n; i++) {
+      dotRef += x[2 * i] * y[i];
+      nrmRef += x[2 * i] ** 2;
+    }
+    expect(blas.dot(vx, vy)).toBeCloseTo(dotRef, 10);
+    expect(await blas.dotAsync(vx, vy)).toBeCloseTo(dotRef, 10);
+    expect(blas.nrm2(vx)).toBeCloseTo(Math.sqrt(nrmRef), 10);
+    expect(await blas.nrm2Async(vx)).toBeCloseTo(Math.sqrt(nrmRef), 10);
+    const out = DeviceBuffer.alloc(8, { stream });
+    buffers.push(out);
+    blas.dotInto(vx, vy, out, { dtype: 'f64' });
+    await stream.synchronized();
+    expect(out.toArray(Float64Array)[0]).toBeCloseTo(dotRef, 10);
+    blas.axpy(2, vx, vy).scal(0.5, vy);
+    await stream.synchronized();
+    const got = dy.toArray(Float64Array);
+    for (const i of [0, 1, 500, n - 1]) expect(got[i]).toBeCloseTo((2 * x[2 * i] + y[i]) * 0.5, 12);
+    // complex dot: dotu and dotc
+    const cx = DeviceBuffer.from(new Float32Array([1, 2, 3, -1]));
+    const cy = DeviceBuffer.from(new Float32Array([0.5, 1, -2, 0.25]));
+    buffers.push(cx, cy);
+    expect(blas.dot(cx, cy, { dtype: 'c64' })).toEqual({ re: -7.25, im: 4.75 });
+    expect(blas.dot(cx, cy, { dtype: 'c64', conjugate: true })).toEqual({ re: -3.75, im: -1.25 });
+  });
+
+  test.each(['row', 'col'] as const)('gemv with a %s-major a, N and T', async (order) => {
+    const a = upload(29, 17, 'f32', order, 2, 9);
+    for (const t of ['N', 'T'] as const) {
+      const [xn, yn] = t === 'N' ? [17, 29] : [29, 17];
+      const x = Float32Array.from({ length: xn }, (_, i) => Math.sin(i + 1));
+      const dx = DeviceBuffer.from(x);
+      const dy = DeviceBuffer.alloc(yn * 4, { stream });
+      buffers.push(dx, dy);
+      blas.gemv(a.view, dx, dy, { trans: t, dtype: 'f32' });
+      await stream.synchronized();
+      const got = dy.toArray(Float32Array);
+      for (let i = 0; i < yn; i++) {
+        let s = 0;
+        for (let j = 0; j < xn; j++) s += (t === 'N' ? a.host.get(i, j)[0] : a.host.get(j, i)[0]) * x[j];
+        expect(Math.abs(got[i] - s)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(s)));
+      }
+    }
+  });
+
+  test('closing the stream first: the handle still works on it, the stream is destroyed after the handle', async () => {
+    const s = Stream.create();
+    const b = Blas.create({ stream: s });
+    const x = upload(8, 8, 'f32', 'row');
+    s.close();
+    expect(s.core.destroyed).toBe(false);
+    b.close();
+    expect(s.core.destroyed).toBe(true);
+    expect(() => b.gemm(x.view, x.view, x.view)).toThrow(/Blas.gemm: the Blas is closed/);
+  });
+
+  test('setStream moves the work; the half conversions agree with the host', async () => {
+    const s2 = Stream.create();
+    try {
+      blas.setStream(s2);
+      expect(blas.stream).toBe(s2);
+      const a = upload(4, 4, 'f32', 'row');
+      const c = upload(4, 4, 'f32', 'row');
+      blas.gemm(a.view, a.view, c.view);
+      await s2.synchronized();
+      expect(maxRelativeError(HostMatrix.read(c.view), cpuGemm(a.host, 'N', a.host, 'N', undefined, 1, 0))).toBeLessThanOrEqual(1e-5);
+    } finally {
+      blas.setStream(stream);
+      s2.close();
+    }
+    expect(fromHalf(toHalfBits(1.5))).toBe(1.5);
+    expect(fromBf16(toBfloat16Bits(-3))).toBe(-3);
+  });
+});

@@ -1,0 +1,164 @@
+// A fake GPU for the waiter's unit tests: streams whose work finishes when a test says so, events
+// recorded on them, helper streams that wait for events and run host functions, and a fake wake
+// channel standing in for the libc semaphore (counts posts; an armed wait wakes on the next turn).
+import * as drv from '../../src/driver';
+import type { Context } from '../../src/context';
+import type { WakeChannel } from '../../src/await/wake';
+import { fakeDriver, out } from './fake-driver';
+
+interface FakeEvent {
+  /** Bumped by every record: a stream wait takes the generation it saw. */
+  gen: number;
+  done: boolean;
+}
+type Op = { kind: 'wait'; ev: number; gen: number } | { kind: 'host'; fn: unknown; data: unknown };
+
+/** The fake semaphore channel: `post()` is what the host function does. */
+export class FakeChannel implements WakeChannel {
+  readonly name = 'fake';
+  readonly hostFn = 0xf00dn;
+  readonly userData = 0xbeefn;
+  armed = false;
+  count = 0;
+  arms = 0;
+  private onWake: (() => void) | undefined;
+  arm(onWake: () => void): void {
+    if (this.armed) return;
+    this.armed = true;
+    this.arms++;
+    this.onWake = onWake;
+    if (this.count > 0) this.fire();
+  }
+  release(): void {
+    if (this.armed) this.post();
+  }
+  post(): void {
+    this.count++;
+    if (this.armed) this.fire();
+  }
+  private fire(): void {
+    setImmediate(() => {
+      this.count = 0; // the real channel drains every post before onWake
+      this.armed = false;
+      this.onWake!();
+    });
+  }
+}
+
+/** The fake GPU: install() gives the driver functions the waiter and Stream/Event call. */
+export class FakeGpu {
+  readonly events = new Map<number, FakeEvent>();
+  /** Events recorded on each stream and not finished yet, in order. */
+  readonly pending = new Map<number, number[]>();
+  /** Ops of streams made by cuStreamCreate (the waiter's helpers). */
+  readonly helpers = new Map<number, Op[]>();
+  readonly destroyedHelpers: number[] = [];
+  hostLaunches = 0;
+  private next = 0x9000;
+  calls: [string, unknown[]][] = [];
+  restore: () => void = () => {};
+
+  constructor(readonly channel: FakeChannel) {}
+
+  install(ctx: Context, extra: Record<string, (...a: never[]) => number> = {}): this {
+    const f = fakeDriver(ctx, {
+      cuStreamCreateWithPriority: (slot: BigUint64Array) => out(slot, (this.next += 0x10)),
+      cuStreamCreate: (slot: BigUint64Array) => {
+        const h = (this.next += 0x10);
+        this.helpers.set(h, []);
+        return out(slot, h);
+      },
+      cuStreamDestroy: (h: number) => {
+        if (this.helpers.delete(h)) this.destroyedHelpers.push(h);
+        return 0;
+      },
+      cuStreamSynchronize: () => 0,
+      cuStreamQuery: (h: number) => ((this.pending.get(h)?.length ?? 0) === 0 ? 0 : drv.CUresult.CUDA_ERROR_NOT_READY),
+      cuEventCreate: (slot: BigUint64Array) => {
+        const h = (this.next += 0x10);
+        this.events.set(h, { gen: 0, done: true });
+        return out(slot, h);
+      },
+      cuEventDestroy: (h: number) => (this.events.delete(h), 0),
+      cuEventRecord: (ev: number, h: number) => {
+        const e = this.events.get(ev);
+        if (e === undefined) return drv.CUresult.CUDA_ERROR_INVALID_HANDLE;
+        e.gen++;
+        e.done = false;
+        const list = this.pending.get(h) ?? [];
+        list.push(ev);
+        this.pending.set(h, list);
+        return 0;
+      },
+      cuEventQuery: (ev: number) => {
+        const e = this.events.get(ev);
+        if (e === undefined) return drv.CUresult.CUDA_ERROR_INVALID_HANDLE;
+        return e.done ? 0 : drv.CUresult.CUDA_ERROR_NOT_READY;
+      },
+      cuStreamWaitEvent: (h: number, ev: number) => {
+        this.helpers.get(h)?.push({ kind: 'wait', ev, gen: this.events.get(ev)?.gen ?? 0 });
+        this.runHelpers();
+        return 0;
+      },
+      cuLaunchHostFunc: (h: number, fn: unknown, data: unknown) => {
+        this.hostLaunches++;
+        this.helpers.get(h)?.push({ kind: 'host', fn, data });
+        this.runHelpers();
+        return 0;
+      },
+      ...extra,
+    });
+    this.calls = f.calls;
+    this.restore = f.restore;
+    return this;
+  }
+
+  /** The work enqueued on stream `h` so far is done: its events complete, helpers move on. */
+  finish(h: number, count = Infinity): void {
+    const list = this.pending.get(h) ?? [];
+    const done = list.splice(0, Math.min(count, list.length));
+    for (const ev of done) {
+      const e = this.events.get(ev);
+      if (e !== undefined) e.done = true;
+    }
+    this.runHelpers();
+  }
+
+  /** Marks every pending event of every stream done. */
+  finishAll(): void {
+    for (const h of [...this.pending.keys()]) this.finish(h);
+  }
+
+  /** Runs each helper stream's ops as far as their event waits allow. */
+  runHelpers(): void {
+    for (const ops of this.helpers.values()) {
+      while (ops.length > 0) {
+        const op = ops[0];
+        if (op.kind === 'wait') {
+          const e = this.events.get(op.ev);
+          if (e !== undefined && e.gen === op.gen && !e.done) break;
+        } else if (op.fn === this.channel.hostFn && op.data === this.channel.userData) {
+          this.channel.post();
+        }
+        ops.shift();
+      }
+    }
+  }
+
+  /** Host functions enqueued on helpers and not yet run. */
+  hostFunctionsPending(): number {
+    let n = 0;
+    for (const ops of this.helpers.values()) n += ops.filter((o) => o.kind === 'host').length;
+    return n;
+  }
+}
+
+/** Resolves after `n` turns of the event loop. */
+export async function turns(n = 1): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
