@@ -100,8 +100,9 @@ function transform(kind: Kind, x: Operand, options: IrfftOptions | undefined): S
   const rank = kind.all ? ndim : 1;
   const outShape = resultShape(where, kind, input.shape, o.n);
   const outDtype = fftDtypes(kind.type, precision).output;
+  const given = o.out === undefined ? undefined : asResult(where, o.out, outShape, outDtype);
   const stream = streamOf(where, common.stream);
-  if (o.out !== undefined) return execute(where, kind, input, asResult(where, o.out, outShape, outDtype), rank, stream, common);
+  if (given !== undefined) return execute(where, kind, input, given, rank, stream, common);
   const out = newResult(outShape, outDtype, stream);
   try {
     return execute(where, kind, input, out, rank, stream, common);
