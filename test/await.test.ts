@@ -297,19 +297,26 @@ describe('fallbacks and safety nets', () => {
     await expectClean();
   });
 
-  test('the predicted window: a repeated wait sleeps, then spins again just before its predicted end', async () => {
+  test('the predicted window: a repeated wait sleeps, then spins again around its predicted end', async () => {
     configureWaits({ predict: true, spinMicros: 100 });
     const s = Stream.create({ context: ctx });
-    for (let round = 0; round < 2; round++) {
-      gpu.pending.set(s.handle, [workEvent()]);
-      const p = s.synchronized();
-      await turns(3);
-      if (round === 1) expect(waiterStats().windowTimers).toBe(1); // asleep until the window
-      await sleep(40);
-      if (round === 1) expect(waiterStats().spinning).toBe(1); // in the window (~38.7-42.6 ms)
-      gpu.finish(s.handle);
-      await p;
-    }
+    gpu.pending.set(s.handle, [workEvent()]);
+    const first = s.synchronized();
+    await sleep(30);
+    gpu.finish(s.handle); // learns ~30 ms
+    await first;
+    gpu.pending.set(s.handle, [workEvent()]);
+    const second = s.synchronized();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ parked: 1, spinning: 0, windowTimers: 1 }); // asleep until ~28.7 ms
+    const ticksAsleep = waiterStats().spinTicks;
+    await sleep(15);
+    expect(waiterStats().spinTicks).toBe(ticksAsleep); // no CPU while asleep
+    await sleep(30);
+    expect(waiterStats().spinTicks).toBeGreaterThan(ticksAsleep); // it spun in the window (then slept again)
+    expect(waiterStats().spinning).toBe(0);
+    gpu.finish(s.handle);
+    await second;
     await expectClean();
   });
 

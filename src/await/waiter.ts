@@ -46,6 +46,10 @@ export interface WaiterSettings {
   predict: boolean;
   /** While waits are parked, check them this often anyway (a destroyed context never wakes them), in ms. Default 100. */
   sweepMs: number;
+  /** Predict only waits that lasted at most this long (ms; longer ones gain nothing measurable). Default 50. */
+  predictUpToMs: number;
+  /** Predict only while at most this many keys (streams, events) are awaited at once (a crowd wants CPU, not µs). Default 4. */
+  predictMaxKeys: number;
 }
 
 function envNumber(name: string, fallback: number): number {
@@ -57,16 +61,20 @@ const settings: WaiterSettings = {
   spinMicros: envNumber('CUDA_TS_AWAIT_SPIN_US', 200),
   predict: process.env.CUDA_TS_AWAIT_PREDICT !== '0',
   sweepMs: 100,
+  predictUpToMs: 50,
+  predictMaxKeys: 4,
 };
 
 /** Changes how awaited waits wait (for this JS thread); returns the settings now in force. */
 export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
   if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
-  for (const k of Object.keys(changes)) if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (spinMicros, predict, sweepMs)`);
-  const { spinMicros, predict, sweepMs } = changes;
+  for (const k of Object.keys(changes)) if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);
+  const { spinMicros, predict, sweepMs, predictUpToMs, predictMaxKeys } = changes;
   if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros))) throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
   if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
   if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs))) throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
+  if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0)) throw new RangeError(`configureWaits: predictUpToMs must be a non-negative number, got ${String(predictUpToMs)}`);
+  if (predictMaxKeys !== undefined && !(Number.isSafeInteger(predictMaxKeys) && predictMaxKeys >= 0)) throw new RangeError(`configureWaits: predictMaxKeys must be a non-negative integer, got ${String(predictMaxKeys)}`);
   Object.assign(settings, changes);
   return { ...settings };
 }
@@ -173,10 +181,11 @@ function enqueue(w: Wait): void {
 /** The head of `q` changed (a new wait, or the old head settled): plan its spin, window and park. */
 function startHead(q: Queue): void {
   const head = q.waits[0];
-  const d = settings.predict ? lastDuration.get(q.key) : undefined;
-  if (d !== undefined && d * 1000 > settings.spinMicros) {
-    q.windowStart = head.start + d - (1.5 + 0.02 * d); // a timer fires up to ~1 ms late
-    q.windowEnd = head.start + d + (1 + 0.05 * d);
+  const d = settings.predict && queues.size <= settings.predictMaxKeys ? lastDuration.get(q.key) : undefined;
+  if (d !== undefined && d * 1000 > settings.spinMicros && d <= settings.predictUpToMs) {
+    // a timer fires 0-1 ms late; the window costs ~1.5 ms + 1% of the wait of CPU
+    q.windowStart = head.start + d - (1.2 + 0.005 * d);
+    q.windowEnd = head.start + d + (0.3 + 0.005 * d);
   } else {
     q.windowStart = q.windowEnd = 0;
   }
