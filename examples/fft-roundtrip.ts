@@ -45,9 +45,9 @@ async function main(): Promise<[boolean, string]> {
   cufft.cufftSetStream(fft.plan, stream.handle);
 
   start.record(stream);
-  cufft.cufftExecC2C(fft.plan, BigInt(dX.ptr), BigInt(dSpec.ptr), cufft.CUFFT_FORWARD); // out of place
+  cufft.cufftExecC2C(fft.plan, dX, dSpec, cufft.CUFFT_FORWARD); // out of place
   mid.record(stream);
-  cufft.cufftExecC2C(fft.plan, BigInt(dSpec.ptr), BigInt(dY.ptr), cufft.CUFFT_INVERSE);
+  cufft.cufftExecC2C(fft.plan, dSpec, dY, cufft.CUFFT_INVERSE);
   end.record(stream);
   await end.synchronized();
   const fwdMs = start.elapsed(mid);

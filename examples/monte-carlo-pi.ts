@@ -47,7 +47,7 @@ async function main(): Promise<[boolean, string]> {
 
   inside.memset(0, { stream });
   start.record(stream);
-  curand.curandGenerateUniform(rng.gen, BigInt(xy.ptr), 2 * N); // floats in (0, 1]
+  curand.curandGenerateUniform(rng.gen, xy, 2 * N); // floats in (0, 1]
   generated.record(stream);
   const blocks = device.multiprocessorCount * 8;
   launch(stream, new LaunchConfig({ grid: blocks, block: 256 }), kernel, xy, N, inside);

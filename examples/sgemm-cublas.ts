@@ -2,8 +2,8 @@
 // `npx tsx examples/sgemm-cublas.ts`.
 //
 // cuBLAS is column-major: element (i, j) of an m×n matrix with leading dimension m is at i + j·m.
-// alpha and beta are host pointers (the default CUBLAS_POINTER_MODE_HOST): one-element Float32Arrays.
-// Device pointers go to cuBLAS's `float *` parameters as BigInt (koffi's pointer representation).
+// alpha and beta are passed as numbers: the typed layer boxes each into host memory for the call (the
+// default CUBLAS_POINTER_MODE_HOST). Device buffers go to cuBLAS's matrix parameters as they are.
 import * as cublas from '../generated/13.0/cublas';
 import { DeviceBuffer, Event, Stream } from '../src';
 import { done, requireGpu } from './gpu-check';
@@ -32,10 +32,8 @@ async function main(): Promise<[boolean, string]> {
   cublas.cublasSetStream(h, stream.handle);
   const version = cublas.cublasGetVersion(h);
 
-  const alpha = new Float32Array([1]);
-  const beta = new Float32Array([0]);
   const OP_N = cublas.cublasOperation_t.CUBLAS_OP_N;
-  const sgemm = (): void => cublas.cublasSgemm(h, OP_N, OP_N, n, n, n, alpha, BigInt(dA.ptr), n, BigInt(dB.ptr), n, beta, BigInt(dC.ptr), n);
+  const sgemm = (): void => cublas.cublasSgemm(h, OP_N, OP_N, n, n, n, 1, dA, n, dB, n, 0, dC, n);
 
   // 1. one call (also loads cuBLAS's kernels), checked against the CPU
   sgemm();

@@ -509,6 +509,7 @@ const SCALAR_TEXT: Record<string, string> = {
 
 /** IEEE binary16 bits of a number (round to nearest even), for `const __half *` scalars. */
 export function halfBits(x: number): number {
+  if (typeof x !== 'number') throw new TypeError(makeArgError('halfBits', 'x', 'a number', x).message);
   const f = new Float32Array([x]);
   const u = new Uint32Array(f.buffer)[0];
   const sign = (u >>> 16) & 0x8000;

@@ -54,6 +54,8 @@ const NEUTRAL: Record<string, () => unknown> = {
   tag: () => 'CUstream_st',
   handle: () => 0x7f0000002000,
   binderLike: () => ({ native: () => () => 0 }),
+  f32: () => 'f32',
+  either: () => 'either',
 };
 
 /** Bad values beyond the typed layer's list (values.ts), by id. */
@@ -104,6 +106,8 @@ const atLeast = (n: number) => (v: unknown) => (byteLength(v) ?? -1) >= n;
 const isObj = (v: unknown) => typeof v === 'object' && v !== null;
 const inRange = (lo: number, hi: number) => (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi;
 const never = () => false;
+/** `{ ptr }` holding an address (a DeviceBuffer's shape). */
+const holdsAddress = (v: unknown) => isObj(v) && !isBuf(v) && 'ptr' in (v as object) && isAddr((v as { ptr: unknown }).ptr);
 
 /** Whether `v` is a valid record object of the test record type (fields a: u32, b: i32, p: pointer). */
 function isTestRecord(v: unknown): boolean {
@@ -133,6 +137,14 @@ const HELPERS: [string, HelperParam[]][] = [
   ['addressArg', [fnName, paramName, param('v', 'zero', isAddr), nullable]],
   ['pointerArg', [fnName, paramName, param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v)), nullable, param('size', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4))]],
   ['callbackArg', [fnName, paramName, param('v', 'zero', isAddr), nullable]],
+  ['deviceArg', [fnName, paramName, param('v', 'zero', (v) => isAddr(v) || holdsAddress(v)), nullable]],
+  ['hostArg', [fnName, paramName, param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v)), nullable, param('bytes', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4))]],
+  ['memoryArg', [fnName, paramName, param('v', 'bytes16', (v) => isAddr(v) || atLeast(4)(v) || holdsAddress(v)), nullable, param('bytes', 'four', (v) => v === undefined || (isAddr(v) && Number(v) <= 4))]],
+  // a float scalar in either space: its value, a host buffer of 4 bytes or more, or { ptr }
+  ['scalarArg', [fnName, paramName, param('type', 'f32', (v) => ['f16', 'bf16', 'f32', 'f64', 'c64', 'c128', 'i8', 'u8', 'i32', 'u32', 'i64', 'u64', 'untyped'].includes(v as string)),
+    param('space', 'either', (v) => v === 'device' || v === 'host' || v === 'either'), param('v', 'one', (v) => typeof v === 'number' || atLeast(4)(v) || holdsAddress(v)),
+    param('box', 'bytes16', (v) => v instanceof Uint8Array && v.buffer.byteLength - v.byteOffset >= 4)]],
+  ['halfBits', [param('x', 'one', (v) => typeof v === 'number')]],
   ['checkRecord', [fnName, paramName, recType, param('value', 'record', isTestRecord)]],
   ['recordArg', [fnName, paramName, recType, param('value', 'record', (v) => isTestRecord(v) || atLeast(16)(v)), nullable, param('into', 'undefined', (v) => v === undefined || (v instanceof Uint8Array && v.byteLength >= 16))]],
   ['recordArrayArg', [fnName, paramName, recType, param('value', 'records', (v) => (Array.isArray(v) && v.every(isTestRecord)) || ((ArrayBuffer.isView(v) || v instanceof ArrayBuffer) && v.byteLength % 16 === 0)), nullable]],

@@ -1,6 +1,7 @@
 // GPU smoke tests, one per CUDA library module: each proves its generated 13.0 binding end to end on a
 // real GPU (the H200). Memory goes through the driver's typed layer; each library through its own.
-// Device pointers passed to `void *` parameters are given as BigInt (koffi 3's pointer representation).
+// Device addresses pass as the numbers cuMemAlloc returns (or `{ ptr }` objects); typed scalars
+// (alpha, beta) as numbers; `const void *` scalars as typed arrays holding the value.
 import * as cu from '../../generated/13.0/driver';
 import * as nvrtc from '../../generated/13.0/nvrtc';
 import * as jit from '../../generated/13.0/nvjitlink';
@@ -26,8 +27,6 @@ const KERNEL = `extern "C" __global__ void saxpy(float a, const float *x, float 
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
 }`;
-
-const dp = (p: number): bigint => BigInt(p);
 
 function upload(data: ArrayBufferView): cu.CUdeviceptr {
   const ptr = cu.cuMemAlloc(data.byteLength);
@@ -177,10 +176,8 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const dC = cu.cuMemAlloc(n * n * 4);
     const h = cublas.cublasCreate();
     try {
-      const alpha = new Float32Array([1]);
-      const beta = new Float32Array([0]);
       const OP_N = cublas.cublasOperation_t.CUBLAS_OP_N;
-      cublas.cublasSgemm(h, OP_N, OP_N, n, n, n, alpha, dp(dA), n, dp(dB), n, beta, dp(dC), n);
+      cublas.cublasSgemm(h, OP_N, OP_N, n, n, n, 1, dA, n, dB, n, 0, dC, n); // alpha = 1, beta = 0: values
       cu.cuCtxSynchronize();
       const C = download(new Float32Array(n * n), dC);
       let maxErr = 0;
@@ -206,13 +203,66 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     cublaslt.cublasLtDestroy(h);
   });
 
+  test('cuBLASLt: D = A·B + bias through typed attributes, the heuristic\'s records and its algo as decoded', () => {
+    const [m, n, k] = [64, 48, 32];
+    const rnd = (i: number) => Math.sin(i * 0.37) * 0.5;
+    const A = new Float32Array(m * k).map((_, i) => rnd(i)); // column-major m×k
+    const B = new Float32Array(k * n).map((_, i) => rnd(i + 101)); // k×n
+    const bias = new Float32Array(m).map((_, i) => i / m);
+    const [dA, dB, dBias] = [upload(A), upload(B), upload(bias)];
+    const dD = cu.cuMemAlloc(m * n * 4);
+    const workBytes = 1 << 22;
+    const dWork = cu.cuMemAlloc(workBytes);
+    const lt = cublaslt;
+    const h = lt.cublasLtCreate();
+    const desc = lt.cublasLtMatmulDescCreate(lt.cublasComputeType_t.CUBLAS_COMPUTE_32F, lt.cudaDataType_t.CUDA_R_32F);
+    const R32F = lt.cudaDataType_t.CUDA_R_32F;
+    const [aL, bL, dL] = [lt.cublasLtMatrixLayoutCreate(R32F, m, k, m), lt.cublasLtMatrixLayoutCreate(R32F, k, n, k), lt.cublasLtMatrixLayoutCreate(R32F, m, n, m)];
+    const pref = lt.cublasLtMatmulPreferenceCreate();
+    const D = lt.cublasLtMatmulDescAttributes_t;
+    try {
+      lt.cublasLtMatmulDescSetAttribute(desc, D.CUBLASLT_MATMUL_DESC_TRANSA, cublas.cublasOperation_t.CUBLAS_OP_N);
+      lt.cublasLtMatmulDescSetAttribute(desc, D.CUBLASLT_MATMUL_DESC_EPILOGUE, lt.cublasLtEpilogue_t.CUBLASLT_EPILOGUE_BIAS);
+      lt.cublasLtMatmulDescSetAttribute(desc, D.CUBLASLT_MATMUL_DESC_BIAS_POINTER, dBias);
+      lt.cublasLtMatmulPreferenceSetAttribute(pref, lt.cublasLtMatmulPreferenceAttributes_t.CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, workBytes);
+      expect(lt.cublasLtMatmulDescGetAttribute(desc, D.CUBLASLT_MATMUL_DESC_EPILOGUE)).toBe(lt.cublasLtEpilogue_t.CUBLASLT_EPILOGUE_BIAS);
+      expect(lt.cublasLtMatmulDescGetAttribute(desc, D.CUBLASLT_MATMUL_DESC_BIAS_POINTER)).toBe(dBias);
+      expect(lt.cublasLtMatrixLayoutGetAttribute(aL, lt.cublasLtMatrixLayoutAttribute_t.CUBLASLT_MATRIX_LAYOUT_ROWS)).toBe(BigInt(m));
+      // eight asked for: the array is allocated for eight and cut at the count the library reports
+      const results = lt.cublasLtMatmulAlgoGetHeuristic(h, desc, aL, bL, dL, dL, pref, 8);
+      console.log(`cuBLASLt heuristic: ${results.length} of 8 results, first workspace ${results[0]?.workspaceSize} B`);
+      expect(results.length).toBeGreaterThanOrEqual(1);
+      expect(results.length).toBeLessThanOrEqual(8);
+      expect(results.every((r) => r.state === 0)).toBe(true);
+      // alpha and beta: const void * typed by the scale type (float here), so typed arrays
+      lt.cublasLtMatmul(h, desc, new Float32Array([1]), dA, aL, dB, bL, new Float32Array([0]), dD, dL, dD, dL, results[0].algo, dWork, workBytes, null);
+      cu.cuCtxSynchronize();
+      const out = download(new Float32Array(m * n), dD);
+      let maxErr = 0;
+      for (let j = 0; j < n; j++) {
+        for (let i = 0; i < m; i++) {
+          let s = bias[i];
+          for (let q = 0; q < k; q++) s += A[q * m + i] * B[j * k + q];
+          maxErr = Math.max(maxErr, Math.abs(s - out[j * m + i]));
+        }
+      }
+      expect(maxErr).toBeLessThan(1e-4);
+    } finally {
+      lt.cublasLtMatmulPreferenceDestroy(pref);
+      [aL, bL, dL].forEach((l) => lt.cublasLtMatrixLayoutDestroy(l));
+      lt.cublasLtMatmulDescDestroy(desc);
+      lt.cublasLtDestroy(h);
+      [dA, dB, dBias, dD, dWork].forEach((p) => cu.cuMemFree(p));
+    }
+  });
+
   test('cuRAND: 1e6 uniforms have mean within 1e-3 of 0.5', () => {
     const count = 1_000_000;
     const d = cu.cuMemAlloc(count * 4);
     const gen = curand.curandCreateGenerator(curand.curandRngType_t.CURAND_RNG_PSEUDO_DEFAULT);
     try {
       curand.curandSetPseudoRandomGeneratorSeed(gen, 1234);
-      curand.curandGenerateUniform(gen, dp(d), count);
+      curand.curandGenerateUniform(gen, d, count);
       cu.cuCtxSynchronize();
       const xs = download(new Float32Array(count), d);
       let sum = 0;
@@ -235,7 +285,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const d = upload(signal);
     const plan = cufft.cufftPlan1d(N, cufft.cufftType.CUFFT_C2C, 1);
     try {
-      cufft.cufftExecC2C(plan, dp(d), dp(d), cufft.CUFFT_FORWARD);
+      cufft.cufftExecC2C(plan, d, d, cufft.CUFFT_FORWARD);
       cu.cuCtxSynchronize();
       const out = download(new Float32Array(2 * N), d);
       const mag = (k: number) => Math.hypot(out[2 * k], out[2 * k + 1]);
@@ -263,9 +313,9 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const h = sp.cusparseCreate();
     const I32 = sp.cusparseIndexType_t.CUSPARSE_INDEX_32I;
     const R32F = sp.cudaDataType.CUDA_R_32F;
-    const A = sp.cusparseCreateCsr(4, 4, 7, dp(dRow), dp(dCol), dp(dVal), I32, I32, sp.cusparseIndexBase_t.CUSPARSE_INDEX_BASE_ZERO, R32F);
-    const vx = sp.cusparseCreateDnVec(4, dp(dX), R32F);
-    const vy = sp.cusparseCreateDnVec(4, dp(dY), R32F);
+    const A = sp.cusparseCreateCsr(4, 4, 7, dRow, dCol, dVal, I32, I32, sp.cusparseIndexBase_t.CUSPARSE_INDEX_BASE_ZERO, R32F);
+    const vx = sp.cusparseCreateDnVec(4, dX, R32F);
+    const vy = sp.cusparseCreateDnVec(4, dY, R32F);
     const alpha = new Float32Array([1]);
     const beta = new Float32Array([0]);
     const op = sp.cusparseOperation_t.CUSPARSE_OPERATION_NON_TRANSPOSE;
@@ -273,7 +323,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const size = sp.cusparseSpMV_bufferSize(h, op, alpha, A, vx, beta, vy, R32F, alg);
     const work = cu.cuMemAlloc(Math.max(size, 1));
     try {
-      sp.cusparseSpMV(h, op, alpha, A, vx, beta, vy, R32F, alg, dp(work));
+      sp.cusparseSpMV(h, op, alpha, A, vx, beta, vy, R32F, alg, work);
       cu.cuCtxSynchronize();
       expect(download(new Float32Array(4), dY)).toEqual(expected);
     } finally {
@@ -296,11 +346,11 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const dIpiv = cu.cuMemAlloc(n * 4);
     const dInfo = cu.cuMemAlloc(4);
     const h = sol.cusolverDnCreate();
-    const lwork = sol.cusolverDnSgetrf_bufferSize(h, n, n, dp(dA), n);
+    const lwork = sol.cusolverDnSgetrf_bufferSize(h, n, n, dA, n);
     const dWork = cu.cuMemAlloc(Math.max(lwork, 1) * 4);
     try {
-      sol.cusolverDnSgetrf(h, n, n, dp(dA), n, dp(dWork), dp(dIpiv), dp(dInfo));
-      sol.cusolverDnSgetrs(h, sol.cublasOperation_t.CUBLAS_OP_N, n, 1, dp(dA), n, dp(dIpiv), dp(dB), n, dp(dInfo));
+      sol.cusolverDnSgetrf(h, n, n, dA, n, dWork, dIpiv, dInfo);
+      sol.cusolverDnSgetrs(h, sol.cublasOperation_t.CUBLAS_OP_N, n, 1, dA, n, dIpiv, dB, n, dInfo);
       cu.cuCtxSynchronize();
       expect(download(new Int32Array(1), dInfo)[0]).toBe(0);
       const x = download(new Float32Array(n), dB);
@@ -341,7 +391,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     try {
       cudnn.cudnnSetTensor4dDescriptor(desc, cudnn.cudnnTensorFormat_t.CUDNN_TENSOR_NCHW, cudnn.cudnnDataType_t.CUDNN_DATA_FLOAT, 1, 1, 1, n);
       cudnn.cudnnSetActivationDescriptor(act, cudnn.cudnnActivationMode_t.CUDNN_ACTIVATION_RELU, cudnn.cudnnNanPropagation_t.CUDNN_NOT_PROPAGATE_NAN, 0);
-      cudnn.cudnnActivationForward(h, act, new Float32Array([1]), desc, dp(dX), new Float32Array([0]), desc, dp(dY));
+      cudnn.cudnnActivationForward(h, act, new Float32Array([1]), desc, dX, new Float32Array([0]), desc, dY);
       cu.cuCtxSynchronize();
       expect([...download(new Float32Array(n), dY)]).toEqual([0, 0, 0, 0, 1, 2, 3, 4]);
     } finally {
@@ -363,7 +413,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const dS = upload(src);
     const dR = cu.cuMemAlloc(n * 4);
     try {
-      nccl.ncclAllReduce(dp(dS), dp(dR), n, nccl.ncclDataType_t.ncclFloat32, nccl.ncclRedOp_t.ncclSum, comm, 0 as nccl.cudaStream_t);
+      nccl.ncclAllReduce(dS, dR, n, nccl.ncclDataType_t.ncclFloat32, nccl.ncclRedOp_t.ncclSum, comm, 0 as nccl.cudaStream_t);
       cu.cuCtxSynchronize();
       expect(download(new Float32Array(n), dR)).toEqual(src); // one rank: the sum is the input
     } finally {

@@ -123,6 +123,10 @@ const cudnn: Facts = {
     '*.bnScale', '*.bnBias', '*.savedMean', '*.savedInvVariance', '*.resultRunningMean', '*.resultRunningVariance', '*.resultSaveMean', '*.resultSaveInvVariance', '*.estimatedMean', '*.estimatedVariance'], dev(DNN)),
 };
 
+const BACKEND = 'the attribute values, in host memory: elements of the C type attributeType names';
+cudnn.pointers!['cudnnBackendGetAttribute.arrayOfElements'] = host(BACKEND, { dir: 'out', nullable: true, count: { param: 'requestedElementCount', unit: 'elements', typeParam: 'attributeType' } });
+cudnn.pointers!['cudnnBackendSetAttribute.arrayOfElements'] = host(BACKEND, { count: { param: 'elementCount', unit: 'elements', typeParam: 'attributeType' } });
+
 const WORKSPACE = (param: string) => dev('device workspace of the given byte size', { nullable: true, count: { param, unit: 'bytes' } });
 cudnn.pointers!['*.workSpace'] = WORKSPACE('workSpaceSizeInBytes');
 

@@ -114,7 +114,7 @@ let cudnnBackendGetAttribute$: NativeFunction | undefined;
  * @param attributeType `cudnnBackendAttributeType_t`
  * @param requestedElementCount `int64_t`
  * @param elementCount `int64_t *`, out: a typed array of one element
- * @param arrayOfElements `void *`
+ * @param arrayOfElements `void *`, host memory, `requestedElementCount` elements
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, elementCount: T.Pointer, arrayOfElements: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(descriptor) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendGetAttribute', 'descriptor', descriptor, 0, 1);
@@ -148,7 +148,7 @@ let cudnnBackendSetAttribute$: NativeFunction | undefined;
  * @param attributeName `cudnnBackendAttributeName_t`
  * @param attributeType `cudnnBackendAttributeType_t`
  * @param elementCount `int64_t`
- * @param arrayOfElements `const void *`
+ * @param arrayOfElements `const void *`, host memory, `elementCount` elements
  * @returns the `cudnnStatus_t` status, as C returns it. */
 export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.Pointer): T.cudnnStatus_t {
   if (!ArrayBuffer.isView(descriptor) && !(typeof descriptor === 'number' && descriptor >= 0 && Number.isSafeInteger(descriptor)) && descriptor !== null) rawCovers('cudnnBackendSetAttribute', 'descriptor', descriptor, 0, 1);

@@ -172,9 +172,9 @@ let cudnnBackendGetAttribute$: typeof cudnnBackendGetAttribute | undefined;
  * @param attributeName in `cudnnBackendAttributeName_t`.
  * @param attributeType in `cudnnBackendAttributeType_t`.
  * @param requestedElementCount in `int64_t`.
- * @param arrayOfElements in/out `void *`: address or host buffer.
+ * @param arrayOfElements out `void *`: host memory, `requestedElementCount` elements of `attributeType`, or null.
  * @returns the value of `elementCount`: out `int64_t *`. */
-export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, arrayOfElements: T.Pointer): bigint {
+export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, arrayOfElements: T.HostMemory | null): bigint {
   return (cudnnBackendGetAttribute$ ??= bind$cudnnBackendGetAttribute())(descriptor, attributeName, attributeType, requestedElementCount, arrayOfElements);
 }
 /** cudnnBackendGetAttribute around its own Scratch, its views and its C function (built on the first call). */
@@ -188,7 +188,7 @@ function bind$cudnnBackendGetAttribute(): typeof cudnnBackendGetAttribute {
     if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
     if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || requestedElementCount % 1 !== 0) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
     s$f64[0] = 0;
-    pointerArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
+    hostArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
     const status = (native$ ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, s$bytes, arrayOfElements);
     if (status !== 0) throw fail('cudnnBackendGetAttribute', status);
     return s$i64[0];
@@ -222,13 +222,13 @@ let cudnnBackendSetAttribute$c: NativeFunction | undefined;
  * @param attributeName in `cudnnBackendAttributeName_t`.
  * @param attributeType in `cudnnBackendAttributeType_t`.
  * @param elementCount in `int64_t`.
- * @param arrayOfElements in `const void *`: address or host buffer. */
-export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.Pointer): void {
+ * @param arrayOfElements in `const void *`: host memory, `elementCount` elements of `attributeType`. */
+export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.HostMemory | null): void {
   pointerArg('cudnnBackendSetAttribute', 'descriptor', descriptor, true);
   if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendSetAttribute', 'attributeName', 'i32', attributeName);
   if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendSetAttribute', 'attributeType', 'i32', attributeType);
   if (typeof elementCount !== 'number' || !(elementCount >= -9007199254740991 && elementCount <= 9007199254740991) || elementCount % 1 !== 0) int64Arg('cudnnBackendSetAttribute', 'elementCount', elementCount, true);
-  pointerArg('cudnnBackendSetAttribute', 'arrayOfElements', arrayOfElements, true);
+  hostArg('cudnnBackendSetAttribute', 'arrayOfElements', arrayOfElements, true);
   const status = (cudnnBackendSetAttribute$c ??= binder.native('cudnnBackendSetAttribute'))(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
   if (status !== 0) throw fail('cudnnBackendSetAttribute', status);
 }
