@@ -149,8 +149,11 @@ describe('FftPlan executions (fake plan)', () => {
     plan.inverse(b);
     expect(exec).toHaveBeenLastCalledWith(7, 0x7f0000100000, 0x7f0000100000, 1);
     expect(plan.toString()).toBe('FftPlan(c2c single [16] × 4)');
+    expect(plan.handle).toBe(7);
+    expect(() => plan.setStream(5 as never)).toThrow(/FftPlan.setStream: stream must be a Stream/);
     plan.close();
     expect(() => plan.forward(a, b)).toThrow(/FftPlan.forward.*closed/);
+    expect(() => plan.handle).toThrow(/FftPlan.handle.*closed/);
   });
 
   test('operands that do not match the plan are refused before cuFFT', () => {
