@@ -1,0 +1,131 @@
+// Awaited waits on a GPU (src/await/): the real wake channel (libc sem_post as a host function, one
+// koffi .async sem_wait), correctness of what is awaited, cancellation, enqueueHost beside a JS host
+// callback, 1,000 awaits over 64 streams, and nothing left behind. Skips with one reason without a GPU.
+import { Event, LaunchConfig, PinnedHostBuffer, Stream, launch, type Kernel, type Module } from '../../src';
+import { configureWaits, waiterStats } from '../../src/await/waiter';
+import { markerStats } from '../../src/await/markers';
+import { wakeChannel } from '../../src/await/wake';
+import { compileForSuite, describeGpu } from './gpu-env';
+
+// spins `ns` nanoseconds of the GPU's clock, then writes `value` to `out[index]`
+const SOURCE = `
+extern "C" __global__ void spin_write(unsigned long long ns, int* out, unsigned index, int value) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+  out[index] = value;
+  __threadfence_system();
+}
+`;
+
+describeGpu('awaited waits (the waiter)', () => {
+  const suite = compileForSuite(SOURCE, { name: 'await.cu' });
+  let mod: Module;
+  let spin: Kernel<readonly [number, PinnedHostBuffer, number, number]>;
+  let host: PinnedHostBuffer;
+  const one = LaunchConfig.linear(1, 1);
+  beforeAll(() => {
+    mod = suite.module;
+    spin = mod.kernel('spin_write', ['u64', 'ptr', 'u32', 'i32']) as never;
+    host = PinnedHostBuffer.alloc(4096);
+  });
+  afterAll(() => host.close());
+  const flag = (i = 0): number => host.array(Int32Array)[i];
+  const nothingLeft = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    const st = waiterStats();
+    expect({ pending: st.pending, parked: st.parked, spinning: st.spinning, timers: st.timers, armed: st.armed, windowTimers: st.windowTimers })
+      .toEqual({ pending: 0, parked: 0, spinning: 0, timers: false, armed: false, windowTimers: 0 });
+    expect(markerStats().helpersOut).toBe(0);
+  };
+
+  test('the semaphore channel is in use; stream and event waits resolve only once the kernel wrote', async () => {
+    expect(wakeChannel()?.name).toBe('sem');
+    using s = Stream.create({ nonBlocking: true });
+    for (const ms of [0.05, 1, 20]) {
+      host.array(Int32Array)[0] = 0;
+      launch(s, one, spin, ms * 1e6, host, 0, 7);
+      await s.synchronized();
+      expect(flag()).toBe(7);
+      host.array(Int32Array)[0] = 0;
+      launch(s, one, spin, ms * 1e6, host, 0, 8);
+      using ev = Event.create({ timing: false }).record(s);
+      await ev.synchronized();
+      expect(flag()).toBe(8);
+    }
+    expect(waiterStats().parks).toBeGreaterThan(0); // the 20 ms waits parked
+    await nothingLeft();
+  });
+
+  test('a wait is for the work enqueued before it, not after', async () => {
+    using s = Stream.create({ nonBlocking: true });
+    host.array(Int32Array).fill(0, 0, 2);
+    launch(s, one, spin, 5e6, host, 0, 1);
+    const first = s.synchronized();
+    launch(s, one, spin, 150e6, host, 1, 2); // a long kernel enqueued after the wait began
+    await first;
+    expect([flag(0), flag(1)]).toEqual([1, 0]); // resumed between the two kernels
+    await s.synchronized();
+    expect(flag(1)).toBe(2);
+    await nothingLeft();
+  });
+
+  test('AbortSignal and timeoutMs reject a parked wait with nothing left behind; the stream still completes', async () => {
+    configureWaits({ spinMicros: 50 });
+    try {
+      using s = Stream.create({ nonBlocking: true });
+      launch(s, one, spin, 300e6, host, 0, 3);
+      const ac = new AbortController();
+      const aborted = s.synchronized({ signal: ac.signal });
+      const timedOut = s.synchronized({ timeoutMs: 20 });
+      setTimeout(() => ac.abort(new Error('not needed')), 10);
+      await expect(aborted).rejects.toMatchObject({ name: 'AbortError', message: expect.stringMatching(/^Stream.synchronized: the wait was aborted \(not needed\)/) });
+      await expect(timedOut).rejects.toThrow('Stream.synchronized: timed out after 20 ms');
+      await nothingLeft();
+      await s.synchronized(); // the kernel is still there; a new wait parks afresh
+      expect(flag()).toBe(3);
+      await nothingLeft();
+    } finally {
+      configureWaits({ spinMicros: 200 });
+    }
+  });
+
+  test('1,000 concurrent awaits over 64 streams (kernels of 5-11 ms) all resume, and nothing is left', async () => {
+    const streams = Array.from({ length: 64 }, () => Stream.create({ nonBlocking: true }));
+    try {
+      host.array(Int32Array).fill(0, 0, 64);
+      for (const [i, s] of streams.entries()) launch(s, one, spin, (5 + (i % 7)) * 1e6, host, i, 100 + i);
+      const events = streams.map((s) => Event.create({ timing: false }).record(s));
+      const waits: Promise<void>[] = [];
+      for (let i = 0; i < 1000; i++) waits.push(i % 4 === 3 ? events[i % 64].synchronized() : streams[i % 64].synchronized());
+      const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
+      await Promise.all(waits);
+      const wall = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      expect(Array.from({ length: 64 }, (_, i) => flag(i))).toEqual(Array.from({ length: 64 }, (_, i) => 100 + i)); // every kernel wrote
+      expect(wall).toBeLessThan(200);
+      process.stdout.write(`1000 awaits / 64 streams: ${wall.toFixed(1)} ms, CPU ${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(1)}% of a core, ${waiterStats().parks} parks so far\n`);
+      events.forEach((e) => e.close());
+      await nothingLeft();
+    } finally {
+      streams.forEach((s) => s.close());
+    }
+  });
+
+  test('enqueueHost runs after the GPU reached the point, beside a JS host callback, and a blocking wait inside it is allowed', async () => {
+    using s = Stream.create({ nonBlocking: true });
+    host.array(Int32Array)[0] = 0;
+    const seen: number[] = [];
+    launch(s, one, spin, 2e6, host, 0, 11);
+    s.launchHostFunc(() => seen.push(flag())); // a JS host callback (koffi, main loop) before the point
+    const r = s.enqueueHost(() => {
+      seen.push(flag());
+      s.synchronize(); // no JS callback is pending any more: allowed, and returns
+      return 'done';
+    });
+    await expect(r).resolves.toBe('done');
+    expect(seen).toEqual([11, 11]);
+    await nothingLeft();
+  });
+});
