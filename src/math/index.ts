@@ -12,3 +12,4 @@ export { ConvergenceError, DenseSolver, LuFactors, NotPositiveDefiniteError, Sin
 export { ActivationDescriptor, ConvolutionDescriptor, FilterDescriptor, TensorDescriptor, channelsLastStrides, type ActivationOptions, type ConvolutionOptions, type FilterDescriptorOptions, type TensorDescriptorOptions, type TensorLayout } from './cudnn-descriptors';
 export { Cudnn, type ActivationForwardOptions, type ConvolutionAlgorithmChoice, type ConvolutionAlgorithmPerf, type ConvolutionForwardOptions, type CudnnOptions } from './cudnn';
 export type { ActivationMode, ConvolutionForwardAlgorithm, ConvolutionMathType, ConvolutionMode, CudnnDType } from './cudnn-api';
+export { Matmul, type AuxLayout, type Epilogue, type MatmulAlgorithm, type MatmulOperands, type MatmulOptions, type MatmulPlanOptions, type MatrixDescription } from './matmul';

@@ -1,0 +1,443 @@
+// Matmul: a cuBLASLt matrix product planned once and executed many times, in the style of nvmath-python's
+// stateful Matmul. Made from operand descriptions (dtype, shape, order, ld, batch; StridedViews or plain
+// objects) and transposes; plan() sets the epilogue, asks cuBLASLt's heuristic for several algorithms
+// under a workspace cap and allocates the workspace; execute() checks the operands against the
+// descriptions and enqueues D = epilogue(alpha·op(A)·op(B) + beta·C). autotune() times the planned
+// algorithms with events and keeps the fastest. Handle, descriptors and layouts are Resources closed
+// with the Matmul. Checks throw TypeError/RangeError before cuBLASLt is called; its statuses CublasLtError.
+import { loadCublasLt, type cublaslt } from '../releases';
+import { encodeRecord } from '../../support';
+import { describe } from '../describe';
+import { Event } from '../event';
+import { Resource, whenNoHostFuncs } from '../lifecycle';
+import { DeviceBuffer } from '../memory/device-buffer';
+import { DTYPE_SIZES, type StridedView } from '../memory/strided-view';
+import type { Stream, StreamLike } from '../stream';
+import { ScalarBox, StreamBoundResource, checkCount, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
+import { CUBLAS_COMPUTE, checkComputeType, defaultComputeType, gemmScaleType, type ComputeType } from './blas-gemm';
+import { MatrixSlot, VectorSlot, checkTranspose, opCode, opCols, opRows, resolveMatrix, resolveVector, type Transpose } from './matrix';
+import { EPILOGUES, auxLayout, checkEpilogue, checkSameLayout, describeMatrix, epilogueTraits, type AuxLayout, type Epilogue, type EpilogueTraits, type MatrixDescription } from './matmul-layout';
+
+export type { AuxLayout, Epilogue, MatrixDescription } from './matmul-layout';
+
+/** Options of {@link Matmul.create}. */
+export interface MatmulOptions {
+  a: MatrixDescription;
+  b: MatrixDescription;
+  /** Described when execute takes a c other than d; omitted: d is read as c (in place, with beta). */
+  c?: MatrixDescription;
+  /** Default: c's description, else a's dtype, shape [batch?, M, N], column-major. */
+  d?: MatrixDescription;
+  transA?: Transpose;
+  transB?: Transpose;
+  /** Default: '32F' for f16/bf16/f32/c64 operands, '64F' for f64/c128, '32I' for i8 → i32. */
+  computeType?: ComputeType;
+  /** The default stream of execute (default: the legacy default stream of the current context). */
+  stream?: StreamLike;
+}
+
+/** Options of {@link Matmul.plan}. */
+export interface MatmulPlanOptions {
+  /** Default 'DEFAULT' (no epilogue). */
+  epilogue?: Epilogue;
+  /** The bias vector execute will usually get (its address guides the plan; execute may pass another). */
+  bias?: Operand;
+  /** Workspace cap in bytes (default 32 MiB). */
+  maxWorkspaceBytes?: number;
+  /** How many algorithms to ask the heuristic for (default 8, 1 to 64). */
+  algorithms?: number;
+}
+
+/** One algorithm the heuristic proposed. */
+export interface MatmulAlgorithm {
+  /** Its rank in the heuristic's answer (0: the one it expects fastest). */
+  readonly index: number;
+  readonly workspaceBytes: number;
+  readonly wavesCount: number;
+  /** The encoded cublasLtMatmulAlgo_t (64 bytes), passed to cublasLtMatmul as is. */
+  readonly algo: Uint8Array;
+  /** Milliseconds per execute measured by {@link Matmul.autotune}, when run. */
+  time?: number;
+}
+
+/** The operands of {@link Matmul.execute}. */
+export interface MatmulOperands {
+  a: StridedView;
+  b: StridedView;
+  /** Required when the Matmul was made with a c; otherwise d is read as c. */
+  c?: StridedView;
+  d: StridedView;
+  /** Default 1. */
+  alpha?: Scalar;
+  /** Default 0. */
+  beta?: Scalar;
+  /** The bias vector (length M, d's dtype) of the *_BIAS epilogues. */
+  bias?: Operand;
+  /** The auxiliary buffer of the *_AUX epilogues (written) and of DRELU/DGELU (read): {@link Matmul.aux} bytes. */
+  aux?: Operand;
+  /** Where the BGRAD epilogues write the bias gradient (length M, or N for BGRADB; d's dtype). */
+  biasGrad?: Operand;
+  /** Default: the Matmul's stream. */
+  stream?: StreamLike;
+}
+
+const DEFAULT_WORKSPACE = 32 << 20;
+// cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t, cublasLtMatmulPreferenceAttributes_t
+const DESC = { TRANSA: 3, TRANSB: 4, EPILOGUE: 7, BIAS_POINTER: 8, BIAS_BATCH_STRIDE: 10, AUX_POINTER: 11, AUX_LD: 12, AUX_BATCH_STRIDE: 13 } as const;
+const LAYOUT = { ORDER: 1, BATCH_COUNT: 5, STRIDED_BATCH_OFFSET: 6 } as const;
+const PREF = { MAX_WORKSPACE_BYTES: 1, MIN_ALIGNMENT_A: 5, MIN_ALIGNMENT_B: 6, MIN_ALIGNMENT_C: 7, MIN_ALIGNMENT_D: 8 } as const;
+
+/** A cuBLASLt handle, descriptor, layout or preference: freed once, with the Matmul or by the finalizer. */
+class LtObject<H> extends Resource {
+  constructor(kind: string, readonly handle: H, destroy: (h: H) => void) {
+    super(kind, () => whenNoHostFuncs(() => destroy(handle)));
+  }
+}
+
+/** The largest power of two (≤ 256) dividing `address`: the alignment cuBLASLt may assume. */
+function alignmentOf(address: number): number {
+  let a = 256;
+  while (a > 1 && address % a !== 0) a /= 2;
+  return a;
+}
+
+/**
+ * A planned cuBLASLt matrix product: `Matmul.create({ a, b, d })`, `plan({ epilogue: 'RELU_BIAS', bias })`,
+ * then `execute({ a, b, d, bias })` as often as needed (work enqueued on the stream).
+ */
+export class Matmul extends StreamBoundResource {
+  /** M, N, K and the batch count of the product. */
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly batch: number;
+  readonly computeType: ComputeType;
+  private readonly api: typeof cublaslt;
+  private readonly desc: { a: MatrixSlot; b: MatrixSlot; c: MatrixSlot | undefined; d: MatrixSlot };
+  private readonly lt: LtObjects;
+  private readonly scale: ReturnType<typeof gemmScaleType>;
+  private readonly alphaBox = new ScalarBox();
+  private readonly betaBox = new ScalarBox();
+  private readonly slots = { a: new MatrixSlot(), b: new MatrixSlot(), c: new MatrixSlot(), d: new MatrixSlot(), v: new VectorSlot() };
+  private planned: { epilogue: Epilogue; traits: EpilogueTraits; aux: AuxLayout | undefined; alignment: number } | undefined;
+  private algos: MatmulAlgorithm[] = [];
+  private chosen = 0;
+  /** The workspace, shared with the destroy function (which frees it with the descriptors). */
+  private readonly owned: { workspace: DeviceBuffer | undefined };
+  /** Addresses last set on the descriptor (set again only when they change). */
+  private readonly pointers = { bias: -1, aux: -1 };
+
+  private constructor(init: MatmulInit) {
+    const { api, lt } = init;
+    const owned: { workspace: DeviceBuffer | undefined } = { workspace: undefined };
+    super('Matmul', () => {
+      owned.workspace?.close();
+      for (const o of [lt.op, lt.pref, ...lt.layouts, lt.handle]) o.close();
+    }, init.stream);
+    this.owned = owned;
+    this.api = api;
+    this.lt = lt;
+    this.desc = init.desc;
+    this.m = init.m;
+    this.n = init.n;
+    this.k = init.k;
+    this.batch = init.batch;
+    this.computeType = init.compute;
+    this.scale = init.scale;
+  }
+
+  /** A Matmul of `options.a` × `options.b` (→ d): checks the shapes, loads cuBLASLt, makes the handle, descriptor and layouts. */
+  static create(options: MatmulOptions): Matmul {
+    const where = 'Matmul.create';
+    const shape = matmulShape(where, options);
+    const stream = resolveStream(where, options.stream);
+    stream.context.bind();
+    const api = loadCublasLt();
+    const made: LtObject<unknown>[] = [];
+    const track = <H>(o: LtObject<H>): LtObject<H> => (made.push(o), o);
+    try {
+      const handle = track(new LtObject('cublasLtHandle', api.cublasLtCreate(), (h) => api.cublasLtDestroy(h)));
+      const op = track(new LtObject('cublasLtMatmulDesc', api.cublasLtMatmulDescCreate(CUBLAS_COMPUTE[shape.compute], cudaDataType(where, shape.scale)), (h) => api.cublasLtMatmulDescDestroy(h)));
+      api.cublasLtMatmulDescSetAttribute(op.handle, DESC.TRANSA, opCode(shape.tA));
+      api.cublasLtMatmulDescSetAttribute(op.handle, DESC.TRANSB, opCode(shape.tB));
+      const pref = track(new LtObject('cublasLtMatmulPreference', api.cublasLtMatmulPreferenceCreate(), (h) => api.cublasLtMatmulPreferenceDestroy(h)));
+      const { a, b, c, d } = shape.desc;
+      const layouts = [a, b, c ?? d, d].map((s) => track(layoutOf(api, where, s, shape.batch)));
+      return new Matmul({ ...shape, api, stream, lt: { handle, op, pref, layouts } });
+    } catch (e) {
+      for (const o of made.reverse()) o.close();
+      throw e;
+    }
+  }
+
+  /** The auxiliary buffer the planned epilogue writes or reads (bytes, ld, dtype), or undefined. */
+  get aux(): AuxLayout | undefined {
+    return this.planned?.aux;
+  }
+
+  /** The algorithms of the last plan, in the heuristic's order. */
+  get algorithms(): readonly MatmulAlgorithm[] {
+    return this.algos;
+  }
+
+  /** The index (in {@link Matmul.algorithms}) execute uses. */
+  get selected(): number {
+    return this.chosen;
+  }
+
+  /** Makes execute use algorithm `index` of the plan. */
+  select(index: number): this {
+    const i = checkCount('Matmul.select', 'index', index);
+    if (i >= this.algos.length) throw new RangeError(`Matmul.select: index ${i} is past the ${this.algos.length} planned algorithm(s)`);
+    this.chosen = i;
+    return this;
+  }
+
+  /**
+   * Sets the epilogue and asks cuBLASLt's heuristic for up to `algorithms` algorithms that need at most
+   * `maxWorkspaceBytes`; allocates the largest workspace they need. Planning again replaces the plan.
+   */
+  plan(options: MatmulPlanOptions = {}): this {
+    const where = 'Matmul.plan';
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object, got ${describe(options)}`);
+    for (const key of Object.keys(options)) if (!['epilogue', 'bias', 'maxWorkspaceBytes', 'algorithms'].includes(key)) throw new TypeError(`${where}: unknown option '${key}' (expected epilogue, bias, maxWorkspaceBytes, algorithms)`);
+    const epilogue = checkEpilogue(where, options.epilogue);
+    const traits = epilogueTraits(epilogue);
+    const maxBytes = options.maxWorkspaceBytes === undefined ? DEFAULT_WORKSPACE : checkCount(where, 'maxWorkspaceBytes', options.maxWorkspaceBytes);
+    const count = options.algorithms === undefined ? 8 : checkCount(where, 'algorithms', options.algorithms, 1);
+    if (count > 64) throw new RangeError(`${where}: algorithms must be at most 64, got ${count}`);
+    const { d } = this.desc;
+    if (traits.columnMajorD && d.order !== 'col') throw new RangeError(`${where}: the ${epilogue} epilogue needs d column-major (cuBLASLt); d is described row-major: describe it { order: 'col' } (matrix(buf, { order: 'col', … }))`);
+    if (options.bias !== undefined && !traits.bias) throw new TypeError(`${where}: the ${epilogue} epilogue takes no bias`);
+    const bias = options.bias === undefined ? 256 : this.vector(where, 'bias', options.bias, this.m).address;
+    const aux = traits.aux === undefined ? undefined : auxLayout(traits.aux, this.m, this.n, this.batch, d.dtype, DTYPE_SIZES[d.dtype]);
+    const alignment = Math.min(...Object.values(this.desc).filter((s): s is MatrixSlot => s !== undefined).map((s) => s.address === 0 ? 256 : alignmentOf(s.address)));
+    this.checkUsable(where);
+    this.context.bind();
+    this.configure(epilogue, traits, aux, bias, maxBytes, alignment);
+    const results = this.api.cublasLtMatmulAlgoGetHeuristic(this.lt.handle.handle, this.lt.op.handle, this.lt.layouts[0].handle, this.lt.layouts[1].handle, this.lt.layouts[2].handle, this.lt.layouts[3].handle, this.lt.pref.handle, count);
+    const usable = results.filter((r) => r.state === 0);
+    if (usable.length === 0) throw new RangeError(`${where}: cuBLASLt has no algorithm for this product with the ${epilogue} epilogue within ${maxBytes} bytes of workspace`);
+    const recordType = this.api.records.cublasLtMatmulAlgo_t();
+    this.algos = usable.map((r, index) => ({ index, workspaceBytes: Number(r.workspaceSize), wavesCount: r.wavesCount, algo: encodeRecord(recordType, r.algo) }));
+    this.chosen = 0;
+    this.planned = { epilogue, traits, aux, alignment };
+    this.allocateWorkspace(Math.max(...this.algos.map((a) => a.workspaceBytes)));
+    return this;
+  }
+
+  /** Writes the epilogue's attributes and the preference (the descriptors are reused from plan to plan). */
+  private configure(epilogue: Epilogue, traits: EpilogueTraits, aux: AuxLayout | undefined, bias: number, maxBytes: number, alignment: number): void {
+    const api = this.api;
+    const op = this.lt.op.handle;
+    api.cublasLtMatmulDescSetAttribute(op, DESC.EPILOGUE, EPILOGUES[epilogue]);
+    if (traits.bias || traits.biasGrad !== undefined) {
+      api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_POINTER, bias);
+      api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_BATCH_STRIDE, traits.bias ? 0 : traits.biasGrad === 'N' ? this.n : this.m);
+      this.pointers.bias = bias;
+    }
+    if (aux !== undefined) {
+      // cuBLASLt refuses to plan an AUX epilogue without an aux pointer: an aligned placeholder until execute
+      api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_POINTER, 256);
+      api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_LD, aux.ld);
+      api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_BATCH_STRIDE, aux.batchStride);
+      this.pointers.aux = 256;
+    }
+    const pref = this.lt.pref.handle;
+    api.cublasLtMatmulPreferenceSetAttribute(pref, PREF.MAX_WORKSPACE_BYTES, maxBytes);
+    for (const attr of [PREF.MIN_ALIGNMENT_A, PREF.MIN_ALIGNMENT_B, PREF.MIN_ALIGNMENT_C, PREF.MIN_ALIGNMENT_D]) api.cublasLtMatmulPreferenceSetAttribute(pref, attr, alignment);
+  }
+
+  private allocateWorkspace(bytes: number): void {
+    const owned = this.owned;
+    if (owned.workspace !== undefined && owned.workspace.byteLength >= bytes) return;
+    owned.workspace?.close();
+    owned.workspace = undefined;
+    // synchronous memory: any stream may use it (executes on different streams must be ordered: they share it)
+    if (bytes > 0) owned.workspace = DeviceBuffer.alloc(bytes, { context: this.context });
+  }
+
+  /** A vector operand of d's dtype holding at least `length` contiguous elements; its address. */
+  private vector(where: string, name: string, v: unknown, length: number): VectorSlot {
+    const s = resolveVector(where, name, v, this.slots.v, this.desc.d.dtype);
+    if (s.n < length) throw new RangeError(`${where}: ${name} holds ${s.n} elements; ${length} needed`);
+    if (s.inc !== 1 && s.n > 1) throw new RangeError(`${where}: ${name} must be contiguous (stride 1), got stride ${s.inc}`);
+    if (s.buffer!.context !== this.context) throw new TypeError(`${where}: ${name} belongs to ${String(s.buffer!.context)}, the Matmul to ${String(this.context)}`);
+    return s;
+  }
+
+  /** Resolves one matrix operand, checks it matches its description and the planned alignment. */
+  private operand(where: string, name: 'a' | 'b' | 'c' | 'd', v: unknown, described: MatrixSlot, alignment: number): MatrixSlot {
+    const s = resolveMatrix(where, name, v, this.slots[name], described.order, true);
+    checkSameLayout(where, name, described, s);
+    if (s.buffer!.context !== this.context) throw new TypeError(`${where}: ${name} belongs to ${String(s.buffer!.context)}, the Matmul to ${String(this.context)}`);
+    if (s.address % alignment !== 0) throw new RangeError(`${where}: ${name} lies at an address aligned to ${alignmentOf(s.address)} bytes; the plan assumed ${alignment} (plan with operands so aligned, or StridedViews at this offset)`);
+    return s;
+  }
+
+  /** Enqueues D = epilogue(alpha·op(A)·op(B) + beta·C) with the selected algorithm. */
+  execute(operands: MatmulOperands): this {
+    const where = 'Matmul.execute';
+    const plan = this.planned;
+    if (plan === undefined) throw new TypeError(`${where}: call plan() first`);
+    if (typeof operands !== 'object' || operands === null) throw new TypeError(`${where}: operands must be an object { a, b, c?, d, alpha?, beta?, bias?, aux?, biasGrad?, stream? }, got ${describe(operands)}`);
+    const al = plan.alignment;
+    const A = this.operand(where, 'a', operands.a, this.desc.a, al);
+    const B = this.operand(where, 'b', operands.b, this.desc.b, al);
+    const D = this.operand(where, 'd', operands.d, this.desc.d, al);
+    if ((operands.d as StridedView).readOnly) throw new TypeError(`${where}: d is a read-only view`);
+    let C = D;
+    if (this.desc.c !== undefined) {
+      if (operands.c === undefined) throw new TypeError(`${where}: c is missing (the Matmul was made with a c)`);
+      C = this.operand(where, 'c', operands.c, this.desc.c, al);
+    } else if (operands.c !== undefined) throw new TypeError(`${where}: the Matmul was made without c (d is read as c): describe c in Matmul.create to pass one`);
+    this.epilogueOperands(where, plan, operands);
+    const alpha = this.alphaBox.set(where, 'alpha', this.scale, operands.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', this.scale, operands.beta ?? 0);
+    const stream = operands.stream === undefined ? this.stream : resolveStream(where, operands.stream);
+    this.checkUsable(where);
+    this.context.bind();
+    const ws = this.owned.workspace;
+    const algo = this.algos[this.chosen];
+    const [la, lb, lc, ld] = this.lt.layouts;
+    this.api.cublasLtMatmul(this.lt.handle.handle, this.lt.op.handle, alpha, A.address, la.handle, B.address, lb.handle, beta, C.address, lc.handle, D.address, ld.handle, algo.algo, ws === undefined ? 0 : ws.ptr, algo.workspaceBytes, stream.handle);
+    return this;
+  }
+
+  /** Checks the bias/aux/biasGrad operands the epilogue needs (and no others), pointing the descriptor at them. */
+  private epilogueOperands(where: string, plan: NonNullable<Matmul['planned']>, o: MatmulOperands): void {
+    const t = plan.traits;
+    if (t.bias !== (o.bias !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.bias ? 'needs a bias' : 'takes no bias'}`);
+    if ((t.aux !== undefined) !== (o.aux !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.aux ? `needs aux (${plan.aux!.bytes} bytes, see Matmul.aux)` : 'takes no aux'}`);
+    if ((t.biasGrad !== undefined) !== (o.biasGrad !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.biasGrad ? 'needs biasGrad' : 'takes no biasGrad'}`);
+    const op = this.lt.op.handle;
+    if (o.bias !== undefined || o.biasGrad !== undefined) {
+      const length = t.biasGrad === undefined ? this.m : (t.biasGrad === 'N' ? this.n : this.m) * this.batch;
+      const address = this.vector(where, o.bias !== undefined ? 'bias' : 'biasGrad', o.bias ?? o.biasGrad, length).address;
+      if (address !== this.pointers.bias) {
+        this.api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_POINTER, address);
+        this.pointers.bias = address;
+      }
+    }
+    if (o.aux !== undefined) {
+      const aux = plan.aux!;
+      const s = resolveVector(where, 'aux', o.aux, this.slots.v, 'u8');
+      if (s.inc !== 1 || s.n < aux.bytes) throw new RangeError(`${where}: aux must be ${aux.bytes} contiguous bytes (a DeviceBuffer of at least that size), got ${s.n} byte(s)${s.inc !== 1 ? ` with stride ${s.inc}` : ''}`);
+      if (s.address % 256 !== 0) throw new RangeError(`${where}: aux must be 256-byte aligned`);
+      if (s.address !== this.pointers.aux) {
+        this.api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_POINTER, s.address);
+        this.pointers.aux = s.address;
+      }
+    }
+  }
+
+  /**
+   * Times every planned algorithm on `operands` (`iterations` executes each, between two events, after one
+   * warm-up) and selects the fastest. d is overwritten (and read where beta ≠ 0 without c): use scratch data.
+   * Resolves to the milliseconds per execute of each algorithm, in plan order.
+   */
+  async autotune(operands: MatmulOperands, options: { iterations?: number } = {}): Promise<number[]> {
+    const where = 'Matmul.autotune';
+    const iterations = options.iterations === undefined ? 3 : checkCount(where, 'iterations', options.iterations, 1);
+    if (this.planned === undefined) throw new TypeError(`${where}: call plan() first`);
+    const stream: Stream = operands.stream === undefined ? this.stream : resolveStream(where, operands.stream);
+    const start = Event.create({ context: this.context });
+    const end = Event.create({ context: this.context });
+    const times: number[] = [];
+    try {
+      for (let i = 0; i < this.algos.length; i++) {
+        this.chosen = i;
+        this.execute(operands);
+        start.record(stream);
+        for (let r = 0; r < iterations; r++) this.execute(operands);
+        end.record(stream);
+        await end.synchronized();
+        times.push((this.algos[i].time = start.elapsed(end) / iterations));
+      }
+    } finally {
+      start.close();
+      end.close();
+    }
+    this.chosen = times.indexOf(Math.min(...times));
+    return times;
+  }
+
+  /** `Matmul(M×N×K, epilogue, …)`. */
+  toString(): string {
+    return `Matmul(${this.m}×${this.n}×${this.k}${this.batch > 1 ? ` ×${this.batch}` : ''}, ${this.planned?.epilogue ?? 'not planned'}${this.closed ? ', closed' : ''})`;
+  }
+}
+
+interface MatmulShape {
+  m: number;
+  n: number;
+  k: number;
+  batch: number;
+  tA: Transpose;
+  tB: Transpose;
+  compute: ComputeType;
+  scale: ReturnType<typeof gemmScaleType>;
+  desc: { a: MatrixSlot; b: MatrixSlot; c: MatrixSlot | undefined; d: MatrixSlot };
+}
+
+interface MatmulInit extends MatmulShape {
+  api: typeof cublaslt;
+  stream: Stream;
+  lt: LtObjects;
+}
+
+/** The cuBLASLt objects of one Matmul. */
+interface LtObjects {
+  handle: LtObject<cublaslt.cublasLtHandle_t>;
+  op: LtObject<cublaslt.cublasLtMatmulDesc_t>;
+  pref: LtObject<cublaslt.cublasLtMatmulPreference_t>;
+  layouts: LtObject<cublaslt.cublasLtMatrixLayout_t>[];
+}
+
+/** Checks the options of Matmul.create and works out M, N, K, the batch and the types (no library call). */
+function matmulShape(where: string, options: MatmulOptions): MatmulShape {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${where}: options must be an object { a, b, c?, d?, transA?, transB?, computeType?, stream? }, got ${describe(options)}`);
+  for (const key of Object.keys(options)) if (!['a', 'b', 'c', 'd', 'transA', 'transB', 'computeType', 'stream'].includes(key)) throw new TypeError(`${where}: unknown option '${key}' (expected a, b, c, d, transA, transB, computeType, stream)`);
+  const tA = checkTranspose(where, 'transA', options.transA);
+  const tB = checkTranspose(where, 'transB', options.transB);
+  const a = describeMatrix(where, 'a', options.a);
+  const b = describeMatrix(where, 'b', options.b);
+  if (a.dtype !== b.dtype) throw new TypeError(`${where}: a holds ${a.dtype} and b ${b.dtype}: they must match`);
+  const m = opRows(a, tA);
+  const k = opCols(a, tA);
+  if (opRows(b, tB) !== k) throw new RangeError(`${where}: op(a) is ${m}×${k} and op(b) is ${opRows(b, tB)}×${opCols(b, tB)}: the inner dimensions differ`);
+  const n = opCols(b, tB);
+  const c = options.c === undefined ? undefined : describeMatrix(where, 'c', options.c);
+  const batch = Math.max(a.batch, b.batch, c?.batch ?? 1, 1);
+  const d = options.d !== undefined ? describeMatrix(where, 'd', options.d) : c !== undefined ? Object.assign(new MatrixSlot(), c) : describeMatrix(where, 'd', { dtype: a.dtype === 'i8' ? 'i32' : a.dtype, shape: batch > 1 ? [batch, m, n] : [m, n], order: 'col' });
+  for (const [name, s] of [['c', c], ['d', d]] as const) {
+    if (s === undefined) continue;
+    if (s.rows !== m || s.cols !== n) throw new RangeError(`${where}: ${name} is ${s.rows}×${s.cols} but op(a)·op(b) is ${m}×${n}`);
+    if (c !== undefined && s.dtype !== c.dtype) throw new TypeError(`${where}: c holds ${c.dtype} and d ${s.dtype}: they must match`);
+  }
+  for (const [name, s] of [['a', a], ['b', b], ['c', c], ['d', d]] as const) {
+    if (s !== undefined && s.batch !== batch && s.batch !== 1) throw new RangeError(`${where}: ${name} holds ${s.batch} matrices, the product ${batch}`);
+  }
+  if (d.batch !== batch) throw new RangeError(`${where}: d must hold all ${batch} results, got ${d.batch}`);
+  if (batch > 1 && d.batchStride === 0) throw new RangeError(`${where}: d has batch stride 0: every result would overwrite the same matrix`);
+  const compute = options.computeType === undefined ? defaultComputeType(a.dtype, d.dtype) : checkComputeType(where, options.computeType);
+  if (compute === undefined) throw new TypeError(`${where}: no matrix product of ${a.dtype} operands`);
+  const scale = gemmScaleType(where, a.dtype, d.dtype, compute);
+  return { m, n, k, batch, tA, tB, compute, scale, desc: { a, b, c, d } };
+}
+
+/** The cuBLASLt layout of a described matrix: order, and the batch (a single matrix broadcast with offset 0). */
+function layoutOf(api: typeof cublaslt, where: string, s: MatrixSlot, batch: number): LtObject<cublaslt.cublasLtMatrixLayout_t> {
+  const layout = new LtObject('cublasLtMatrixLayout', api.cublasLtMatrixLayoutCreate(cudaDataType(where, s.dtype), s.rows, s.cols, s.ld), (h) => api.cublasLtMatrixLayoutDestroy(h));
+  try {
+    if (s.order === 'row') api.cublasLtMatrixLayoutSetAttribute(layout.handle, LAYOUT.ORDER, 1);
+    if (batch > 1) {
+      api.cublasLtMatrixLayoutSetAttribute(layout.handle, LAYOUT.BATCH_COUNT, batch);
+      api.cublasLtMatrixLayoutSetAttribute(layout.handle, LAYOUT.STRIDED_BATCH_OFFSET, s.batch === 1 ? 0 : s.batchStride);
+    }
+  } catch (e) {
+    layout.close();
+    throw e;
+  }
+  return layout;
+}
