@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { launchRanks, nodeArgsFor, parseLauncherArgs } from '../src/distributed/launcher';
 
@@ -10,6 +11,7 @@ const ROOT = resolve(__dirname, '..');
 const RANK_JS = resolve(__dirname, 'fixtures/distributed/rank.js');
 const RANK_TS = resolve(__dirname, 'fixtures/distributed/rank.ts');
 const SIGNAL_JS = resolve(__dirname, 'fixtures/distributed/signal-rank.js');
+const STORE_RANK_TS = resolve(__dirname, 'fixtures/distributed/store-rank.ts');
 const BIN = resolve(ROOT, 'bin/cuda-ts-run.js');
 const SHARED = 'f3a9c1d07e5b4a2896c4e1f0b7d3a5c9';
 
@@ -50,6 +52,8 @@ test('parses torchrun-style arguments and refuses bad ones', () => {
   expect(parseLauncherArgs(['--nproc-per-node', '2', 'x.ts', '--flag', 'v'])).toMatchObject({ nprocPerNode: 2, script: 'x.ts', args: ['--flag', 'v'] });
   expect(parseLauncherArgs(['--nproc_per_node=4', '--nnodes', '2', '--node_rank', '1', '--master', '10.0.0.1:29500', 'x.js'])).toMatchObject({ nprocPerNode: 4, nnodes: 2, nodeRank: 1, master: '10.0.0.1:29500' });
   expect(parseLauncherArgs(['--help'])).toBe('help');
+  expect(parseLauncherArgs(['--nproc-per-node', '1', '--run-id', 'job-7.a', 'x.js'])).toMatchObject({ runId: 'job-7.a' });
+  expect(() => parseLauncherArgs(['--nproc-per-node', '1', '--run-id', 'a b', 'x.js'])).toThrow(/cuda-ts-run: --run-id: the run id/);
   expect(() => parseLauncherArgs(['x.ts'])).toThrow(/--nproc-per-node is required/);
   expect(() => parseLauncherArgs(['--nproc-per-node', '0', 'x.ts'])).toThrow(/--nproc-per-node must be an integer >= 1/);
   expect(() => parseLauncherArgs(['--nproc-per-node', '2'])).toThrow(/no script given/);
@@ -67,8 +71,10 @@ test('N processes with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_* and a token; exit 
   const envs = r.lines.map((l) => l.env as Record<string, string>).sort((a, b) => Number(a.RANK) - Number(b.RANK));
   const token = envs[0].CUDA_TS_STORE_TOKEN;
   expect(token).toMatch(/^[0-9a-f]{48}$/);
+  const runId = envs[0].CUDA_TS_RUN_ID;
+  expect(runId).toMatch(/^[0-9a-f]{16}$/); // one per launch
   envs.forEach((e, i) => {
-    expect(e).toMatchObject({ RANK: String(i), LOCAL_RANK: String(i), WORLD_SIZE: '3', LOCAL_WORLD_SIZE: '3', NODE_RANK: '0', MASTER_ADDR: '127.0.0.1', CUDA_TS_STORE_TOKEN: token });
+    expect(e).toMatchObject({ RANK: String(i), LOCAL_RANK: String(i), WORLD_SIZE: '3', LOCAL_WORLD_SIZE: '3', NODE_RANK: '0', MASTER_ADDR: '127.0.0.1', CUDA_TS_STORE_TOKEN: token, CUDA_TS_RUN_ID: runId });
     expect(Number(e.MASTER_PORT)).toBeGreaterThan(0);
     expect(e.MASTER_PORT).toBe(envs[0].MASTER_PORT);
   });
@@ -76,11 +82,15 @@ test('N processes with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_* and a token; exit 
 });
 
 test('several nodes: ranks are offset by the node rank; the token must come from the environment', async () => {
-  const r = await runBin(['--nproc-per-node', '2', '--nnodes', '3', '--node-rank', '2', '--master', '127.0.0.1:29999', RANK_JS, 'ok'], { CUDA_TS_STORE_TOKEN: SHARED });
+  const r = await runBin(['--nproc-per-node', '2', '--nnodes', '3', '--node-rank', '2', '--master', '127.0.0.1:29999', '--run-id', 'job-7', RANK_JS, 'ok'], { CUDA_TS_STORE_TOKEN: SHARED });
   expect(r.code).toBe(0);
   const ranks = r.lines.map((l) => (l.env as Record<string, string>).RANK).sort();
   expect(ranks).toEqual(['4', '5']);
   expect(r.lines.every((l) => (l.env as Record<string, string>).WORLD_SIZE === '6' && (l.env as Record<string, string>).CUDA_TS_STORE_TOKEN === SHARED)).toBe(true);
+  expect(r.lines.every((l) => (l.env as Record<string, string>).CUDA_TS_RUN_ID === 'job-7')).toBe(true);
+  const noRunId = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], { CUDA_TS_STORE_TOKEN: SHARED, CUDA_TS_RUN_ID: '' });
+  expect(noRunId.code).toBe(2);
+  expect(noRunId.stderr).toMatch(/pass --run-id ID \(or set CUDA_TS_RUN_ID\), the same on every node and new for each job/);
   const weak = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], { CUDA_TS_STORE_TOKEN: 'shared' });
   expect(weak.code).toBe(2);
   expect(weak.stderr).toMatch(/CUDA_TS_STORE_TOKEN: the token is too weak/);
@@ -174,4 +184,85 @@ test('a script whose name starts with "-" runs as a script, not as a node option
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe('issue 47', () => {
+  test('one node: the launcher holds the store port from the start (no free-port race)', async () => {
+    // before, the launcher released a free port for rank 0 to bind later: a rank could bind it first
+    const r = await runBin(['--nproc-per-node', '2', RANK_JS, 'probe-port']);
+    expect(r.code).toBe(0);
+    expect(r.lines.filter((l) => 'probe' in l).map((l) => l.probe)).toEqual(['EADDRINUSE', 'EADDRINUSE']);
+  });
+
+  test('ranks meet through the store the launcher serves; each launch has its own run id', async () => {
+    const r = await runBin(['--nproc-per-node', '2', STORE_RANK_TS]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.lines.filter((l) => l.met === true).map((l) => [l.rank, l.serves]).sort()).toEqual([[0, false], [1, false]]);
+  });
+
+  test('a process a rank moved to its own session (setsid) is stopped with the ranks', async () => {
+    const r = await runBin(['--nproc-per-node', '2', '--kill-grace-ms', '500', RANK_JS, 'setsid:1']);
+    expect(r.code).toBe(3);
+    const escaped = r.lines.filter((l) => 'escaped' in l).map((l) => l.escaped as number);
+    expect(escaped).toHaveLength(2);
+    const t0 = Date.now();
+    while (escaped.some(alive) && Date.now() - t0 < 5000) await new Promise((res) => setTimeout(res, 100));
+    const left = escaped.filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(left).toEqual([]);
+  });
+
+  test('a launcher killed with SIGKILL: the reaper stops what left the groups too', async () => {
+    const p = spawn(process.execPath, [BIN, '--nproc-per-node', '1', '--kill-grace-ms', '500', RANK_JS, 'setsid:9'], { cwd: ROOT });
+    let out = '';
+    const escaped = await new Promise<number>((found, fail) => {
+      const guard = setTimeout(() => fail(new Error('the rank did not start')), 20_000);
+      p.stdout.on('data', (d) => {
+        out += d;
+        const m = /"escaped":(\d+)/.exec(out);
+        if (m) {
+          clearTimeout(guard);
+          found(Number(m[1]));
+        }
+      });
+    });
+    p.kill('SIGKILL');
+    const t0 = Date.now();
+    while (alive(escaped) && Date.now() - t0 < 10_000) await new Promise((res) => setTimeout(res, 100));
+    const left = alive(escaped);
+    if (left) process.kill(escaped, 'SIGKILL');
+    expect(left).toBe(false);
+  });
+
+  test('a rank of another job on the same port with the same token is refused, saying so; the first job is undisturbed', async () => {
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address() as AddressInfo;
+        probe.close(() => done(p));
+      });
+    });
+    const master = `127.0.0.1:${port}`;
+    const jobA = spawn(process.execPath, [BIN, '--nproc-per-node', '2', '--master', master, '--run-id', 'job-a', STORE_RANK_TS, '6000'], { cwd: ROOT, env: { ...process.env, CUDA_TS_STORE_TOKEN: SHARED } });
+    let outA = '';
+    let errA = '';
+    jobA.stderr.on('data', (d) => (errA += d));
+    const exitA = new Promise<number | null>((done) => jobA.on('exit', done));
+    await new Promise<void>((met, fail) => {
+      const guard = setTimeout(() => fail(new Error(`job A did not meet: ${errA}`)), 25_000);
+      jobA.stdout.on('data', (d) => {
+        outA += d;
+        if ((outA.match(/"met":true/g) ?? []).length === 2) {
+          clearTimeout(guard);
+          met();
+        }
+      });
+    });
+    // job B's rank 1 (its node 1 of 2) reaches job A's store with the same token
+    const b = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--node-rank', '1', '--master', master, '--run-id', 'job-b', STORE_RANK_TS], { CUDA_TS_STORE_TOKEN: SHARED });
+    expect(b.code).toBe(4);
+    expect(b.stderr).toMatch(/rank 1: TcpStore.connect: 127\.0\.0\.1:\d+ serves another run \(run id "job-a"\), not this process's \("job-b"/);
+    expect(await exitA).toBe(0);
+    expect(errA).toBe('');
+  }, 45_000);
 });

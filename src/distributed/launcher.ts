@@ -2,21 +2,29 @@
 // LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK/GROUP_RANK, MASTER_ADDR, MASTER_PORT) and the store token,
 // forwards SIGINT/SIGTERM/SIGHUP, and fails as a whole: when one rank fails, the others are stopped
 // (SIGTERM, then SIGKILL after a grace period) and the launcher exits with the failing rank's status.
-//   cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT] script.ts [args...]
+//   cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT --run-id ID] script.ts [args...]
 // TypeScript scripts (.ts, .mts, .cts) run under `node --import tsx`; anything else under plain node.
 //
 // Orphans: each rank leads its own process group, so a launcher that dies without stopping them (SIGKILL,
 // a crash) would leave them running under init, holding their GPUs. A small reaper process, in its own
 // session, holds a pipe from the launcher: when the pipe closes without the launcher's "done", it stops
 // every rank's group (SIGTERM, then SIGKILL after the grace period). The launcher tells it of each rank
-// that exits, so it never signals a group whose id the system may have handed out again.
+// that exits, so it never signals a group whose id the system may have handed out again. A process that
+// left its rank's group (setsid, a daemon) is found by the launch's mark in its environment
+// ($CUDA_TS_LAUNCH_ID, read from /proc on Linux): the reaper and the launcher's own stop signal those
+// too. One that clears its environment escapes; nothing short of a cgroup holds every descendant.
 //
-// The free port (one node, no --master): the launcher binds port 0 on 127.0.0.1, reads the port and
-// releases it for rank 0's store; another process could bind it in between (rank 0 then fails with
-// EADDRINUSE and the launch fails as a whole, nothing hangs). Pass --master 127.0.0.1:PORT to choose it.
+// Run identity: every launch has a run id ($CUDA_TS_RUN_ID in each rank; random on one node, --run-id on
+// several, the same on every node), which the store's handshake proves beside the token: a rank of
+// another job on the same port with the same token is refused with an error that says so.
+//
+// The store (one node, no --master): the launcher serves it itself on 127.0.0.1 and a port it binds and
+// holds from the start (no port released for rank 0 that another process could take in between), and
+// tells the ranks so ($CUDA_TS_STORE_SERVED): rank 0 connects like the others.
 import type { ChildProcess } from 'node:child_process';
 import type * as net from 'node:net';
-import { STORE_TOKEN_ENV, parseAddress, weakToken } from './rendezvous';
+import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress, runIdOf, weakToken } from './rendezvous';
+import type { StoreServer } from './store-server';
 
 // node:child_process, node:crypto, node:net and node:url load when the launcher runs: importing
 // cuda-ts loads none of them.
@@ -26,6 +34,8 @@ const crypto = (): typeof import('node:crypto') => require('node:crypto') as typ
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 const url = (): typeof import('node:url') => require('node:url') as typeof import('node:url');
 const os = (): typeof import('node:os') => require('node:os') as typeof import('node:os');
+// The store server loads only where the launcher serves the store (it brings the support package).
+const storeServer = (): typeof import('./store-server') => require('./store-server') as typeof import('./store-server');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** What cuda-ts-run was asked to do. */
@@ -36,8 +46,10 @@ export interface LaunchOptions {
   nnodes?: number;
   /** This node's index in [0, nnodes). Default 0. */
   nodeRank?: number;
-  /** Rank 0's store address `host:port`. Default for one node: 127.0.0.1 and a free port. */
+  /** Rank 0's store address `host:port`. Default for one node: 127.0.0.1 and a port the launcher serves the store on. */
   master?: string;
+  /** The run's id, the same on every node (default: $CUDA_TS_RUN_ID, else a random one on one node; required on several). */
+  runId?: string;
   /** The script to run, and its arguments. */
   script: string;
   /** Arguments passed to the script after its path. */
@@ -52,10 +64,11 @@ export interface LaunchOptions {
   onSpawn?: (localRank: number, child: ChildProcess) => void;
 }
 
-const USAGE = `usage: cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT] [--kill-grace-ms MS] script.(ts|js) [args...]
+const USAGE = `usage: cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT --run-id ID] [--kill-grace-ms MS] script.(ts|js) [args...]
 Starts N processes on this node with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK, MASTER_ADDR,
-MASTER_PORT and ${STORE_TOKEN_ENV} set (a random token on one node; on several nodes set ${STORE_TOKEN_ENV} to the
-same secret on every node). When one rank fails the others are stopped and cuda-ts-run exits non-zero.`;
+MASTER_PORT, ${STORE_TOKEN_ENV} and ${RUN_ID_ENV} set (a random token and run id on one node; on several nodes set
+${STORE_TOKEN_ENV} to the same secret and pass the same --run-id on every node, both new for each job). When one
+rank fails the others are stopped and cuda-ts-run exits non-zero.`;
 
 /** Parses the command line (torchrun's spellings --nproc_per_node/--node_rank are accepted). */
 export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'help' {
@@ -95,6 +108,10 @@ export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'hel
         if (value === undefined) throw new RangeError('cuda-ts-run: --master needs ADDR:PORT');
         opts.master = value;
         break;
+      case '--run-id':
+        if (value === undefined) throw new RangeError('cuda-ts-run: --run-id needs an id');
+        opts.runId = runIdOf(value, 'cuda-ts-run: --run-id');
+        break;
       case '--kill-grace-ms':
         opts.killGraceMs = int('--kill-grace-ms', value, 0);
         break;
@@ -107,15 +124,12 @@ export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'hel
   return { ...opts, nprocPerNode: opts.nprocPerNode, script: argv[i], args: argv.slice(i + 1) };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = nodeNet().createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
+/**
+ * The store this launcher serves (one node, no --master): listening on 127.0.0.1 and a port bound until
+ * the launch ends, so nothing can take the port before the ranks connect.
+ */
+function serveStore(token: string, runId: string, world: number): Promise<StoreServer> {
+  return storeServer().StoreServer.listen({ port: 0, host: '127.0.0.1', token, runId, maxConnections: Math.max(1024, world + 64) });
 }
 
 /**
@@ -172,23 +186,56 @@ function storeToken(call: string, env: NodeJS.ProcessEnv, nnodes: number): strin
   return crypto().randomBytes(24).toString('hex');
 }
 
-/** What every rank's environment shares: process.env with the options' env, the store's address and token. */
+/** The run id: the option's, else the environment's, else (one node only) a fresh random one. */
+function runIdFor(call: string, options: LaunchOptions, env: NodeJS.ProcessEnv, nnodes: number): string {
+  const id = runIdOf(options.runId ?? (env[RUN_ID_ENV] || undefined), call, {});
+  if (id) return id;
+  if (nnodes > 1) throw new RangeError(`${call}: pass --run-id ID (or set ${RUN_ID_ENV}), the same on every node and new for each job: the store refuses ranks of another run`);
+  return crypto().randomBytes(8).toString('hex');
+}
+
+/** What every rank's environment shares: process.env with the options' env, the store's address, token and run. */
 interface RankEnvironment {
   readonly env: NodeJS.ProcessEnv;
   readonly host: string;
   readonly port: number;
   readonly token: string;
+  readonly runId: string;
+  /** The mark every rank and its descendants carry ($CUDA_TS_LAUNCH_ID): how a stop finds who left the group. */
+  readonly launchId: string;
+  /** True when this launcher serves the store. */
+  readonly served: boolean;
 }
+
+/** The variable that marks the processes of one launch (see the top of the file). */
+export const LAUNCH_ID_ENV = 'CUDA_TS_LAUNCH_ID';
 
 // The reaper's program (run as `node -e`, argv[1] = grace ms): reads "+PID" (a rank's group), "-PID"
 // (it exited) and "done" lines; at the end of its input without "done" (the launcher died), it stops
 // the groups it still knows.
 const REAPER = `'use strict';
 const grace = Number(process.env.CUDA_TS_REAPER_GRACE_MS) || 0;
+const mark = Buffer.from('\\0' + (process.env.CUDA_TS_REAPER_MARK || '') + '\\0');
 const groups = new Set();
 let done = false;
 let buf = '';
-const signal = (s) => { for (const g of groups) { try { process.kill(-g, s); } catch {} } };
+const marked = () => {
+  const fs = require('node:fs');
+  let names = [];
+  try { names = fs.readdirSync('/proc'); } catch {}
+  const found = [];
+  for (const n of names) {
+    if (!/^\\d+$/.test(n) || Number(n) === process.pid || mark.length <= 2) continue;
+    let env;
+    try { env = Buffer.concat([Buffer.from('\\0'), fs.readFileSync('/proc/' + n + '/environ')]); } catch { continue; }
+    if (env.includes(mark)) found.push(Number(n));
+  }
+  return found;
+};
+const signal = (s) => {
+  for (const g of groups) { try { process.kill(-g, s); } catch {} }
+  for (const p of marked()) { try { process.kill(p, s); } catch {} }
+};
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (d) => {
   buf += d;
@@ -213,10 +260,10 @@ process.stdin.on('error', end);
 class Reaper {
   private readonly child: ChildProcess | undefined;
 
-  constructor(graceMs: number) {
+  constructor(graceMs: number, mark: string) {
     try {
       // the grace travels in the environment: Deno's translation of Node's -e takes no argument after the code
-      const env = { ...process.env, CUDA_TS_REAPER_GRACE_MS: String(graceMs) };
+      const env = { ...process.env, CUDA_TS_REAPER_GRACE_MS: String(graceMs), CUDA_TS_REAPER_MARK: mark };
       this.child = childProcess().spawn(process.execPath, ['-e', REAPER], { detached: true, env, stdio: ['pipe', 'ignore', 'ignore'] });
       this.child.on('error', () => undefined);
       this.child.stdin?.on('error', () => undefined);
@@ -256,12 +303,20 @@ class RankGroup {
   private killTimer: NodeJS.Timeout | undefined;
   readonly reaper: Reaper;
 
-  constructor(private readonly graceMs: number) {
-    this.reaper = new Reaper(graceMs);
+  constructor(private readonly graceMs: number, private readonly mark: string) {
+    this.reaper = new Reaper(graceMs, mark);
   }
 
-  // Each rank leads its own process group, so stopping a rank stops what it started too.
+  // Each rank leads its own process group, so stopping a rank stops what it started too; what left
+  // the group (setsid) is found by the launch's mark.
   signalAll(sig: NodeJS.Signals): void {
+    for (const pid of markedProcesses(this.mark)) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // gone meanwhile
+      }
+    }
     this.children.forEach((c, i) => {
       if (!c || this.exited.has(i) || c.pid === undefined) return;
       try {
@@ -298,6 +353,34 @@ class RankGroup {
   }
 }
 
+/**
+ * Processes other than this one whose initial environment holds `mark` (`NAME=value`), read from /proc
+ * (Linux; elsewhere none): what a launch's ranks started, whatever group or session they moved to.
+ */
+export function markedProcesses(mark: string): number[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require('node:fs') as typeof import('node:fs');
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const needle = Buffer.from(`\0${mark}\0`);
+  const found: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let env: Buffer;
+    try {
+      env = Buffer.concat([Buffer.from('\0'), fs.readFileSync(`/proc/${name}/environ`)]);
+    } catch {
+      continue; // gone, or another user's
+    }
+    if (env.includes(needle)) found.push(Number(name));
+  }
+  return found;
+}
+
 /** Starts local rank `local` in its own process group, with the torchrun environment. */
 function spawnRank(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvironment, local: number): ChildProcess {
   const { nproc, nnodes, nodeRank } = layout;
@@ -316,6 +399,9 @@ function spawnRank(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvi
       MASTER_ADDR: rankEnv.host,
       MASTER_PORT: String(rankEnv.port),
       [STORE_TOKEN_ENV]: rankEnv.token,
+      [RUN_ID_ENV]: rankEnv.runId,
+      [LAUNCH_ID_ENV]: rankEnv.launchId,
+      [STORE_SERVED_ENV]: rankEnv.served ? `${rankEnv.host}:${rankEnv.port}` : '',
     },
   });
 }
@@ -362,17 +448,21 @@ function runRanks(options: LaunchOptions, layout: NodeLayout, rankEnv: RankEnvir
 export async function launchRanks(options: LaunchOptions): Promise<number> {
   const call = 'cuda-ts-run';
   const layout = checkLayout(call, options);
-  const master = options.master ?? `127.0.0.1:${await freePort()}`;
-  const { host, port } = parseAddress(master, call);
   const env = { ...process.env, ...options.env };
   const token = storeToken(call, env, layout.nnodes);
-  const group = new RankGroup(options.killGraceMs ?? 5000);
+  const runId = runIdFor(call, options, env, layout.nnodes);
+  if (options.master !== undefined) parseAddress(options.master, call);
+  const server = options.master === undefined ? await serveStore(token, runId, layout.nproc) : undefined;
+  const { host, port } = parseAddress(options.master ?? `127.0.0.1:${server!.port}`, call);
+  const launchId = `${process.pid}-${crypto().randomBytes(8).toString('hex')}`;
+  const group = new RankGroup(options.killGraceMs ?? 5000, `${LAUNCH_ID_ENV}=${launchId}`);
   for (const s of SIGNALS) process.on(s, group.forward);
   try {
-    return await runRanks(options, layout, { env, host, port, token }, group);
+    return await runRanks(options, layout, { env, host, port, token, runId, launchId, served: server !== undefined }, group);
   } finally {
     group.dispose();
     for (const s of SIGNALS) process.off(s, group.forward);
+    await server?.close();
   }
 }
 
