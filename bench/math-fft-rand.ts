@@ -140,6 +140,7 @@ function main(): void {
   const cSmall = typeof native === 'string' ? 0 : native.fftPlan(small.n, 1, h);
   const cLarge = typeof native === 'string' ? 0 : native.fftPlan(large.n, 1, h);
   const cGen = typeof native === 'string' ? 0 : native.randCreate(1, h);
+  if (cSmall < 0 || cLarge < 0 || (typeof native !== 'string' && cGen === 0)) throw new Error(`the C side's plans or generator failed (cufftPlan1d status ${-Math.min(cSmall, cLarge, 0) - 1}, generator ${cGen})`);
   const cPasses = (make: (c: NativeMath) => Pass): Record<string, Pass> => (typeof native === 'string' ? {} : { C: make(native) });
 
   const rows: BenchRow[] = [
