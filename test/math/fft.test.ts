@@ -9,12 +9,14 @@ import { Stream } from '../../src/stream';
 import { CUFFT_DIRECTION, CUFFT_TYPE, FftPlan } from '../../src/math/fft';
 import { fft, fftPlanCache, fftn, ifft, irfft, rfft } from '../../src/math/fft-functions';
 import { cufftLayout, geometryFromSizes, geometryFromViews, geometryKey, normalizeFactors, type FftGeometry } from '../../src/math/fft-layout';
+import * as scaling from '../../src/math/fft-scale';
 import { driverlessContext } from '../helpers/fake-driver';
 
 const ctx = driverlessContext();
 
+const BASE_ADDRESS = 0x7f0000000000;
 class FakeBuffer extends DeviceBuffer {
-  constructor(bytes: number, address = 0x7f0000000000) {
+  constructor(bytes: number, address = BASE_ADDRESS) {
     super('DeviceBuffer', address, bytes, ctx, () => undefined);
   }
 }
@@ -130,7 +132,7 @@ describe('FftPlan.create / FftPlan.like argument checks (cuFFT not loaded)', () 
 
 type PlanCtor = new (...args: unknown[]) => FftPlan;
 /** A plan over a fake handle on a driverless context's legacy stream: exec is a spy. */
-function fakePlan(g: FftGeometry, normalize: 'none' | 'backward' = 'none'): { plan: FftPlan; exec: jest.Mock } {
+function fakePlan(g: FftGeometry, normalize: 'none' | 'backward' | 'ortho' = 'none'): { plan: FftPlan; exec: jest.Mock } {
   const exec = jest.fn();
   const stream = Stream.legacyDefault(ctx);
   const plan = new (FftPlan as unknown as PlanCtor)(g, stream, 7, { workspace: undefined }, 0, normalize, exec);
@@ -195,6 +197,30 @@ describe('FftPlan executions (fake plan)', () => {
     const c2r = fakePlan(geometryFromSizes('t', 'c2r', 'single', [8], 1));
     expect(() => c2r.plan.forward(view('c64', [5]), view('f32', [8]))).toThrow(/FftPlan.forward: a c2r plan transforms inverse only/);
     c2r.plan.close();
+  });
+});
+
+describe('normalize: the scaling launch', () => {
+  test('scalePlan pads [batch, …axes] to four axes, strides in real scalars', () => {
+    const g = geometryFromSizes('t', 'r2c', 'single', [12, 35], 4, undefined, [432, 24, 1]);
+    expect(scaling.scalePlan(g.output)).toEqual({ double: false, total: 4 * 12 * 18 * 2, extents: [1, 12, 18], strides: [864, 0, 48, 2], comps: 2, grid: 7 });
+    const real = geometryFromSizes('t', 'c2r', 'double', [97], 3).output;
+    expect(scaling.scalePlan(real)).toEqual({ double: true, total: 291, extents: [1, 1, 97], strides: [97, 0, 0, 1], comps: 1, grid: 2 });
+  });
+
+  test('the factor follows the direction: backward scales the inverse by 1/n, ortho both by 1/√n', () => {
+    const spy = jest.spyOn(scaling, 'scaleSide').mockImplementation(() => undefined);
+    const back = fakePlan(geometryFromSizes('t', 'c2c', 'single', [16], 4), 'backward');
+    const buf = new FakeBuffer(4096);
+    back.plan.forward(buf);
+    expect(spy).not.toHaveBeenCalled();
+    back.plan.inverse(buf);
+    expect(spy).toHaveBeenLastCalledWith(back.plan.stream, BASE_ADDRESS, expect.objectContaining({ total: 128, comps: 2 }), 1 / 16);
+    back.plan.close();
+    const ortho = fakePlan(geometryFromSizes('t', 'c2c', 'single', [4, 4], 1), 'ortho');
+    ortho.plan.forward(buf);
+    expect(spy).toHaveBeenLastCalledWith(ortho.plan.stream, BASE_ADDRESS, expect.anything(), 1 / 4);
+    ortho.plan.close();
   });
 });
 
