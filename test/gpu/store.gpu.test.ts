@@ -2,6 +2,7 @@
 // timeoutMs: Infinity, then 40,000 comm.barrier() calls (past the old 32,768 limit), on as many GPUs as
 // there are (one is enough; two when lent).
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import * as nccl from '../../generated/13.0/nccl';
 import { Device } from '../../src';
@@ -48,7 +49,14 @@ function run(args: string[], limitMs: number): Promise<Result> {
 describeGpu('rendezvous store on the GPU path (issue 29)', () => {
   const ranks = noGpuReason ? 1 : Math.min(2, Device.count());
   (noNccl ? test.skip : test)(`${ranks} rank(s): timeoutMs Infinity meets, all-reduce is right, 40,000 barriers pass and leave the store small`, async () => {
-    const r = await run([RUN, '--nproc-per-node', String(ranks), ...rankScript(RANK), '40000'], 540_000);
+    // --master: rank 0 serves the store (without it the launcher serves it, and rank 0 cannot count its keys)
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address() as AddressInfo;
+        probe.close(() => done(p));
+      });
+    });
+    const r = await run([RUN, '--nproc-per-node', String(ranks), '--master', `127.0.0.1:${port}`, ...rankScript(RANK), '40000'], 540_000);
     expect(r.code).toBe(0);
     expect(r.lines).toHaveLength(ranks);
     for (const l of r.lines) expect(l).toMatchObject({ size: ranks, bad: 0, barriers: 40000 });
