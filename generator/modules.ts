@@ -67,6 +67,9 @@ export interface ModuleSpec {
   perThreadDefaultStream?: boolean;
   /** Non-const pointers to numbers and records are data arrays (math libraries), not out-parameters. */
   dataPointers?: boolean;
+  /** Types kept in the IR although no function of the module names them: the enums its attribute values
+   *  take (cuBLASLt's CUBLASLT_MATMUL_DESC_TRANSA is a cublasOperation_t), so that the module exports them. */
+  keepTypes?: string[];
   /** Functions whose callback argument the library may call from a thread of its own. */
   foreignThreadCallbacks?: string[];
   /** Of those, the ones that call their callback exactly once (`fn.param`): the typed layer also takes
@@ -226,6 +229,7 @@ export const MODULES: readonly ModuleSpec[] = [
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
+    keepTypes: ['cublasOperation_t', 'cublasFillMode_t'],
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
     notExportedIn: { '13.0': ['cublasLtDisableCpuInstructionsSetMask'] },
     status: {

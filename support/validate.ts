@@ -483,10 +483,16 @@ export function deviceArg(fn: string, param: string, v: unknown, nullable: boole
   throw argError(fn, param, `device memory (a DeviceBuffer, a view of one, { ptr }, or a device address)${nullable ? ' or null' : ''}`, v);
 }
 
+/** Throws unless `bytes` (a helper's byte count to cover) is undefined or a non-negative count. */
+function checkBytes(helper: string, bytes: unknown): void {
+  if (bytes !== undefined && !isInt64(bytes, false)) throw makeArgError(helper, 'bytes', 'undefined or a non-negative safe integer (or bigint) byte count', bytes);
+}
+
 /** Host memory: a host buffer covering `bytes` when given, a host address, or null where allowed; an
  *  object holding a device address is refused. */
 export function hostArg(fn: string, param: string, v: unknown, nullable: boolean, bytes?: number | bigint): void {
   checkCaller('hostArg', fn, param, nullable);
+  checkBytes('hostArg', bytes);
   if (heldAddress(v) !== undefined) throw new TypeError(`${fn}: ${param} needs host memory (a typed array, DataView or ArrayBuffer), got ${describeValue(v)} holding a device address`);
   pointerArg(fn, param, v, nullable, bytes);
 }
@@ -495,6 +501,7 @@ export function hostArg(fn: string, param: string, v: unknown, nullable: boolean
  *  given), addresses, `{ ptr }` device memory, null where allowed. Returns what to pass. */
 export function memoryArg(fn: string, param: string, v: unknown, nullable: boolean, bytes?: number | bigint): unknown {
   checkCaller('memoryArg', fn, param, nullable);
+  checkBytes('memoryArg', bytes);
   const held = heldAddress(v);
   if (held !== undefined) return held;
   pointerArg(fn, param, v, nullable, bytes);

@@ -205,6 +205,13 @@ describe('cuBLASLt attributes: typed values, the size derived', () => {
     expect(() => lt.cublasLtMatmulPreferenceSetAttribute(0 as lt.cublasLtMatmulPreference_t, P.CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1 << 22)).toThrow(CudaLibraryError);
   });
 
+  test('cuBLASLt exports the enums its attribute values take (cublasOperation_t, cublasFillMode_t), in every release', () => {
+    expect(lt.cublasOperation_t.CUBLAS_OP_T).toBe(1);
+    expect(lt.cublasFillMode_t.CUBLAS_FILL_MODE_FULL).toBe(2);
+    for (const release of RELEASES) expect(readIR(root, release, 'cublaslt').enums.map((e) => e.name)).toEqual(expect.arrayContaining(['enum cublasOperation_t', 'enum cublasFillMode_t']));
+    expect(() => lt.cublasLtMatmulDescSetAttribute(desc, A.CUBLASLT_MATMUL_DESC_TRANSB, lt.cublasOperation_t.CUBLAS_OP_T)).toThrow(CudaLibraryError);
+  });
+
   test('the listing shows the size derived and the size written read inside', () => {
     const sems = resolveModule(new TypeModel(readIR(root, '13.0', 'cublaslt'), findModule('cublaslt')!));
     const get = sems.find((f) => f.name === 'cublasLtMatmulDescGetAttribute')!;

@@ -253,7 +253,7 @@ export function lowerModule(input: LowerInput): ModuleIR {
   const scope = moduleScope(spec);
   const tables = declarationTables(decls, input.layouts, nameAnonymousTypes(decls));
   const { functions, aliases } = lowerFunctions(input, decls, tables, scope);
-  const wanted = reachableTypes(functions, tables, scope.own);
+  const wanted = reachableTypes(functions, tables, scope.own, spec.keepTypes ?? []);
   const enums = lowerEnums(wanted, tables);
   const typedefs = [...wanted].filter((n) => tables.typedefs.has(n)).sort().map((n) => tables.typedefs.get(n)!);
   const ctx = macroContext(input.macros, tables);
@@ -488,7 +488,7 @@ function attachProcVersions(functions: FunctionDecl[], decls: Decls, tables: Dec
 }
 
 /** Types: everything declared in own headers plus whatever functions reach. */
-function reachableTypes(functions: FunctionDecl[], tables: DeclTables, own: Set<string>): Set<string> {
+function reachableTypes(functions: FunctionDecl[], tables: DeclTables, own: Set<string>, keep: string[] = []): Set<string> {
   const wanted = new Set<string>();
   const queue: string[] = [];
   const want = (t: CType) => {
@@ -503,6 +503,7 @@ function reachableTypes(functions: FunctionDecl[], tables: DeclTables, own: Set<
     want(f.returns);
     f.params.forEach((p) => want(p.type));
   });
+  for (const name of keep) want({ kind: 'named', name }); // the catalog's keepTypes
   for (const td of tables.typedefs.values()) if (own.has(td.header) && !td.name.startsWith('_')) want({ kind: 'named', name: td.name });
   for (const [name, r] of tables.records) if (own.has(r.header) && !name.startsWith('@anon:')) want({ kind: 'named', name });
   for (const [name, e] of tables.enums) if (own.has(e.header) && !name.startsWith('@anon:')) want({ kind: 'named', name });

@@ -221,7 +221,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     const pref = lt.cublasLtMatmulPreferenceCreate();
     const D = lt.cublasLtMatmulDescAttributes_t;
     try {
-      lt.cublasLtMatmulDescSetAttribute(desc, D.CUBLASLT_MATMUL_DESC_TRANSA, cublas.cublasOperation_t.CUBLAS_OP_N);
+      lt.cublasLtMatmulDescSetAttribute(desc, D.CUBLASLT_MATMUL_DESC_TRANSA, lt.cublasOperation_t.CUBLAS_OP_N); // re-exported by cuBLASLt
       lt.cublasLtMatmulDescSetAttribute(desc, D.CUBLASLT_MATMUL_DESC_EPILOGUE, lt.cublasLtEpilogue_t.CUBLASLT_EPILOGUE_BIAS);
       lt.cublasLtMatmulDescSetAttribute(desc, D.CUBLASLT_MATMUL_DESC_BIAS_POINTER, dBias);
       lt.cublasLtMatmulPreferenceSetAttribute(pref, lt.cublasLtMatmulPreferenceAttributes_t.CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, workBytes);

@@ -15,6 +15,8 @@ const size: Elem = { t: 'int', bits: 64, signed: false, size: true };
 /** `const void *` / `void *` attributes: device addresses (bias, scale, amax, aux buffers, counters). */
 const device: Elem = { t: 'deviceptr', name: 'DevicePointer' };
 const enum32 = (name: string, signed: boolean): Elem => ({ t: 'enum', name, bits: 32, signed });
+/** cublasOperation_t (kept in the module's IR by the catalog's keepTypes, so cuBLASLt exports it). */
+const operation = enum32('cublasOperation_t', true);
 
 const handleOut = (name: string): Override => ({ sem: { role: 'out', elem: { t: 'handle', name } }, reason: `a new ${name} returned (the handle type points to a complete struct, so the C types read as data)` });
 
@@ -22,10 +24,10 @@ const matmulDesc: AttrTable = {
   CUBLASLT_MATMUL_DESC_COMPUTE_TYPE: enum32('cublasComputeType_t', true), // int32_t
   CUBLASLT_MATMUL_DESC_SCALE_TYPE: enum32('cudaDataType_t', true), // int32_t
   CUBLASLT_MATMUL_DESC_POINTER_MODE: enum32('cublasLtPointerMode_t', true), // int32_t
-  CUBLASLT_MATMUL_DESC_TRANSA: i32, // int32_t, a cublasOperation_t
-  CUBLASLT_MATMUL_DESC_TRANSB: i32, // int32_t, a cublasOperation_t
-  CUBLASLT_MATMUL_DESC_TRANSC: i32, // int32_t, a cublasOperation_t
-  CUBLASLT_MATMUL_DESC_FILL_MODE: i32, // int32_t, a cublasFillMode_t
+  CUBLASLT_MATMUL_DESC_TRANSA: operation, // int32_t, a cublasOperation_t
+  CUBLASLT_MATMUL_DESC_TRANSB: operation, // int32_t, a cublasOperation_t
+  CUBLASLT_MATMUL_DESC_TRANSC: operation, // int32_t, a cublasOperation_t
+  CUBLASLT_MATMUL_DESC_FILL_MODE: enum32('cublasFillMode_t', true), // int32_t, a cublasFillMode_t
   CUBLASLT_MATMUL_DESC_EPILOGUE: enum32('cublasLtEpilogue_t', false), // uint32_t
   CUBLASLT_MATMUL_DESC_BIAS_POINTER: device, // const void * (void * for the bias gradient)
   CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE: i64, // int64_t
@@ -90,8 +92,8 @@ const preference: AttrTable = {
 const transformDesc: AttrTable = {
   CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE: i32, // int32_t, a cudaDataType
   CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE: enum32('cublasLtPointerMode_t', true), // int32_t
-  CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA: i32, // int32_t, a cublasOperation_t
-  CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB: i32, // int32_t, a cublasOperation_t
+  CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA: operation, // int32_t, a cublasOperation_t
+  CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB: operation, // int32_t, a cublasOperation_t
 };
 
 const emulationDesc: AttrTable = {

@@ -456,7 +456,7 @@ let cublasLtMatmulDescGetAttribute$: typeof cublasLtMatmulDescGetAttribute | und
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
  * @param attr in `cublasLtMatmulDescAttributes_t`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute. */
-export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t): T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | number | T.cublasLtEpilogue_t | T.DevicePointer | bigint {
+export function cublasLtMatmulDescGetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t): T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DevicePointer | bigint | number {
   return (cublasLtMatmulDescGetAttribute$ ??= bind$cublasLtMatmulDescGetAttribute())(matmulDesc, attr);
 }
 /** cublasLtMatmulDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
@@ -472,7 +472,7 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf$, buf$size, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-    function attrDecode(a: number, cell: Uint8Array): T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | number | T.cublasLtEpilogue_t | T.DevicePointer | bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getInt32(0, true) as T.cublasComputeType_t; case 1: return v.getInt32(0, true) as T.cudaDataType_t; case 2: return v.getInt32(0, true) as T.cublasLtPointerMode_t; case 3: return v.getInt32(0, true); case 4: return v.getInt32(0, true); case 5: return v.getInt32(0, true); case 6: return v.getInt32(0, true); case 7: return v.getUint32(0, true) as T.cublasLtEpilogue_t; case 8: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 10: return v.getBigInt64(0, true); case 11: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 12: return v.getBigInt64(0, true); case 13: return v.getBigInt64(0, true); case 14: return v.getBigInt64(0, true); case 15: return v.getInt32(0, true); case 17: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 18: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 19: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 20: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 21: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 22: return v.getInt32(0, true); case 23: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 24: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 25: return v.getInt8(0); case 26: return v.getInt32(0, true); default: throw new RangeError(`cublasLtMatmulDescGetAttribute: attr ${a} has no known value type`); } }
+    function attrDecode(a: number, cell: Uint8Array): T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DevicePointer | bigint | number { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getInt32(0, true) as T.cublasComputeType_t; case 1: return v.getInt32(0, true) as T.cudaDataType_t; case 2: return v.getInt32(0, true) as T.cublasLtPointerMode_t; case 3: return v.getInt32(0, true) as T.cublasOperation_t; case 4: return v.getInt32(0, true) as T.cublasOperation_t; case 5: return v.getInt32(0, true) as T.cublasOperation_t; case 6: return v.getInt32(0, true) as T.cublasFillMode_t; case 7: return v.getUint32(0, true) as T.cublasLtEpilogue_t; case 8: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 10: return v.getBigInt64(0, true); case 11: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 12: return v.getBigInt64(0, true); case 13: return v.getBigInt64(0, true); case 14: return v.getBigInt64(0, true); case 15: return v.getInt32(0, true); case 17: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 18: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 19: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 20: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 21: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 22: return v.getInt32(0, true); case 23: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 24: return Number(v.getBigUint64(0, true)) as T.DevicePointer; case 25: return v.getInt8(0); case 26: return v.getInt32(0, true); default: throw new RangeError(`cublasLtMatmulDescGetAttribute: attr ${a} has no known value type`); } }
     function attrBytes(a: number): number { switch (a) { case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 15: case 22: case 26: return 4; case 8: case 10: case 11: case 12: case 13: case 14: case 17: case 18: case 19: case 20: case 21: case 23: case 24: return 8; case 25: return 1; default: throw new RangeError(`cublasLtMatmulDescGetAttribute: attr ${a} has no known value type`); } }
     return attrDecode(attr as number, buf$);
   };
@@ -496,7 +496,7 @@ let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
  * @param matmulDesc in `cublasLtMatmulDesc_t`.
  * @param attr in `cublasLtMatmulDescAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
-export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t, buf: T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | number | T.cublasLtEpilogue_t | T.DeviceMemory | T.Int64): void {
+export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t, buf: T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DeviceMemory | T.Int64 | number): void {
   if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
@@ -761,7 +761,7 @@ let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDesc
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute. */
-export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t): number | T.cublasLtPointerMode_t {
+export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t): number | T.cublasLtPointerMode_t | T.cublasOperation_t {
   return (cublasLtMatrixTransformDescGetAttribute$ ??= bind$cublasLtMatrixTransformDescGetAttribute())(transformDesc, attr);
 }
 /** cublasLtMatrixTransformDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
@@ -777,7 +777,7 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf$, buf$size, s$bytes);
     if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-    function attrDecode(a: number, cell: Uint8Array): number | T.cublasLtPointerMode_t { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getInt32(0, true); case 1: return v.getInt32(0, true) as T.cublasLtPointerMode_t; case 2: return v.getInt32(0, true); case 3: return v.getInt32(0, true); default: throw new RangeError(`cublasLtMatrixTransformDescGetAttribute: attr ${a} has no known value type`); } }
+    function attrDecode(a: number, cell: Uint8Array): number | T.cublasLtPointerMode_t | T.cublasOperation_t { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getInt32(0, true); case 1: return v.getInt32(0, true) as T.cublasLtPointerMode_t; case 2: return v.getInt32(0, true) as T.cublasOperation_t; case 3: return v.getInt32(0, true) as T.cublasOperation_t; default: throw new RangeError(`cublasLtMatrixTransformDescGetAttribute: attr ${a} has no known value type`); } }
     function attrBytes(a: number): number { switch (a) { case 0: case 1: case 2: case 3: return 4; default: throw new RangeError(`cublasLtMatrixTransformDescGetAttribute: attr ${a} has no known value type`); } }
     return attrDecode(attr as number, buf$);
   };
@@ -799,7 +799,7 @@ let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
-export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t): void {
+export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t | T.cublasOperation_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);

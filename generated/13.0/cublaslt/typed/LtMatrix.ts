@@ -181,7 +181,7 @@ let cublasLtMatrixTransformDescGetAttribute$: typeof cublasLtMatrixTransformDesc
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
  * @returns the value of `buf`: out value typed by `attr`: its type follows the attribute. */
-export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t): number | T.cublasLtPointerMode_t {
+export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t): number | T.cublasLtPointerMode_t | T.cublasOperation_t {
   return (cublasLtMatrixTransformDescGetAttribute$ ??= bind$cublasLtMatrixTransformDescGetAttribute())(transformDesc, attr);
 }
 /** cublasLtMatrixTransformDescGetAttribute around its own Scratch, its views and its C function (built on the first call). */
@@ -197,7 +197,7 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf$, buf$size, s$bytes);
     if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-    function attrDecode(a: number, cell: Uint8Array): number | T.cublasLtPointerMode_t { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getInt32(0, true); case 1: return v.getInt32(0, true) as T.cublasLtPointerMode_t; case 2: return v.getInt32(0, true); case 3: return v.getInt32(0, true); default: throw new RangeError(`cublasLtMatrixTransformDescGetAttribute: attr ${a} has no known value type`); } }
+    function attrDecode(a: number, cell: Uint8Array): number | T.cublasLtPointerMode_t | T.cublasOperation_t { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getInt32(0, true); case 1: return v.getInt32(0, true) as T.cublasLtPointerMode_t; case 2: return v.getInt32(0, true) as T.cublasOperation_t; case 3: return v.getInt32(0, true) as T.cublasOperation_t; default: throw new RangeError(`cublasLtMatrixTransformDescGetAttribute: attr ${a} has no known value type`); } }
     function attrBytes(a: number): number { switch (a) { case 0: case 1: case 2: case 3: return 4; default: throw new RangeError(`cublasLtMatrixTransformDescGetAttribute: attr ${a} has no known value type`); } }
     return attrDecode(attr as number, buf$);
   };
@@ -219,7 +219,7 @@ let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`.
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
-export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t): void {
+export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t | T.cublasOperation_t): void {
   if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
