@@ -200,6 +200,7 @@ export class DenseSolver extends StreamBoundResource {
       await p.stream.synchronized();
     } catch (e) {
       this.slots.release(p.slot);
+      for (const b of p.allocated) b.close();
       throw e;
     }
     return this.finish(p);
@@ -210,6 +211,7 @@ export class DenseSolver extends StreamBoundResource {
       p.stream.synchronize();
     } catch (e) {
       this.slots.release(p.slot);
+      for (const b of p.allocated) b.close();
       throw e;
     }
     return this.finish(p);
@@ -492,11 +494,14 @@ export class DenseSolver extends StreamBoundResource {
       const s = made(o.s, () => allocVector(real, A.n, this.stream));
       const u = mode === 'none' ? undefined : made(o.u, () => allocMatrix(A.dtype, shapes.u[0], shapes.u[1], A.colMajor, this.stream));
       const vt = mode === 'none' ? undefined : made(o.vt, () => allocMatrix(A.dtype, shapes.vt[0], shapes.vt[1], A.colMajor, this.stream));
-      const none = { address: 0, ld: 1 };
-      const uOut = u === undefined ? none : outputMatrix(where, 'u', u, A.dtype, shapes.u[0], shapes.u[1], A.colMajor);
-      const vtOut = vt === undefined ? none : outputMatrix(where, 'vt', vt, A.dtype, shapes.vt[0], shapes.vt[1], A.colMajor);
-      // a row-major a is Aᵀ = V Σ Uᵀ to cuSOLVER: its U is our vt (read row-major), its Vᵀ our u
-      const [cuU, cuVT] = A.colMajor ? [uOut, vtOut] : [vtOut, uOut];
+      // a row-major a is Aᵀ = V Σ Uᵀ to cuSOLVER: its U is our vt (read row-major), its Vᵀ our u;
+      // without vectors, null arrays with the leading dimensions cuSOLVER checks (m and n)
+      let [cuU, cuVT] = [{ address: 0, ld: A.m }, { address: 0, ld: A.n }];
+      if (u !== undefined && vt !== undefined) {
+        const uOut = outputMatrix(where, 'u', u, A.dtype, shapes.u[0], shapes.u[1], A.colMajor);
+        const vtOut = outputMatrix(where, 'vt', vt, A.dtype, shapes.vt[0], shapes.vt[1], A.colMajor);
+        [cuU, cuVT] = A.colMajor ? [uOut, vtOut] : [vtOut, uOut];
+      }
       const sAddress = operand(where, 's', s, real).address;
       const [h, p, job, dt, rt] = [this.handle, this.params, JOBS[mode], cudaDataType(where, A.dtype), cudaDataType(where, real)];
       const sizes = api.cusolverDnXgesvd_bufferSize(h, p, job, job, A.m, A.n, dt, A.r.address, A.ld, rt, sAddress, dt, cuU.address, cuU.ld, dt, cuVT.address, cuVT.ld, dt);

@@ -250,11 +250,6 @@ export class SparseMatrix extends Resource {
     return [this.arrays[0].buffer, this.arrays[1].buffer, this.arrays[2].buffer];
   }
 
-  /** Device addresses of the three arrays, for the objects that call cuSPARSE. @internal */
-  address(i: 0 | 1 | 2): number {
-    return this.arrays[i].address;
-  }
-
   /** The context the arrays belong to. */
   get context(): DeviceBuffer['context'] {
     return this.arrays[2].buffer.context;
