@@ -75,6 +75,9 @@ export class Context extends Resource { // structurally a drv.Bindable (what the
       dropStaging(ctx); // pinned staging chunks, freed while the context still lives
       dropContextCache(handle, false); // the driver frees the context's memory with it
       drv.forget(handle);
+      // the last release destroys the context, which waits for CUDA's callback thread: refuse, as
+      // cuCtxDestroy does below, while a JS host callback pending there needs this thread
+      assertMayBlock('Context.close()');
       drv.global('cuDevicePrimaryCtxRelease', dev);
     });
     primaries.set(ordinal, ctx);

@@ -147,16 +147,40 @@ export function kindOfHandle(handle: number): string | undefined {
   return handleKinds.get(handle);
 }
 
+// Sticky errors by context handle, shared by every copy of cuda-ts in this JS realm (a second copy
+// loaded after a require-cache reset, or the CommonJS and ES builds side by side): a copy that never saw
+// the error throws it before calling into the dead context, where a blocking wait could hang. Each
+// entry names the copy that saw it (`thisCopy`); that copy's own contexts carry the mark themselves.
+const STICKY_KEY = Symbol.for('cuda-ts.stickyContexts');
+const stickyByHandle = ((globalThis as Record<symbol, unknown>)[STICKY_KEY] ??= new Map()) as Map<number, { error: CudaError; copy: object }>;
+const thisCopy = {};
+
+/** The sticky error another copy of cuda-ts saw in context `handle`, if any. */
+function stickyElsewhere(handle: number): CudaError | undefined {
+  const seen = stickyByHandle.get(handle);
+  return seen !== undefined && seen.copy !== thisCopy ? seen.error : undefined;
+}
+const unusableHooks: ((ctx: Bindable) => void)[] = [];
+
+/** Calls `hook` with a context when a sticky error makes it unusable (stream.ts drops its host functions, which CUDA will never call). */
+export function onUnusable(hook: (ctx: Bindable) => void): void {
+  unusableHooks.push(hook);
+}
+
 /** Records that `e` happened in `ctx`: a sticky error marks it unusable. Returns `e`. */
 export function mark<E>(ctx: Bindable | undefined, e: E): E {
   if (e instanceof CudaError && STICKY_ERRORS.has(e.code)) {
     const target = ctx ?? currentBindable();
-    if (target !== undefined && target.unusable === undefined) {
-      target.unusable = e;
-      invalidate();
-    }
+    if (target !== undefined && target.unusable === undefined) markUnusable(target, e);
   }
   return e;
+}
+
+function markUnusable(ctx: Bindable, e: CudaError): void {
+  ctx.unusable = e;
+  if (!stickyByHandle.has(ctx.handle)) stickyByHandle.set(ctx.handle, { error: e, copy: thisCopy });
+  invalidate();
+  for (const hook of unusableHooks) hook(ctx);
 }
 
 /** The error for `status` from `func` in `ctx` (a DriverError; a sticky one marks the context). */
@@ -206,6 +230,10 @@ let lastBound: Bindable | undefined;
  */
 export function usable(ctx: Bindable, where?: string): void {
   if (ctx.core.destroyed) throw new ClosedObjectError(where, ctx.core.kind);
+  if (stickyByHandle.size !== 0 && ctx.unusable === undefined) {
+    const e = stickyElsewhere(ctx.handle);
+    if (e !== undefined) markUnusable(ctx, e);
+  }
   if (ctx.unusable) throw new ContextUnusableError(ctx.unusable, ctx.device);
 }
 
@@ -376,6 +404,10 @@ export function release(ctx: Bindable, func: string, ...args: unknown[]): void {
 
 /** Binds `ctx` for a destroy or free: false (skip it) once a sticky error made the context unusable. */
 export function bindForRelease(ctx: Bindable): boolean {
+  if (ctx.unusable === undefined && stickyByHandle.size !== 0) {
+    const e = stickyElsewhere(ctx.handle);
+    if (e !== undefined) markUnusable(ctx, e);
+  }
   if (ctx.unusable !== undefined) return false;
   if (currentContextHandle() !== ctx.handle) {
     const status = native('cuCtxSetCurrent')(ctx.handle);

@@ -174,6 +174,18 @@ function hostTrampoline(): bigint {
   return trampoline;
 }
 
+// After a sticky error CUDA never calls the host functions enqueued in that context: settle them here,
+// or the pending count would stay up for good, every blocking wait (in any context) would refuse, and
+// every free deferred behind it (whenNoHostFuncs) would wait forever. A late call finds no entry.
+drv.onUnusable((ctx) => {
+  for (const [id, call] of hostCalls) {
+    if (call.stream.context !== ctx) continue;
+    hostCalls.delete(id);
+    call.stream.pendingHostFuncs--;
+    callbackSettled();
+  }
+});
+
 const CAPTURE_MODES = new Set<number>([0, 1, 2]); // GLOBAL, THREAD_LOCAL, RELAXED
 
 /**

@@ -161,7 +161,7 @@ export class Cudnn extends StreamBoundResource {
   private workspace: DeviceBuffer | undefined;
   private readonly plans = new Map<string, Plan>();
   // the last convolution's arguments and plan: a repeated call skips the key and the map
-  private last: { conv: unknown; x: unknown; w: unknown; y: unknown; choice: unknown; limit: number; plan: Plan } | undefined;
+  private last: { conv: unknown; x: unknown; w: unknown; y: unknown; compute: CudnnDType; choice: unknown; limit: number; plan: Plan } | undefined;
 
   private constructor(handle: cudnnNative.cudnnHandle_t, api: CudnnApi, stream: Stream) {
     const ctx = stream.context;
@@ -244,8 +244,9 @@ export class Cudnn extends StreamBoundResource {
     yDesc: TensorDescriptor, y: DeviceBuffer | StridedView, options?: ConvolutionForwardOptions,
   ): void {
     const where = 'Cudnn.convolutionForward';
-    checkTypes(where, conv, xDesc, wDesc, yDesc);
-    const compute = checkConvolution(where, conv, xDesc, wDesc, yDesc);
+    const m = this.last;
+    // descriptors never change: the same four as the last call passed these checks then
+    const compute = m !== undefined && m.conv === conv && m.x === xDesc && m.w === wDesc && m.y === yDesc ? m.compute : this.checked(where, conv, xDesc, wDesc, yDesc);
     const o = optionsOf(where, options, ['alpha', 'beta', 'algorithm', 'workspaceLimit']);
     const alpha = scalarOption(where, 'alpha', o.alpha, 1);
     const beta = scalarOption(where, 'beta', o.beta, 0);
@@ -258,7 +259,7 @@ export class Cudnn extends StreamBoundResource {
     this.checkUsable(where);
     ctx.bind();
     const n = this.natives(where, conv, xDesc, wDesc, yDesc, compute);
-    const plan = this.planFor(where, n, conv, xDesc, wDesc, yDesc, choice, limit);
+    const plan = this.planFor(where, n, conv, xDesc, wDesc, yDesc, compute, choice, limit);
     const ws = this.workspaceFor(plan.workspace);
     const scalar = xDesc.dtype === 'f64' ? 'f64' : 'f32';
     const a = this.alphaBox.set(where, 'alpha', scalar, alpha);
@@ -306,6 +307,12 @@ export class Cudnn extends StreamBoundResource {
     return `Cudnn(${this.closed ? 'closed' : String(this.stream)})`;
   }
 
+  /** The descriptors' types and fit checked (a call with other descriptors than the last one's). */
+  private checked(where: string, conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor, y: TensorDescriptor): CudnnDType {
+    checkTypes(where, conv, x, w, y);
+    return checkConvolution(where, conv, x, w, y);
+  }
+
   private natives(where: string, conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor, y: TensorDescriptor, compute: CudnnDType): Natives {
     return { conv: conv.native(where, compute, x.ndim - 2), x: x.native(where), w: w.native(where), y: y.native(where) };
   }
@@ -321,7 +328,7 @@ export class Cudnn extends StreamBoundResource {
   }
 
   /** The plan of this call: the last call's, a cached one, or chosen now. */
-  private planFor(where: string, n: Natives, conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor, y: TensorDescriptor, choice: ConvolutionAlgorithmChoice, limit: number): Plan {
+  private planFor(where: string, n: Natives, conv: ConvolutionDescriptor, x: TensorDescriptor, w: FilterDescriptor, y: TensorDescriptor, compute: CudnnDType, choice: ConvolutionAlgorithmChoice, limit: number): Plan {
     const m = this.last;
     if (m !== undefined && m.conv === conv && m.x === x && m.w === w && m.y === y && m.choice === choice && m.limit === limit) {
       conv.useMath(n.conv, m.plan.math); // another handle's plan may have changed it
@@ -336,7 +343,7 @@ export class Cudnn extends StreamBoundResource {
     } else {
       conv.useMath(n.conv, plan.math);
     }
-    this.last = { conv, x, w, y, choice, limit, plan };
+    this.last = { conv, x, w, y, compute, choice, limit, plan };
     return plan;
   }
 

@@ -4,6 +4,7 @@
 // cuBLASLt takes row-major layouts itself (CUBLASLT_ORDER_ROW), so nothing is swapped here: each
 // matrix is described as it lies.
 import { checkKeys, describe } from '../describe';
+import { DeviceBuffer } from '../memory/device-buffer';
 import { StridedView, type DType } from '../memory/strided-view';
 import { checkCount, checkDType } from './common';
 import { INT32_MAX, MatrixSlot, resolveMatrix, type Order } from './matrix';
@@ -50,7 +51,7 @@ export interface EpilogueTraits {
 
 /** The traits of `e` (see {@link EpilogueTraits}). */
 export function epilogueTraits(e: Epilogue): EpilogueTraits {
-  const bias = e.endsWith('_BIAS');
+  const bias = e === 'BIAS' || e.endsWith('_BIAS');
   const aux = e.includes('RELU_AUX') || e.startsWith('DRELU') ? 'relu' : e.includes('GELU_AUX') || e.startsWith('DGELU') ? 'gelu' : undefined;
   const auxDirection = aux === undefined ? undefined : e.startsWith('D') ? 'in' : 'out';
   const biasGrad = e === 'BGRADB' ? 'N' : e.endsWith('BGRAD') || e === 'BGRADA' ? 'M' : undefined;
@@ -74,7 +75,9 @@ export function describeMatrix(where: string, name: string, v: unknown): MatrixS
     slot.buffer = undefined; // the address stays: plan() reads its alignment
     return slot;
   }
-  if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: ${name} must be a StridedView or a description { dtype, shape, order?, ld?, batchStride? }, got ${describe(v)}`);
+  if (typeof v !== 'object' || v === null || v instanceof DeviceBuffer || ArrayBuffer.isView(v)) {
+    throw new TypeError(`${where}: ${name} must be a StridedView or a description { dtype, shape, order?, ld?, batchStride? }, got ${describe(v)}`);
+  }
   checkKeys(`${where}: ${name}`, v, ['dtype', 'shape', 'order', 'ld', 'batchStride']);
   const d = v as { dtype: unknown; shape: unknown; order?: unknown; ld?: unknown; batchStride?: unknown };
   slot.dtype = checkDType(where, `${name}.dtype`, d.dtype, MATMUL_DTYPES);

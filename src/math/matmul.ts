@@ -291,12 +291,14 @@ export class Matmul extends StreamBoundResource {
       if (operands.c === undefined) throw new TypeError(`${where}: c is missing (the Matmul was made with a c)`);
       C = this.operand(where, 'c', operands.c, this.desc.c, al);
     } else if (operands.c !== undefined) throw new TypeError(`${where}: the Matmul was made without c (d is read as c): describe c in Matmul.create to pass one`);
-    this.epilogueOperands(where, plan, operands);
+    const { bias, aux } = this.epilogueOperands(where, plan, operands);
     const alpha = this.alphaBox.set(where, 'alpha', this.scale, operands.alpha ?? 1);
     const beta = this.betaBox.set(where, 'beta', this.scale, operands.beta ?? 0);
     const stream = operands.stream === undefined ? this.stream : resolveStream(where, operands.stream);
     this.checkUsable(where);
     this.context.bind();
+    if (bias !== this.pointers.bias) this.setPointer(DESC.BIAS_POINTER, 'bias', bias);
+    if (aux !== this.pointers.aux) this.setPointer(DESC.AUX_POINTER, 'aux', aux);
     const ws = this.owned.workspace;
     const algo = this.algos[this.chosen];
     const [la, lb, lc, ld] = this.lt.layouts;
@@ -304,31 +306,31 @@ export class Matmul extends StreamBoundResource {
     return this;
   }
 
-  /** Checks the bias/aux/biasGrad operands the epilogue needs (and no others), pointing the descriptor at them. */
-  private epilogueOperands(where: string, plan: NonNullable<Matmul['planned']>, o: MatmulOperands): void {
+  private setPointer(attr: number, key: 'bias' | 'aux', address: number): void {
+    this.api.cublasLtMatmulDescSetAttribute(this.lt.op.handle, attr, address);
+    this.pointers[key] = address;
+  }
+
+  /** Checks the bias/aux/biasGrad operands the epilogue needs (and no others); their addresses (-1: none). */
+  private epilogueOperands(where: string, plan: NonNullable<Matmul['planned']>, o: MatmulOperands): { bias: number; aux: number } {
     const t = plan.traits;
     if (t.bias !== (o.bias !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.bias ? 'needs a bias' : 'takes no bias'}`);
     if ((t.aux !== undefined) !== (o.aux !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.aux ? `needs aux (${plan.aux!.bytes} bytes, see Matmul.aux)` : 'takes no aux'}`);
     if ((t.biasGrad !== undefined) !== (o.biasGrad !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.biasGrad ? 'needs biasGrad' : 'takes no biasGrad'}`);
-    const op = this.lt.op.handle;
+    let bias = this.pointers.bias;
+    let auxAddress = this.pointers.aux;
     if (o.bias !== undefined || o.biasGrad !== undefined) {
       const length = t.biasGrad === undefined ? this.m : (t.biasGrad === 'N' ? this.n : this.m) * this.batch;
-      const address = this.vector(where, o.bias !== undefined ? 'bias' : 'biasGrad', o.bias ?? o.biasGrad, length).address;
-      if (address !== this.pointers.bias) {
-        this.api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_POINTER, address);
-        this.pointers.bias = address;
-      }
+      bias = this.vector(where, o.bias !== undefined ? 'bias' : 'biasGrad', o.bias ?? o.biasGrad, length).address;
     }
     if (o.aux !== undefined) {
       const aux = plan.aux!;
       const s = resolveVector(where, 'aux', o.aux, this.slots.v, 'u8');
       if (s.inc !== 1 || s.n < aux.bytes) throw new RangeError(`${where}: aux must be ${aux.bytes} contiguous bytes (a DeviceBuffer of at least that size), got ${s.n} byte(s)${s.inc !== 1 ? ` with stride ${s.inc}` : ''}`);
       if (s.address % 256 !== 0) throw new RangeError(`${where}: aux must be 256-byte aligned`);
-      if (s.address !== this.pointers.aux) {
-        this.api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_POINTER, s.address);
-        this.pointers.aux = s.address;
-      }
+      auxAddress = s.address;
     }
+    return { bias, aux: auxAddress };
   }
 
   /**

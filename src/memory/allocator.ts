@@ -14,7 +14,7 @@ import * as drv from '../driver';
 import type { Context } from '../context';
 import { describe } from '../describe';
 import { captureOf } from '../graph/capture';
-import { Core } from '../lifecycle';
+import { Core, hostFuncs } from '../lifecycle';
 
 /** What {@link CachingAllocator.stats} reports for one context (bytes are counted at class size). */
 export interface AllocatorStats {
@@ -260,9 +260,13 @@ function trimAll(): void {
  * the stream-ordered one, finds the memory. False when nothing was cached.
  */
 function release(which: (c: Cache) => boolean): boolean {
-  const holders = [...caches].filter((c) => c.cached > 0 && which(c));
+  // A context a sticky error made unusable is skipped (its memory went with it; a wait on it fails),
+  // and with a JS host callback pending nothing is waited for: cuCtxSynchronize would wait for a
+  // callback that needs this very thread (a deadlock); the blocks then go back in stream order only.
+  const holders = [...caches].filter((c) => c.cached > 0 && c.ctx.unusable === undefined && which(c));
   for (const c of holders) {
     trimCache(c);
+    if (hostFuncs.pending !== 0) continue;
     drv.call(c.ctx, 'cuCtxSynchronize');
     trimDevicePool(c.ctx);
   }

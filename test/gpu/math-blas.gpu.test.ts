@@ -2,11 +2,11 @@
 // column-major operands with padded leading dimensions, batches, every dtype the objects take (f16/bf16
 // within their precision), level-1/2 calls, the stream closed before the handle.
 import { DeviceBuffer, Device, Stream } from '../../src';
-import { Blas, matrix, type Order, type Transpose } from '../../src/math';
+import { Blas, Matmul, matrix, type Order, type Transpose } from '../../src/math';
 import { StridedView, type DType } from '../../src/memory/strided-view';
 import { toBfloat16Bits, toHalfBits } from '../../src/math/common';
 import { describeGpu } from './gpu-env';
-import { HostMatrix, cpuGemm, fromHalf, fromBf16, maxRelativeError } from './math-blas-helpers';
+import { HostMatrix, cpuGemm, fromHalf, fromBf16, maxRelativeError, type Reference } from './math-blas-helpers';
 
 type GemmDType = 'f32' | 'f64' | 'c64' | 'c128' | 'f16' | 'bf16';
 
@@ -179,5 +179,144 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
     }
     expect(fromHalf(toHalfBits(1.5))).toBe(1.5);
     expect(fromBf16(toBfloat16Bits(-3))).toBe(-3);
+  });
+});
+
+describeGpu('Matmul (cuBLASLt) on the GPU', () => {
+  let stream: Stream;
+  const buffers: DeviceBuffer[] = [];
+  beforeAll(() => {
+    Device.get(0).setCurrent();
+    stream = Stream.create();
+  });
+  afterAll(() => {
+    for (const b of buffers) b.close();
+    stream?.close();
+  });
+  function upload(rows: number, cols: number, dtype: DType, order: Order, pad = 0, seed = 1): { host: HostMatrix; view: StridedView } {
+    const host = new HostMatrix(rows, cols, dtype, order, pad, seed);
+    const buf = DeviceBuffer.from(host.storage);
+    buffers.push(buf);
+    return { host, view: matrix(buf, { dtype, rows, cols, order, ld: host.ld }) };
+  }
+  function vector(values: number[], dtype: 'f32' | 'f16' = 'f32'): DeviceBuffer {
+    const buf = DeviceBuffer.from(dtype === 'f32' ? Float32Array.from(values) : Uint16Array.from(values, toHalfBits));
+    buffers.push(buf);
+    return buf;
+  }
+  const gelu = (x: number): number => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
+  /** The reference with a per-row bias and an activation applied, the magnitudes kept. */
+  function withEpilogue(ref: Reference, bias: number[] | undefined, act: ((x: number) => number) | undefined): Reference {
+    const out = { ...ref, re: Float64Array.from(ref.re), mag: Float64Array.from(ref.mag) };
+    for (let i = 0; i < ref.rows; i++) {
+      for (let j = 0; j < ref.cols; j++) {
+        const p = i * ref.cols + j;
+        const x = out.re[p] + (bias?.[i] ?? 0);
+        out.re[p] = act ? act(x) : x;
+        out.mag[p] += Math.abs(bias?.[i] ?? 0);
+      }
+    }
+    return out;
+  }
+
+  test('37×53×19 f32, row-major a/b, column-major c and d, every planned algorithm agrees', async () => {
+    const a = upload(37, 19, 'f32', 'row', 1, 11);
+    const b = upload(19, 53, 'f32', 'row', 0, 12);
+    const c = upload(37, 53, 'f32', 'col', 3, 13);
+    const d = upload(37, 53, 'f32', 'col', 3, 14);
+    using mm = Matmul.create({ a: a.view, b: b.view, c: c.view, d: d.view, stream });
+    mm.plan({ algorithms: 4 });
+    expect(mm.algorithms.length).toBeGreaterThanOrEqual(1);
+    const ref = cpuGemm(a.host, 'N', b.host, 'N', c.host, 0.5, -1.5);
+    for (let i = 0; i < mm.algorithms.length; i++) {
+      mm.select(i).execute({ a: a.view, b: b.view, c: c.view, d: d.view, alpha: 0.5, beta: -1.5 });
+      await stream.synchronized();
+      expect([i, maxRelativeError(HostMatrix.read(d.view), ref) <= 1e-5]).toEqual([i, true]);
+    }
+  });
+
+  test('transposes, row-major d, 3-D batches with a broadcast b', async () => {
+    const batch = 3;
+    const A = new HostMatrix(batch * 19, 37, 'f32', 'row', 0, 21); // each entry 19×37, op 'T' → 37×19
+    const bufA = DeviceBuffer.from(A.storage);
+    const b = upload(53, 19, 'f32', 'row', 0, 22); // op 'T' → 19×53
+    const bufD = DeviceBuffer.alloc(batch * 37 * 53 * 4, { stream });
+    buffers.push(bufA, bufD);
+    const a3 = StridedView.of(bufA, { dtype: 'f32', shape: [batch, 19, 37] });
+    const d3 = StridedView.of(bufD, { dtype: 'f32', shape: [batch, 37, 53] });
+    using mm = Matmul.create({ a: a3, b: b.view, d: d3, transA: 'T', transB: 'T', stream });
+    mm.plan().execute({ a: a3, b: b.view, d: d3 });
+    await stream.synchronized();
+    for (let i = 0; i < batch; i++) {
+      const di = matrix(bufD, { dtype: 'f32', rows: 37, cols: 53, byteOffset: i * 37 * 53 * 4 });
+      expect(maxRelativeError(HostMatrix.read(di), cpuGemm(A.block(i * 19, 19), 'T', b.host, 'T', undefined, 1, 0))).toBeLessThanOrEqual(1e-5);
+    }
+  });
+
+  test.each([['RELU_BIAS', (x: number) => Math.max(0, x)], ['GELU_BIAS', gelu], ['BIAS', undefined], ['RELU', (x: number) => Math.max(0, x)], ['GELU', gelu]] as const)(
+    '%s epilogue (f32) against the CPU', async (epilogue, act) => {
+      const a = upload(64, 24, 'f32', 'row', 0, 31);
+      const b = upload(24, 40, 'f32', 'row', 0, 32);
+      const d = upload(64, 40, 'f32', 'col', 0, 33);
+      const biasValues = Array.from({ length: 64 }, (_, i) => Math.cos(i) * 0.5);
+      const bias = epilogue.includes('BIAS') ? vector(biasValues) : undefined;
+      using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
+      mm.plan({ epilogue, bias });
+      mm.execute({ a: a.view, b: b.view, d: d.view, bias });
+      await stream.synchronized();
+      const ref = withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), bias ? biasValues : undefined, act);
+      expect(maxRelativeError(HostMatrix.read(d.view), ref)).toBeLessThanOrEqual(epilogue.startsWith('GELU') ? 2e-3 : 1e-5);
+    });
+
+  test('f16 operands into f16 with RELU_BIAS; RELU_AUX writes its mask and d', async () => {
+    const a = upload(48, 32, 'f16', 'row', 0, 41);
+    const b = upload(32, 24, 'f16', 'col', 0, 42);
+    const d = upload(48, 24, 'f16', 'col', 0, 43);
+    const biasValues = Array.from({ length: 48 }, (_, i) => fromHalf(toHalfBits(Math.sin(i) * 0.25)));
+    const bias = vector(biasValues, 'f16');
+    using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
+    mm.plan({ epilogue: 'RELU_BIAS', bias }).execute({ a: a.view, b: b.view, d: d.view, bias });
+    await stream.synchronized();
+    const relu = (x: number) => Math.max(0, x);
+    expect(maxRelativeError(HostMatrix.read(d.view), withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), biasValues, relu))).toBeLessThanOrEqual(3e-3);
+    mm.plan({ epilogue: 'RELU_AUX' });
+    const aux = DeviceBuffer.alloc(mm.aux!.bytes, { stream });
+    buffers.push(aux);
+    aux.memset(0, { stream });
+    mm.execute({ a: a.view, b: b.view, d: d.view, aux });
+    await stream.synchronized();
+    const got = HostMatrix.read(d.view);
+    expect(maxRelativeError(got, withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), undefined, relu))).toBeLessThanOrEqual(3e-3);
+    const mask = aux.toArray(Uint8Array);
+    const ld = mm.aux!.ld / 8; // bytes per column
+    let agree = 0;
+    for (let j = 0; j < 24; j++) for (let i = 0; i < 48; i++) if (((mask[j * ld + (i >> 3)] >> (i & 7)) & 1) === (got.get(i, j)[0] > 0 ? 1 : 0)) agree++;
+    expect(agree).toBeGreaterThanOrEqual(48 * 24 - 4); // an exact 0 may go either way
+  });
+
+  test('autotune times every algorithm and selects the fastest; results stay right', async () => {
+    const a = upload(256, 128, 'f32', 'row', 0, 51);
+    const b = upload(128, 192, 'f32', 'row', 0, 52);
+    const d = upload(256, 192, 'f32', 'row', 0, 53);
+    using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
+    mm.plan({ algorithms: 6 });
+    const times = await mm.autotune({ a: a.view, b: b.view, d: d.view }, { iterations: 2 });
+    expect(times).toHaveLength(mm.algorithms.length);
+    expect(times.every((t) => t > 0)).toBe(true);
+    expect(times[mm.selected]).toBe(Math.min(...times));
+    mm.execute({ a: a.view, b: b.view, d: d.view });
+    await stream.synchronized();
+    expect(maxRelativeError(HostMatrix.read(d.view), cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0))).toBeLessThanOrEqual(1e-5);
+  });
+
+  test('closing the stream first: the Matmul still works on it, the stream goes after the Matmul', async () => {
+    const s = Stream.create();
+    const a = upload(16, 16, 'f32', 'row');
+    const mm = Matmul.create({ a: a.view, b: a.view, d: a.view, stream: s }).plan();
+    s.close();
+    expect(s.core.destroyed).toBe(false);
+    mm.close();
+    expect(s.core.destroyed).toBe(true);
+    expect(() => mm.execute({ a: a.view, b: a.view, d: a.view })).toThrow(/Matmul.execute: the Matmul is closed/);
   });
 });

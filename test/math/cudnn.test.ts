@@ -210,6 +210,9 @@ describe('Cudnn', () => {
     dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, y);
     expect(names()).toEqual(['cudnnConvolutionForward']); // plan and natives kept
     expect((callOf('cudnnConvolutionForward')[1] as Float32Array)[0]).toBe(1);
+    // the last call's checks are reused only for the very same descriptors
+    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, new TensorDescriptor({ dtype: 'f32', shape: [2, 4, 5, 4] }), y)).toThrow(/y has shape \[2,4,5,4\]/);
+    expect(() => dnn.convolutionForward(conv, xDesc, x, wDesc, w, yDesc, buffer(16))).toThrow(/y needs 200 f32 elements/);
   });
 
   test('f64 data: double scalars and f64 compute; a named algorithm skips the ranking', () => {
