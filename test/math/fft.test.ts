@@ -158,6 +158,16 @@ describe('FftPlan executions (fake plan)', () => {
     expect(() => plan.handle).toThrow(/FftPlan.handle.*closed/);
   });
 
+  test('close() destroys the handle once, with or without using', () => {
+    const destroyed = jest.fn();
+    {
+      using plan = fakePlan(geometryFromSizes('t', 'c2c', 'single', [16], 1)).plan;
+      (plan.core as unknown as { destroyNative: () => void }).destroyNative = destroyed;
+      plan.close();
+    }
+    expect(destroyed).toHaveBeenCalledTimes(1);
+  });
+
   test('operands that do not match the plan are refused before cuFFT', () => {
     const { plan, exec } = fakePlan(geometryFromSizes('t', 'r2c', 'single', [12, 35], 2));
     const real = view('f32', [2, 12, 35]);

@@ -144,6 +144,18 @@ describe('fills (fake generator)', () => {
     mt.gen.close();
   });
 
+  test('close() destroys the generator once, with or without using', () => {
+    const destroyed = jest.fn();
+    {
+      using gen = fakeGenerator().gen;
+      (gen.core as unknown as { destroyNative: () => void }).destroyNative = destroyed;
+      gen.close();
+      expect(gen.closed).toBe(true);
+      expect(() => gen.handle).toThrow(/RandomGenerator.handle.*closed/);
+    }
+    expect(destroyed).toHaveBeenCalledTimes(1);
+  });
+
   test('an even count at a pair-aligned address goes straight to cuRAND', () => {
     const { gen, api } = fakeGenerator();
     const buf = new FakeBuffer(4096);
