@@ -10,6 +10,7 @@
 //   3. runs python3 bench/python/bench_cuda_python.py                                   -> cuda-python, cuda.core, cupy
 //   4. runs bench/cpu.ts in a child process (typed vs raw on libcudart)                 -> cuda-ts-cpu
 //   5. runs bench/staging.ts in a child process (pageable copies by size: direct, staged, CuPy) -> its own table
+//   6. runs bench/await.ts in a child process (awaiting GPU work, issue 46)                  -> its own section
 // then prints ONE table (rows × implementations, each cell the median and its ratio to native C, or to
 // cuda-python for rows C does not have), one line naming the C floor every ratio uses and why (with this
 // run's standalone vs in-process difference), the issue's targets with PASS/FAIL, and writes everything to
@@ -17,7 +18,7 @@
 // skipped with its reason; it never stops the table.
 //
 // Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
-//      BENCH_SKIP=native,gpu,bun,deno,python,cpu,import,staging (steps to leave out), BUN, DENO (the
+//      BENCH_SKIP=native,gpu,bun,deno,python,cpu,import,staging,await (steps to leave out), BUN, DENO (the
 //      runtimes' binaries; else on PATH, else /tmp/bun/bun, /tmp/deno/deno), PYTHON (default python3),
 //      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx),
 //      BENCH_REPS (interleaved repetitions, default 7; the Bun and Deno processes: BENCH_CHILD_REPS, else
@@ -148,6 +149,14 @@ async function staging(): Promise<ImplResult[]> {
   const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'staging.ts'), out], 400);
   if (r.code !== 0) throw new Error(`bench/staging.ts exited ${r.code}: ${tail(r.stderr)}`);
   return JSON.parse(readFileSync(out, 'utf8')) as ImplResult[];
+}
+
+/** bench/await.ts: awaiting GPU work (its own process: a worker thread spins there to stamp kernel ends). */
+async function awaiting(): Promise<{ text: string; verdicts: { target: string; value: string; verdict: 'PASS' | 'FAIL' }[] }> {
+  const out = join(mkdtempSync(join(tmpdir(), 'cuda-ts-bench-')), 'await.json');
+  const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'await.ts'), out], 300);
+  if (r.code !== 0) throw new Error(`bench/await.ts exited ${r.code}: ${tail(r.stderr)}`);
+  return JSON.parse(readFileSync(out, 'utf8')) as Awaited<ReturnType<typeof awaiting>>;
 }
 
 async function step<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
@@ -288,7 +297,6 @@ function gpuTargets(get: GetRow, m: MedianOf): Verdict[] {
     });
     return slower.length ? `not faster than ${slower.join(', ')}` : undefined;
   };
-  // eslint-disable-next-line prefer-const
   const objLaunch = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : undefined);
   ratioTarget('launch 0 args, objects ≤ 1.10× C and faster than cuda.core, CuPy', 'launch_0args', objLaunch('launch_0args'), 'native-c', 1.1, fasterThan('launch_0args'));
   ratioTarget('launch 4 args, objects ≤ 1.15× C and faster than cuda.core, CuPy', 'launch_4args', objLaunch('launch_4args'), 'native-c', 1.15, fasterThan('launch_4args'));
@@ -372,6 +380,7 @@ async function main(): Promise<void> {
   // Import + first call against koffi's own load (bench/import.ts), fresh processes interleaved.
   const imp = await step('import', async () => importVerdicts(measureImports(importCases(true), IMPORT_ROUNDS, IMPORT_PER_ROUND)));
   const stg = await step('staging', staging);
+  const awt = await step('await', awaiting);
 
   const res = main2(all, c, floor);
   let text = res.text;
@@ -396,6 +405,9 @@ async function main(): Promise<void> {
     verdicts.push(...sv);
     text += `\n\npageable copy targets (issue 26 §4):\n${table(['target', 'row', 'judged on', 'value', 'verdict'], sv.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5)}`;
   }
+  // Awaiting GPU work (issue 46): its section and verdicts as bench/await.ts printed them.
+  text += `\n\n${awt ? awt.text : `awaiting GPU work: skipped (${steps.await?.skipped ?? 'not run'})`}`;
+  for (const v of awt?.verdicts ?? []) verdicts.push({ target: v.target, row: 'await', judged: 'one run (bench/await.ts)', value: v.value, verdict: v.verdict });
   console.log(`\n${text}`);
   const dir = resultsDir();
   const json = {

@@ -15,6 +15,10 @@ export { Resource } from './lifecycle';
 // Streams and events
 export { Stream, cudaStream, streamHandle, type StreamLike, type StreamOptions, type StreamProtocol, type WrapOptions } from './stream';
 export { type PollOptions } from './poll';
+// Awaiting GPU work (docs/awaiting.md)
+export { AbortError, type WaitOptions as AwaitOptions } from './await/abort';
+export { configureWaits, waiterStats, type WaiterSettings } from './await/waiter';
+export { pipeline, type PipelineItem, type PipelineOptions } from './await/pipeline';
 export { Event, type EventOptions } from './event';
 export { ProfilerScope, profile } from './profiler';
 

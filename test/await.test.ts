@@ -9,6 +9,7 @@ import { forgetMarkerPools, markerStats } from '../src/await/markers';
 import { setWakeChannel } from '../src/await/wake';
 import { AbortError } from '../src/await/abort';
 import { poll } from '../src/poll';
+import { pipeline } from '../src/await/pipeline';
 import { fakeContext } from './helpers/fake-driver';
 import { FakeChannel, FakeGpu, sleep, turns } from './helpers/await-gpu';
 import type { Context } from '../src/context';
@@ -327,5 +328,43 @@ describe('fallbacks and safety nets', () => {
     ac.abort('bye');
     await expect(p).rejects.toMatchObject({ name: 'AbortError', cause: 'bye', message: 'Thing.wait: the wait was aborted (bye)' });
     await expect(poll(() => false, 'Thing.wait()', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('pipeline (for await over a ring of streams)', () => {
+  test('yields in order once each item is done, with at most N in flight, and checks its arguments', async () => {
+    const streams = [busyStream(0), busyStream(0)];
+    const inFlight: number[] = [];
+    const got: number[] = [];
+    const it = pipeline([10, 11, 12, 13], {
+      streams,
+      enqueue: (item: number, s: Stream) => {
+        gpu.pending.set(s.handle, [...(gpu.pending.get(s.handle) ?? []), workEvent()]); // the item's work
+        inFlight.push(item);
+        return item * 2;
+      },
+    });
+    const consumer = (async () => {
+      for await (const { item, result, index } of it) {
+        expect(result).toBe(item * 2);
+        expect(index).toBe(item - 10);
+        got.push(item);
+      }
+    })();
+    await turns(5);
+    expect(inFlight).toEqual([10, 11]); // two streams: two in flight
+    expect(got).toEqual([]);
+    gpu.finish(streams[1].handle); // the second finishes first: nothing is yielded out of order
+    await turns(5);
+    expect(got).toEqual([]);
+    gpu.finish(streams[0].handle);
+    for (let i = 0; i < 50 && got.length < 4; i++) {
+      await turns(3);
+      gpu.finishAll();
+    }
+    await consumer;
+    expect(got).toEqual([10, 11, 12, 13]);
+    await expectClean();
+    await expect(pipeline([1], { streams: [], enqueue: () => 0 }).next()).rejects.toThrow(/pipeline: streams must be a non-empty array/);
   });
 });

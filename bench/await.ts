@@ -1,0 +1,241 @@
+// The "await" section of the bench (issue 46): awaiting GPU work against a blocking wait, in one process.
+//   npx tsx bench/await.ts [out.json]      (alone: prints its table and PASS/FAIL per target)
+// bench/run.ts runs it as a child (step 'await') and appends the same text and verdicts.
+//
+// Resume latency = the instant the awaiting code runs again minus the instant the kernel's last store
+// (a flag in pinned memory, after a spin on %globaltimer) became visible to the host, which a worker
+// thread spinning on that flag stamps (process.hrtime, one clock for both threads). Methods, interleaved
+// per repetition, each on its own stream: blocking synchronize(), `await stream.synchronized()`,
+// `await event.synchronized()`, the waiter parked from the start (no spin, no prediction), today's
+// polling (poll(): setImmediate 2 ms, then timers), koffi's `.async` cuStreamSynchronize.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { writeFileSync } from 'node:fs';
+import { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, launch, type Kernel } from '../src';
+import * as drv from '../src/driver';
+import { poll } from '../src/poll';
+import { configureWaits, waiterStats } from '../src/await/waiter';
+import { markerStats } from '../src/await/markers';
+import { wakeChannel } from '../src/await/wake';
+import { median, table } from './common';
+
+const REPS = Number(process.env.BENCH_AWAIT_REPS ?? 15);
+const SOURCE = `
+extern "C" __global__ void spin_flag(unsigned long long ns, int* flag, unsigned index, int value) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+  *(volatile int*)(flag + index) = value;
+  __threadfence_system();
+}`;
+type SpinKernel = Kernel<readonly [number, PinnedHostBuffer, number, number]>;
+
+// The stamping worker: spins while ctl[0] names a value to look for in flag[0].
+const WATCHER = `
+const { workerData } = require('node:worker_threads');
+const k = require(workerData.koffi); const koffi = typeof k.view === 'function' ? k : k.default;
+const flag = new Int32Array(koffi.view(workerData.address, 64));
+const ctl = new Int32Array(workerData.sab, 0, 4);
+const stamp = new BigInt64Array(workerData.sab, 16, 1);
+while (Atomics.load(ctl, 1) === 0) {
+  const want = Atomics.load(ctl, 0);
+  if (want === 0) { Atomics.wait(ctl, 0, 0, 50); continue; }
+  if (flag[0] === want) { stamp[0] = process.hrtime.bigint(); Atomics.store(ctl, 0, 0); }
+}`;
+
+interface Ctx {
+  spin: SpinKernel;
+  host: PinnedHostBuffer;
+  ctl: Int32Array;
+  stamp: BigInt64Array;
+}
+let seq = 1;
+
+/** One kernel of `ns` on `s`, awaited by `wait`; returns µs from the flag's visibility to the resume. */
+async function once(c: Ctx, s: Stream, ns: number, wait: (s: Stream) => Promise<void> | void): Promise<number> {
+  const v = ++seq;
+  Atomics.store(c.ctl, 0, v);
+  Atomics.notify(c.ctl, 0);
+  launch(s, LaunchConfig.linear(1, 1), c.spin, ns, c.host, 0, v);
+  await wait(s);
+  const resumed = process.hrtime.bigint();
+  for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
+  return Number(resumed - c.stamp[0]) / 1000;
+}
+
+const asyncSync = drv.native('cuStreamSynchronize') as unknown as { async?: (h: number, cb: (e: unknown, r: number) => void) => void };
+const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
+  'blocking synchronize()': (s) => s.synchronize(),
+  'await stream.synchronized()': (s) => s.synchronized(),
+  'await event.synchronized()': async (s) => {
+    const e = Event.create({ timing: false }).record(s);
+    try {
+      await e.synchronized();
+    } finally {
+      e.close();
+    }
+  },
+  'waiter parked at once': async (s) => {
+    const before = configureWaits();
+    configureWaits({ spinMicros: 0, predict: false });
+    try {
+      await s.synchronized();
+    } finally {
+      configureWaits(before);
+    }
+  },
+  "today's poll()": (s) => poll(() => s.query(), 'poll'),
+  ".async cuStreamSynchronize": (s) => new Promise<void>((res, rej) => asyncSync.async!(s.handle, (e, r) => (e || r ? rej(e ?? new Error(`status ${r}`)) : res()))),
+};
+
+interface Verdict { target: string; value: string; verdict: 'PASS' | 'FAIL' }
+
+async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
+  const names = Object.keys(METHODS).filter((m) => !m.startsWith('.async') || typeof asyncSync.async === 'function');
+  const rows: string[][] = [];
+  for (const ms of [0.05, 1, 20]) {
+    const streams = names.map(() => Stream.create({ nonBlocking: true }));
+    const samples = names.map(() => [] as number[]);
+    for (let r = 0; r < REPS + 2; r++) {
+      for (const [i, name] of names.entries()) {
+        const us = await once(c, streams[i], ms * 1e6, METHODS[name]);
+        if (r >= 2) samples[i].push(us); // two warm-ups (and the predicted window learns)
+      }
+    }
+    streams.forEach((s) => s.close());
+    const block = median(samples[0]);
+    for (const [i, name] of names.entries()) {
+      const med = median(samples[i]);
+      rows.push([`${ms * 1000} µs`, name, med.toFixed(1), Math.max(...samples[i]).toFixed(1), (med / block).toFixed(2)]);
+    }
+    const st = median(samples[1]);
+    verdicts.push({ target: `resume after a ${ms * 1000} µs kernel: await stream.synchronized() ≤ 1.2× blocking and ≤ 50 µs`, value: `${st.toFixed(1)} µs (${(st / block).toFixed(2)}×; blocking ${block.toFixed(1)} µs)`, verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL' });
+  }
+  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved):\n${table(['kernel', 'method', 'median', 'max', '× blocking'], rows, 2)}`;
+}
+
+async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
+  const rows: string[][] = [];
+  const lag = monitorEventLoopDelay({ resolution: 1 });
+  for (const [name, wait] of [['await stream.synchronized()', METHODS['await stream.synchronized()']], ['await event.synchronized()', METHODS['await event.synchronized()']], ["today's poll()", METHODS["today's poll()"]]] as const) {
+    const s = Stream.create({ nonBlocking: true });
+    const pcts: number[] = [];
+    for (let r = 0; r < 4; r++) {
+      launch(s, LaunchConfig.linear(1, 1), c.spin, 200e6, c.host, 1, r);
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      if (r === 3 && name !== "today's poll()") lag.enable(); // its 1 ms timer costs CPU: a 4th wait, not counted
+      await wait(s);
+      lag.disable();
+      const u = process.cpuUsage(cpu0);
+      if (r < 3) pcts.push(((u.user + u.system) / 1000 / (performance.now() - t0)) * 100);
+    }
+    s.close();
+    rows.push([name, ...pcts.map((p) => p.toFixed(2)), median(pcts).toFixed(2)]);
+    if (name !== "today's poll()") verdicts.push({ target: `CPU awaiting a 200 ms kernel (${name}) ≤ 2% of a core`, value: `${median(pcts).toFixed(2)}%`, verdict: median(pcts) <= 2 ? 'PASS' : 'FAIL' });
+  }
+  const maxLag = lag.max / 1e6;
+  verdicts.push({ target: 'event loop worst lag during a 200 ms await ≤ 1 ms', value: `${maxLag.toFixed(2)} ms`, verdict: maxLag <= 1 ? 'PASS' : 'FAIL' });
+  return `CPU of the process while awaiting a 200 ms kernel, % of one core (3 waits on one stream; their median):\n${table(['method', '1st', '2nd', '3rd', 'median'], rows)}`;
+}
+
+async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
+  const streams = Array.from({ length: 64 }, () => Stream.create({ nonBlocking: true }));
+  const lag = monitorEventLoopDelay({ resolution: 1 });
+  const parks0 = waiterStats().parks;
+  const cpuIssue = process.cpuUsage();
+  const t0 = performance.now();
+  for (const [i, s] of streams.entries()) launch(s, LaunchConfig.linear(1, 1), c.spin, (5 + (i % 7)) * 1e6, c.host, 2 + i, i + 1);
+  const events = streams.map((s) => Event.create({ timing: false }).record(s));
+  const waits: Promise<void>[] = [];
+  for (let i = 0; i < 1000; i++) waits.push(i % 4 === 3 ? events[i % 64].synchronized() : streams[i % 64].synchronized());
+  const issued = process.cpuUsage(cpuIssue);
+  const cpuWait = process.cpuUsage();
+  const t1 = performance.now();
+  lag.enable();
+  const results = await Promise.allSettled(waits);
+  lag.disable();
+  const waitCpu = process.cpuUsage(cpuWait);
+  const t2 = performance.now();
+  const resumed = results.filter((r) => r.status === 'fulfilled').length;
+  events.forEach((e) => e.close());
+  streams.forEach((s) => s.close());
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  const st = waiterStats();
+  const left = st.pending + st.parked + st.spinning + st.windowTimers + (st.timers ? 1 : 0) + (st.armed ? 1 : 0) + markerStats().helpersOut;
+  const waitPct = ((waitCpu.user + waitCpu.system) / 1000 / (t2 - t1)) * 100;
+  const allPct = ((issued.user + issued.system + waitCpu.user + waitCpu.system) / 1000 / (t2 - t0)) * 100;
+  verdicts.push({ target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left', value: `${resumed}/1000 resumed, ${waitPct.toFixed(1)}% (${allPct.toFixed(1)}% with the 1,000 calls), ${left} left`, verdict: resumed === 1000 && waitPct <= 5 && left === 0 ? 'PASS' : 'FAIL' });
+  verdicts.push({ target: 'event loop worst lag during the 1,000 awaits ≤ 1 ms', value: `${(lag.max / 1e6).toFixed(2)} ms`, verdict: lag.max / 1e6 <= 1 ? 'PASS' : 'FAIL' });
+  return `1,000 awaits over 64 streams (kernels of 5-11 ms; 3 of 4 stream waits, 1 of 4 event waits): ${(t2 - t0).toFixed(1)} ms; ` +
+    `launching and issuing the awaits ${((issued.user + issued.system) / 1000).toFixed(2)} ms of CPU, ` +
+    `awaiting ${((waitCpu.user + waitCpu.system) / 1000).toFixed(2)} ms of CPU over ${(t2 - t1).toFixed(1)} ms; ${st.parks - parks0} parks, ${st.wakes} wakes so far`;
+}
+
+/** Launch enqueue cost with no wait pending vs with 64 parked waits (the launch path must not notice). */
+async function launchPath(c: Ctx, verdicts: Verdict[]): Promise<string> {
+  const s = Stream.create({ nonBlocking: true });
+  const busy = Array.from({ length: 64 }, () => Stream.create({ nonBlocking: true }));
+  const per = (): number => {
+    const n = 2000;
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) launch(s, LaunchConfig.linear(1, 1), c.spin, 0, c.host, 70, i);
+    const ns = Number(process.hrtime.bigint() - t0) / n;
+    s.synchronize();
+    return ns;
+  };
+  const idle: number[] = [];
+  const parked: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    idle.push(per());
+    busy.forEach((b, i) => launch(b, LaunchConfig.linear(1, 1), c.spin, 50e6, c.host, 80 + i, r));
+    const waits = busy.map((b) => b.synchronized());
+    await new Promise((res) => setTimeout(res, 2)); // past the spin: parked
+    parked.push(per());
+    await Promise.all(waits);
+  }
+  busy.forEach((b) => b.close());
+  s.close();
+  const ratio = median(parked) / median(idle);
+  verdicts.push({ target: 'launch path unchanged: launch with 64 parked waits ≤ 1.01× without', value: `${median(parked).toFixed(0)} vs ${median(idle).toFixed(0)} ns (${ratio.toFixed(3)}×)`, verdict: ratio <= 1.01 ? 'PASS' : 'FAIL' });
+  return `launch enqueue, 4 arguments: ${median(idle).toFixed(0)} ns with no wait pending, ${median(parked).toFixed(0)} ns with 64 waits parked (medians of 7 × 2,000)`;
+}
+
+export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[] }> {
+  Device.get(0).setCurrent();
+  const program = new Program(SOURCE, { name: 'await-bench.cu' }).compile();
+  const mod = program.load();
+  const spin = mod.kernel('spin_flag', ['u64', 'ptr', 'u32', 'i32']) as unknown as SpinKernel;
+  const host = PinnedHostBuffer.alloc(4096);
+  const sab = new SharedArrayBuffer(32);
+  const c: Ctx = { spin, host, ctl: new Int32Array(sab, 0, 4), stamp: new BigInt64Array(sab, 16, 1) };
+  const worker = new Worker(WATCHER, { eval: true, workerData: { sab, address: (host as unknown as { address: number }).address, koffi: require.resolve('koffi') } });
+  const verdicts: Verdict[] = [];
+  const parts: string[] = [`awaiting GPU work (issue 46): wake channel ${wakeChannel()?.name ?? 'none (polling)'}; waiter ${JSON.stringify(configureWaits())}`];
+  try {
+    parts.push(await latency(c, verdicts));
+  } finally {
+    Atomics.store(c.ctl, 1, 1);
+    Atomics.notify(c.ctl, 0);
+    await worker.terminate();
+  }
+  parts.push(await cpuWhileAwaiting(c, verdicts));
+  parts.push(await crowd(c, verdicts));
+  parts.push(await launchPath(c, verdicts));
+  host.close();
+  mod.close();
+  program.close();
+  parts.push(`await targets:\n${table(['target', 'value', 'verdict'], verdicts.map((v) => [v.target, v.value, v.verdict]), 2)}`);
+  return { text: parts.join('\n\n'), verdicts };
+}
+
+if (require.main === module) {
+  awaitSection().then(({ text, verdicts }) => {
+    console.log(text);
+    if (process.argv[2]) writeFileSync(process.argv[2], JSON.stringify({ text, verdicts }, null, 1));
+    process.exit(0);
+  }, (e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
