@@ -1,0 +1,155 @@
+// The Blas object's GEMM against the same cuBLAS call made from C in the same process, and CuPy:
+// `npx tsx bench/math-blas.ts` (GPU machine; gcc builds bench/native/math-blas.c, python3 runs CuPy if installed).
+//
+// Rows (issue 43 part C): gemm_64_f32 (host path: target objects ≤ 1.05× C), gemm_4096_f32 and gemm_4096_f16
+// (throughput: objects ≈ C; f16 goes through cublasGemmEx with f32 compute on both sides). A pass is `ops`
+// calls then a stream synchronize, timed on this process's clock around the whole pass (C's loop runs inside
+// the shared library on a handle made once, as the object's is); the passes alternate within each of the 5
+// repetitions, the row reports the median per call. Extra column on the small row: Matmul.execute
+// (cuBLASLt, planned once). Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON, CC.
+import koffi from 'koffi';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Device, DeviceBuffer, Stream } from '../src';
+import { Blas, Matmul, matrix } from '../src/math';
+import { REPO_ROOT, REPS, fmt, log, median, nowNs, reason, scaled, table } from './common';
+
+const CUDA_HOME = process.env.CUDA_HOME ?? '/usr/local/cuda';
+const SONAMES = ['libcublas.so.13', 'libcudart.so.13'];
+const LIB_DIRS = [join(CUDA_HOME, 'lib64'), join(CUDA_HOME, 'targets', 'x86_64-linux', 'lib'), '/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu'];
+
+interface NativeBlas {
+  create(stream: number): number;
+  pass(state: number, half: number, n: number, a: number, b: number, c: number, ops: number, stream: number): number;
+  destroy(state: number): number;
+}
+
+/** bench/native/math-blas.c built into a shared library and loaded here, or why not. */
+function buildNative(): NativeBlas | string {
+  const libs = SONAMES.map((name) => LIB_DIRS.map((d) => join(d, name)).find(existsSync));
+  const missing = SONAMES.filter((_, i) => libs[i] === undefined);
+  if (missing.length) return `not found in ${LIB_DIRS.join(', ')}: ${missing.join(', ')}`;
+  const dir = join(tmpdir(), 'cuda-ts-math-bench');
+  mkdirSync(dir, { recursive: true });
+  const so = join(dir, 'libblasbench.so');
+  const rpath = [...new Set(libs.map((l) => l!.slice(0, l!.lastIndexOf('/'))))].map((d) => `-Wl,-rpath,${d}`);
+  const cc = process.env.CC || 'gcc';
+  const b = spawnSync(cc, ['-O2', '-shared', '-fPIC', join(REPO_ROOT, 'bench', 'native', 'math-blas.c'), '-o', so, ...(libs as string[]), ...rpath], { encoding: 'utf8' });
+  if (b.status !== 0) return `${cc} failed: ${(b.stderr || String(b.error)).trim().split('\n').slice(-2).join(' | ')}`;
+  const lib = koffi.load(so);
+  return {
+    create: lib.func('uint64_t mb_create(uint64_t)'),
+    pass: lib.func('int mb_gemm_pass(uint64_t, int, int, uint64_t, uint64_t, uint64_t, long, uint64_t)'),
+    destroy: lib.func('int mb_destroy(uint64_t)'),
+  } as NativeBlas;
+}
+
+/** CuPy's rows (ns per call), or why there are none. */
+function cupyRows(opsSmall: number, opsLarge: number): Record<string, number> | string {
+  const py = process.env.PYTHON || 'python3';
+  const r = spawnSync(py, [join(REPO_ROOT, 'bench', 'python', 'bench_cupy_gemm.py'), '--ops-small', String(opsSmall), '--ops-large', String(opsLarge)], { encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0) return `${py} exited ${r.status ?? r.signal}: ${(r.stderr || String(r.error ?? '')).trim().split('\n').slice(-1)[0]}`;
+  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { skipped?: string; rows?: Record<string, { median: number }> };
+  if (result.skipped) return result.skipped;
+  return Object.fromEntries(Object.entries(result.rows!).map(([k, v]) => [k, v.median]));
+}
+
+interface BenchRow {
+  name: string;
+  n: number;
+  half: boolean;
+  ops: number;
+  passes: Record<string, (ops: number) => void>;
+}
+
+/** One GEMM row: n×n operands (row-major views for the object, the same memory for C), its passes. */
+function gemmRow(name: string, n: number, half: boolean, ops: number, env: { blas: Blas; stream: Stream; native: NativeBlas | string; cState: number; owned: { close(): void }[] }): BenchRow {
+  const dtype = half ? 'f16' : 'f32';
+  const bytes = n * n * (half ? 2 : 4);
+  const [a, b, c] = [0, 1, 2].map(() => DeviceBuffer.alloc(bytes, { stream: env.stream }).memset(0, { stream: env.stream }));
+  env.owned.push(a, b, c);
+  const [va, vb, vc] = [a, b, c].map((buf) => matrix(buf, { dtype, rows: n, cols: n }));
+  const { blas, stream, native, cState } = env;
+  const passes: Record<string, (ops: number) => void> = {
+    objects: (k) => { for (let i = 0; i < k; i++) blas.gemm(va, vb, vc); stream.synchronize(); },
+  };
+  if (n === 64 && !half) {
+    const mm = Matmul.create({ a: va, b: vb, d: vc, stream }).plan({ algorithms: 1 });
+    env.owned.push(mm);
+    const operands = { a: va, b: vb, d: vc };
+    passes['Matmul.execute'] = (k) => { for (let i = 0; i < k; i++) mm.execute(operands); stream.synchronize(); };
+  }
+  if (typeof native !== 'string') {
+    passes.C = (k) => {
+      const st = native.pass(cState, half ? 1 : 0, n, a.ptr, b.ptr, c.ptr, k, stream.handle);
+      if (st !== 0) throw new Error(`mb_gemm_pass returned ${st}`);
+    };
+  }
+  return { name, n, half, ops, passes };
+}
+
+/** Interleaved repetitions of every pass of `row`: ns per call of each. */
+function run(row: BenchRow): Record<string, number[]> {
+  const names = Object.keys(row.passes);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  for (const k of names) row.passes[k](Math.max(1, Math.floor(row.ops / 10))); // warm-up
+  for (let rep = 0; rep < REPS; rep++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(rep + j) % names.length];
+      const t0 = nowNs();
+      row.passes[name](row.ops);
+      out[name].push(Number(nowNs() - t0) / row.ops);
+    }
+  }
+  return out;
+}
+
+function main(): void {
+  const device = Device.get(Number(process.env.BENCH_DEVICE ?? 0));
+  device.setCurrent();
+  const stream = Stream.create();
+  const native = buildNative();
+  if (typeof native === 'string') log(`C column skipped: ${native}`);
+  const cState = typeof native === 'string' ? 0 : native.create(stream.handle);
+  if (typeof native !== 'string' && cState === 0) throw new Error('the C side could not make its cuBLAS handle');
+  const blas = Blas.create({ stream });
+  const owned: { close(): void }[] = [];
+  const env = { blas, stream, native, cState, owned };
+  const opsSmall = scaled(20000, 100);
+  const opsLarge = scaled(20, 1);
+  const rows = [gemmRow('gemm_64_f32', 64, false, opsSmall, env), gemmRow('gemm_4096_f32', 4096, false, opsLarge, env), gemmRow('gemm_4096_f16', 4096, true, opsLarge, env)];
+  const results = rows.map((row) => ({ row, reps: run(row) }));
+  const cupy = cupyRows(opsSmall, opsLarge);
+  if (typeof cupy === 'string') log(`CuPy column skipped: ${cupy}`);
+
+  const lines: string[][] = [];
+  const verdicts: string[] = [];
+  for (const { row, reps } of results) {
+    const med = Object.fromEntries(Object.entries(reps).map(([k, v]) => [k, median(v)]));
+    const theirs = typeof cupy === 'string' ? undefined : cupy[row.name];
+    const flops = 2 * row.n ** 3;
+    const show = (ns: number | undefined) => (ns === undefined ? '—' : row.n >= 1024 ? `${fmt(ns / 1e6, 3)} ms (${fmt(flops / ns / 1e3)} TFLOP/s)` : `${fmt(ns / 1e3, 2)} µs`);
+    const ratio = (ns: number | undefined) => (ns === undefined || med.C === undefined ? '—' : `${fmt(ns / med.C, 3)}×`);
+    lines.push([row.name, show(med.objects), show(med['Matmul.execute']), show(med.C), show(theirs), ratio(med.objects), ratio(med['Matmul.execute']), ratio(theirs)]);
+    const target = row.n >= 1024 ? 1.02 : 1.05;
+    if (med.C !== undefined) verdicts.push(`${row.name}: objects/C ${fmt(med.objects / med.C, 3)}× (target ≤ ${target}×) ${med.objects / med.C <= target ? 'PASS' : 'FAIL'}`);
+  }
+  console.log(`\nBlas.gemm vs C (same process) and CuPy on ${device.name}: per call, median of ${REPS} interleaved repetitions (${opsSmall} calls small, ${opsLarge} large):\n`);
+  console.log(table(['row', 'objects', 'Matmul.execute', 'C', 'CuPy', 'objects/C', 'Matmul/C', 'CuPy/C'], lines));
+  for (const v of verdicts) console.log(v);
+  console.log(JSON.stringify({ impl: 'math-blas', device: device.name, rows: Object.fromEntries(results.map(({ row, reps }) => [row.name, reps])), cupy }));
+
+  if (typeof native !== 'string') native.destroy(cState);
+  for (const r of owned.reverse()) r.close();
+  blas.close();
+  stream.close();
+}
+
+try {
+  main();
+} catch (e) {
+  console.error(`math-blas: ${reason(e)}`);
+  process.exit(1);
+}
