@@ -8,7 +8,7 @@
 import { loadCusparse, type cusparse } from '../releases';
 import { checkKeys, describe } from '../describe';
 import { DeviceBuffer } from '../memory/device-buffer';
-import { DTYPE_SIZES } from '../memory/strided-view';
+import { DTYPE_SIZES, StridedView } from '../memory/strided-view';
 import type { StreamLike } from '../stream';
 import { ScalarBox, StreamBoundResource, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
 import {
@@ -54,6 +54,31 @@ interface CachedDense {
   address: number;
 }
 
+/** An spmv's operands and what they resolved to (descriptors, the cache entries, the workspace). */
+interface LastSpmv {
+  readonly a: SparseMatrix;
+  readonly x: unknown;
+  readonly y: unknown;
+  readonly op: number;
+  readonly alg: number;
+  readonly xd: cusparse.cusparseDnVecDescr_t;
+  readonly yd: cusparse.cusparseDnVecDescr_t;
+  readonly xc: CachedDense | undefined;
+  readonly yc: CachedDense | undefined;
+  readonly work: DeviceBuffer | undefined;
+}
+
+/**
+ * True when `v` still resolves to what the cached descriptor `c` points at: an open DenseVector (no
+ * entry), or a view/buffer that is open (`ptr` throws otherwise) at the entry's address (another call
+ * may have re-pointed the entry since).
+ */
+function memoCurrent(c: CachedDense | undefined, v: unknown): boolean {
+  if (c === undefined) return v instanceof DenseVector && !v.closed;
+  if (v instanceof StridedView) return v.buffer instanceof DeviceBuffer && v.buffer.ptr + v.byteOffset === c.address;
+  return v instanceof DeviceBuffer && v.ptr === c.address;
+}
+
 /** How many workspaces and descriptors a handle keeps before dropping the oldest. */
 const CACHE_LIMIT = 64;
 
@@ -96,6 +121,10 @@ export class Sparse extends StreamBoundResource {
   /** Descriptors of plain dense operands by role and shape. */
   private readonly vectors: Map<string, CachedDense>;
   private readonly matrices: Map<string, CachedDense>;
+  /** The last spmv's operands and what they resolved to. */
+  private lastSpmv: LastSpmv | undefined;
+  /** The cache entry the last vector() used (undefined for a DenseVector). */
+  private lastEntry: CachedDense | undefined;
 
   private constructor(handle: cusparse.cusparseHandle_t, stream: ReturnType<typeof resolveStream>) {
     const vectors = new Map<string, CachedDense>();
@@ -141,11 +170,12 @@ export class Sparse extends StreamBoundResource {
     loadCusparse().cusparseSetStream(this.handle, s.handle as cusparse.cudaStream_t);
     for (const w of this.workspaces.values()) w?.close();
     this.workspaces.clear();
+    this.lastSpmv = undefined;
     return this;
   }
 
   /** The workspace of `key`, sized by `size()` on first use (bytes; none when 0). */
-  private workspace(key: string, size: () => number): number {
+  private workspace(key: string, size: () => number): DeviceBuffer | undefined {
     let w = this.workspaces.get(key);
     if (w === undefined && !this.workspaces.has(key)) {
       const bytes = size();
@@ -153,10 +183,11 @@ export class Sparse extends StreamBoundResource {
       if (this.workspaces.size >= CACHE_LIMIT) this.evict(this.workspaces, (b) => b?.close());
       this.workspaces.set(key, w);
     }
-    return w === undefined ? 0 : w.ptr;
+    return w;
   }
 
   private evict<V>(map: Map<string, V>, free: (v: V) => void): void {
+    this.lastSpmv = undefined; // it may name what is freed
     const first = map.keys().next().value as string;
     free(map.get(first) as V);
     map.delete(first);
@@ -168,6 +199,7 @@ export class Sparse extends StreamBoundResource {
       if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseVector`);
       if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
       if (v.size !== size) throw new RangeError(`${where}: ${name} has ${v.size} elements, needs ${size}`);
+      this.lastEntry = undefined;
       return v.descriptor;
     }
     const r = denseVector(where, name, v, dtype, size);
@@ -183,6 +215,7 @@ export class Sparse extends StreamBoundResource {
       api.cusparseDnVecSetValues(c.descriptor as cusparse.cusparseDnVecDescr_t, r.address);
       c.address = r.address;
     }
+    this.lastEntry = c;
     return c.descriptor;
   }
 
@@ -225,18 +258,28 @@ export class Sparse extends StreamBoundResource {
     if (m.context !== this.context) throw new TypeError(`${where}: a belongs to another context than the handle`);
     const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
     const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
-    const xd = this.vector(where, 'x', x, dtype, op === 0 ? m.cols : m.rows);
-    const yd = this.vector(where, 'y', y, dtype, op === 0 ? m.rows : m.cols);
     const api = loadCusparse();
     const ct = cudaDataType(where, dtype);
-    this.context.bind();
     const h = this.handle;
+    const memo = this.lastSpmv;
+    // the same operands as the last call (the usual loop): no descriptor or workspace lookup
+    if (memo !== undefined && memo.a === m && memo.x === x && memo.y === y && memo.op === op && memo.alg === alg && memoCurrent(memo.xc, x) && memoCurrent(memo.yc, y)) {
+      this.context.bind();
+      api.cusparseSpMV(h, op, alpha, m.descriptor, memo.xd, beta, memo.yd, ct, alg, memo.work === undefined ? 0 : memo.work.ptr);
+      return;
+    }
+    const xd = this.vector(where, 'x', x, dtype, op === 0 ? m.cols : m.rows);
+    const xc = this.lastEntry;
+    const yd = this.vector(where, 'y', y, dtype, op === 0 ? m.rows : m.cols);
+    const yc = this.lastEntry;
+    this.context.bind();
     const A = m.descriptor;
     const X = xd as cusparse.cusparseDnVecDescr_t;
     const Y = yd as cusparse.cusparseDnVecDescr_t;
     const key = `mv|${m.format}|${m.rows}|${m.cols}|${m.nnz}|${m.indexType}|${dtype}|${op}|${alg}`;
     const work = this.workspace(key, () => api.cusparseSpMV_bufferSize(h, op, alpha, A, X, beta, Y, ct, alg));
-    api.cusparseSpMV(h, op, alpha, A, X, beta, Y, ct, alg, work);
+    api.cusparseSpMV(h, op, alpha, A, X, beta, Y, ct, alg, work === undefined ? 0 : work.ptr);
+    this.lastSpmv = { a: m, x, y, op, alg, xd: X, yd: Y, xc, yc, work };
   }
 
   /**
@@ -269,7 +312,7 @@ export class Sparse extends StreamBoundResource {
     const Cd = C.descriptor as cusparse.cusparseDnMatDescr_t;
     const key = `mm|${m.format}|${m.rows}|${m.cols}|${m.nnz}|${m.indexType}|${dtype}|${opA}|${opB}|${bn}|${alg}`;
     const work = this.workspace(key, () => api.cusparseSpMM_bufferSize(h, opA, opB, alpha, m.descriptor, Bd, beta, Cd, ct, alg));
-    api.cusparseSpMM(h, opA, opB, alpha, m.descriptor, Bd, beta, Cd, ct, alg, work);
+    api.cusparseSpMM(h, opA, opB, alpha, m.descriptor, Bd, beta, Cd, ct, alg, work === undefined ? 0 : work.ptr);
   }
 
   /**

@@ -232,6 +232,30 @@ describe('Sparse.spmv / spmm: what cuSPARSE receives', () => {
     expect(api.cusparseDestroyDnVec).toHaveBeenCalledTimes(0); // destroyNative replaced: the fake handle frees nothing
   });
 
+  test('spmv repeated with the same operands makes one cuSPARSE call; a re-pointed descriptor is noticed', () => {
+    const { sp, api } = fakeSparse();
+    loader.mockReturnValue(api);
+    const A = fakeMatrix(3, 4, 5);
+    const x1 = view(16, 'f32', [4], undefined, BASE + 0x10000);
+    const x2 = view(16, 'f32', [4], undefined, BASE + 0x30000);
+    const y = view(12, 'f32', [3], undefined, BASE + 0x20000);
+    sp.spmv(A, x1, y);
+    const before = Object.fromEntries(Object.entries(api).map(([k, f]) => [k, f.mock.calls.length]));
+    const alphaNow = (): number => (api.cusparseSpMV.mock.calls.at(-1)![2] as Float32Array)[0]; // the box, read right after the call
+    sp.spmv(A, x1, y, { alpha: 3 });
+    expect(alphaNow()).toBe(3);
+    sp.spmv(A, x1, y);
+    expect(alphaNow()).toBe(1);
+    const after = Object.fromEntries(Object.entries(api).map(([k, f]) => [k, f.mock.calls.length]));
+    expect(after).toEqual({ ...before, cusparseSpMV: before.cusparseSpMV + 2 });
+    sp.spmv(A, x2, y); // re-points the x descriptor
+    sp.spmv(A, x1, y); // so this one must point it back
+    expect(api.cusparseDnVecSetValues.mock.calls).toEqual([[0x100, BASE + 0x30000], [0x100, BASE + 0x10000]]);
+    x1.buffer.close();
+    expect(() => sp.spmv(A, x1, y)).toThrow(/DeviceBuffer is closed/);
+    sp.close();
+  });
+
   test('spmv takes DenseVector descriptors as they are', () => {
     const { sp, api } = fakeSparse();
     loader.mockReturnValue(api);
