@@ -12,6 +12,7 @@ import { CudaLibraryError, deviceArg, halfBits, hostArg, memoryArg, scalarArg } 
 import * as cublas from '../generated/13.0/cublas';
 import * as lt from '../generated/13.0/cublaslt';
 import * as curand from '../generated/13.0/curand';
+import * as curandRaw from '../generated/13.0/curand/raw';
 import * as sparse from '../generated/13.0/cusparse';
 import * as nccl from '../generated/13.0/nccl';
 import * as cudnn from '../generated/13.0/cudnn';
@@ -106,6 +107,11 @@ describe('memory spaces: device parameters refuse host buffers, host ones refuse
     expect(() => sparse.cusparseCreateDnVec(4, new Float32Array(4) as never, sparse.cudaDataType.CUDA_R_32F)).toThrow(/^cusparseCreateDnVec: values needs device memory/);
     // a { ptr } that holds no address is no device memory either
     expect(() => curand.curandGenerateUniform(gen, { ptr: -1 } as never, 4)).toThrow(/^curandGenerateUniform: outputPtr must be device memory/);
+  });
+
+  test('the raw layer refuses a host buffer for device memory too (and still takes addresses)', () => {
+    expect(() => curandRaw.curandGenerateUniform(0 as curand.curandGenerator_t, new Float32Array(4), 4)).toThrow(/^curandGenerateUniform: outputPtr needs device memory/);
+    expect(() => curandRaw.curandGenerateUniform(0 as curand.curandGenerator_t, 4096, 4)).toThrow(CudaLibraryError);
   });
 
   test('cublasGetVector writes host memory: a device object is refused there', () => {

@@ -158,13 +158,14 @@ export function emitRaw(ctx: EmitContext): Map<string, string> {
 function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byName: Map<string, StubFn>): string {
   const { model } = ctx;
   const { ir, spec } = model;
-  const guards = new Map(fns.map((fn) => [fn.name, rawGuards(model, fn)]));
+  const guards = new Map(fns.map((fn) => [fn.name, rawGuards(model, fn, ctx.semantics?.[ir.functions.indexOf(fn)])]));
   const w = new Writer();
   w.line(ctx.banner);
   w.line(`// Raw layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../raw.ts on the first call`);
   w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
   const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
-  w.line(`import { callbackArg, checkRecord, rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
+  const usesDevice = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('deviceArg(')));
+  w.line(`import { callbackArg, checkRecord, ${usesDevice ? 'deviceArg, ' : ''}rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
   w.line(`import { binder } from '../binding';`);
   w.line(`import type * as T from '../types';`);
   if (usesRecords) w.line(`import { records } from '../types';`);
@@ -223,9 +224,9 @@ function emitRawEntry(ctx: EmitContext, stubs: StubFn[]): string {
  *  pointer only an address or null; a record passed by value must have fields of the right JS types
  *  (else koffi aborts the process). Nothing else: the raw layer stays C-exact. The common cases (an
  *  address, a long enough typed array, null) are tested inline; the rest goes to rawCovers. */
-function rawGuards(model: TypeModel, fn: FunctionDecl): string[] {
+function rawGuards(model: TypeModel, fn: FunctionDecl, sem?: FunctionSem): string[] {
   const lines: string[] = [];
-  fn.params.forEach((p) => {
+  fn.params.forEach((p, i) => {
     const id = safeIdent(p.name);
     const kind = model.kind(p.type);
     const call = `'${fn.name}', '${p.name}', ${id}`;
@@ -239,6 +240,13 @@ function rawGuards(model: TypeModel, fn: FunctionDecl): string[] {
     }
     if (kind.k !== 'pointer' && kind.k !== 'array') return;
     if (kind.k === 'pointer' && kind.constTarget && kind.toKind.k === 'int' && kind.toKind.isChar) return; // const char *: strings welcome
+    const s = sem?.params[i]?.sem;
+    if (s?.role === 'pointer' && s.space === 'device') {
+      // device memory (the model's reviewed facts): a host buffer is refused, as in the typed layer
+      lines.push(`if (ArrayBuffer.isView(${id}) || ${id} instanceof ArrayBuffer) deviceArg(${call}, true);`);
+      lines.push(`if (${id} !== null && typeof ${id} !== 'bigint' && !(typeof ${id} === 'number' && ${id} >= 0 && Number.isSafeInteger(${id}))) rawCovers(${call}, 0, 1);`);
+      return;
+    }
     const address = `!(typeof ${id} === 'number' && ${id} >= 0 && Number.isSafeInteger(${id}))`;
     const [size, elem] = coveredPointee(model, kind);
     if (!size) {

@@ -2,6 +2,7 @@
 // the other parameters neutral; for the raw layer, host memory shorter than the pointee (typed arrays,
 // ArrayBuffers, DataViews), typed arrays of the wrong element size, strings and non-addresses for
 // pointers. The support API's cases are in support-api.ts.
+import { OWNED_HANDLES } from '../../generator/model';
 import type { CType, FuzzParam, ModuleIR } from './model';
 import { BAD_VALUES, BAD_VALUE_IDS, neutral, neutralCandidates, validity, type ArgSpec, type BadValueId, type TypedArrayName } from './values';
 
@@ -21,6 +22,12 @@ export interface FuzzCase {
 }
 
 let nextId = 0;
+
+/** The typedefs that are handles: the IR's opaque ones and those the type model brands although their
+ *  struct is complete (cuBLASLt's descriptors: passed by value as handles, not as memory). */
+function handleTypedefs(ir: ModuleIR): Set<string> {
+  return new Set([...ir.opaque, ...ir.typedefs.map((t) => t.name).filter((n) => Object.hasOwn(OWNED_HANDLES, n))]);
+}
 
 /** Every bad-value case of one module's typed layer; `only` limits it to those functions. */
 export function typedCases(module: string, functions: Map<string, FuzzParam[]>, only?: Set<string>): FuzzCase[] {
@@ -80,7 +87,7 @@ function rawModel(ir: ModuleIR) {
   const typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
   const records = new Map(ir.records.map((r) => [r.name, r.size]));
   const enums = new Map(ir.enums.map((e) => [e.name, e.size]));
-  const opaque = new Set(ir.opaque);
+  const opaque = handleTypedefs(ir);
   /** Size of a value of type t (scalars, enums, handles, pointers, records), or undefined (void, functions). */
   const sizeOf = (t: CType, depth = 0): { size: number; scalar: boolean } | undefined => {
     if (depth > 10) return undefined;
@@ -130,7 +137,7 @@ type RawPointer = { k: 'funcptr' } | { k: 'cstring' } | { k: 'data'; ptr: CType 
 
 function rawPointerOf(ir: ModuleIR): (t: CType) => RawPointer {
   const typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
-  const opaque = new Set(ir.opaque);
+  const opaque = handleTypedefs(ir);
   const resolve = (t: CType): CType => {
     for (let depth = 0; depth < 10 && t.kind === 'named' && !opaque.has(t.name) && typedefs.has(t.name); depth++) {
       const next = typedefs.get(t.name)!;

@@ -70,6 +70,11 @@ const cusolver: Facts = {
       'cusolverDn*.dA', 'cusolverDn*.dB', 'cusolverDn*.dX', 'cusolverDn*.d_A', 'cusolverDn*.d_S', 'cusolverDn*.d_U', 'cusolverDn*.d_V', 'cusolverDn*.Aarray'], dev(SOLVER_DATA)),
     ...all(['cusolverDn*.devInfo', 'cusolverDn*.info', 'cusolverDn*.d_info', 'cusolverDn*.infoArray'], dev('the status (0: success; < 0: a bad argument; > 0: the failing index) the solver writes in device memory', { dir: 'out' })),
     ...all(['cusolverDn*.Workspace', 'cusolverDn*.work', 'cusolverDn*.Work'], dev('device workspace of Lwork elements of the data type (the _bufferSize call\'s Lwork)', { count: LWORK })),
+    // the sparse solvers: device memory, except the …Host functions, which run on the CPU
+    ...all(['cusolverSp*.csrValA', 'cusolverSp*.csrRowPtrA', 'cusolverSp*.csrColIndA', 'cusolverSp*.csrVal', 'cusolverSp*.csrRowPtr', 'cusolverSp*.csrColInd', 'cusolverSp*.b', 'cusolverSp*.x', 'cusolverSp*.x0'],
+      dev('cuSOLVER\'s sparse solvers take device memory (the …Host variants host memory)')),
+    ...all(['cusolverSp*Host.csrValA', 'cusolverSp*Host.csrRowPtrA', 'cusolverSp*Host.csrColIndA', 'cusolverSp*Host.csrVal', 'cusolverSp*Host.csrRowPtr', 'cusolverSp*Host.csrColInd', 'cusolverSp*Host.b', 'cusolverSp*Host.x', 'cusolverSp*Host.x0'],
+      host('the …Host sparse solvers run on the CPU: host memory')),
     'cusolverDn*.dWorkspace': dev('device workspace of lwork_bytes bytes (the _bufferSize call\'s)', { count: { param: 'lwork_bytes', unit: 'bytes' } }),
     'cusolverDn*.bufferOnDevice': dev('device workspace of workspaceInBytesOnDevice bytes', { count: { param: 'workspaceInBytesOnDevice', unit: 'bytes' }, nullable: true }),
     'cusolverDn*.bufferOnHost': host('host workspace of workspaceInBytesOnHost bytes', { count: { param: 'workspaceInBytesOnHost', unit: 'bytes' }, nullable: true }),

@@ -14,20 +14,20 @@ let cusolverSpCcsreigsHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param left_bottom_corner in `float2` by value.
  * @param right_upper_corner in `float2` by value.
  * @param num_eigs in/out `int *`: address or host buffer. */
-export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
+export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsreigsHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigsHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsreigsHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsreigsHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpCcsreigsHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpCcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpCcsreigsHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpCcsreigsHost', 'left_bottom_corner', records.float2(), left_bottom_corner);
   checkRecord('cusolverSpCcsreigsHost', 'right_upper_corner', records.float2(), right_upper_corner);
   pointerArg('cusolverSpCcsreigsHost', 'num_eigs', num_eigs, true);
@@ -40,30 +40,30 @@ let cusolverSpCcsreigvsi$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
  * @param mu0 in `float2` by value.
- * @param x0 in `const cuComplex *`: address or host buffer.
+ * @param x0 in `const cuComplex *`: device memory.
  * @param maxite in `int`.
  * @param eps in `float`.
  * @param mu in/out `cuComplex *`: address or host buffer.
- * @param x in/out `cuComplex *`: address or host buffer. */
-export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+ * @param x in/out `cuComplex *`: device memory. */
+export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: T.float2, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsreigvsi', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigvsi', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsreigvsi', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsreigvsi', 'csrColIndA', csrColIndA, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpCcsreigvsi', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpCcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpCcsreigvsi', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpCcsreigvsi', 'mu0', records.float2(), mu0);
-  pointerArg('cusolverSpCcsreigvsi', 'x0', x0, true);
+  const x0$ = typeof x0 === 'number' && x0 >= 0 && x0 <= 9007199254740991 && x0 % 1 === 0 ? x0 : deviceArg('cusolverSpCcsreigvsi', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpCcsreigvsi', 'maxite', 'i32', maxite);
   if (typeof eps !== 'number') throw argError('cusolverSpCcsreigvsi', 'eps', 'a number', eps);
   pointerArg('cusolverSpCcsreigvsi', 'mu', mu, true);
-  pointerArg('cusolverSpCcsreigvsi', 'x', x, true);
-  const status = (cusolverSpCcsreigvsi$c ??= binder.native('cusolverSpCcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpCcsreigvsi', 'x', x, true);
+  const status = (cusolverSpCcsreigvsi$c ??= binder.native('cusolverSpCcsreigvsi'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, mu0, x0$, maxite, eps, mu, x$);
   if (status !== 0) throw fail('cusolverSpCcsreigvsi', status);
 }
 let cusolverSpCcsreigvsiHost$c: NativeFunction | undefined;
@@ -72,29 +72,29 @@ let cusolverSpCcsreigvsiHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param mu0 in `float2` by value.
- * @param x0 in `const cuComplex *`: address or host buffer.
+ * @param x0 in `const cuComplex *`: host memory.
  * @param maxite in `int`.
  * @param tol in `float`.
  * @param mu in/out `cuComplex *`: address or host buffer.
- * @param x in/out `cuComplex *`: address or host buffer. */
-export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+ * @param x in/out `cuComplex *`: host memory. */
+export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: T.float2, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsreigvsiHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsreigvsiHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsreigvsiHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpCcsreigvsiHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpCcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpCcsreigvsiHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpCcsreigvsiHost', 'mu0', records.float2(), mu0);
-  pointerArg('cusolverSpCcsreigvsiHost', 'x0', x0, true);
+  hostArg('cusolverSpCcsreigvsiHost', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpCcsreigvsiHost', 'maxite', 'i32', maxite);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsreigvsiHost', 'tol', 'a number', tol);
   pointerArg('cusolverSpCcsreigvsiHost', 'mu', mu, true);
-  pointerArg('cusolverSpCcsreigvsiHost', 'x', x, true);
+  hostArg('cusolverSpCcsreigvsiHost', 'x', x, true);
   const status = (cusolverSpCcsreigvsiHost$c ??= binder.native('cusolverSpCcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpCcsreigvsiHost', status);
 }
@@ -105,16 +105,16 @@ let cusolverSpCcsrlsqvqrHost$: typeof cusolverSpCcsrlsqvqrHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuComplex *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const cuComplex *`: host memory.
  * @param tol in `float`.
- * @param x in/out `cuComplex *`: address or host buffer.
+ * @param x in/out `cuComplex *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `float *`: address or host buffer.
  * @returns the value of `rankA`: out `int *`. */
-export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
+export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, x: T.HostMemory | null, p: T.Pointer, min_norm: T.Pointer): number {
   return (cusolverSpCcsrlsqvqrHost$ ??= bind$cusolverSpCcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
 /** cusolverSpCcsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -128,13 +128,13 @@ function bind$cusolverSpCcsrlsqvqrHost(): typeof cusolverSpCcsrlsqvqrHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsqvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrlsqvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpCcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpCcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpCcsrlsqvqrHost', 'b', b, true);
+    hostArg('cusolverSpCcsrlsqvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpCcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpCcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpCcsrlsqvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsqvqrHost', 'tol', 'a number', tol);
     s$f64[0] = 0;
-    pointerArg('cusolverSpCcsrlsqvqrHost', 'x', x, true);
+    hostArg('cusolverSpCcsrlsqvqrHost', 'x', x, true);
     pointerArg('cusolverSpCcsrlsqvqrHost', 'p', p, true);
     pointerArg('cusolverSpCcsrlsqvqrHost', 'min_norm', min_norm, true);
     const status = (native$ ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);
@@ -148,15 +148,15 @@ let cusolverSpCcsrlsvchol$: typeof cusolverSpCcsrlsvchol | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const cuComplex *`: address or host buffer.
+ * @param csrVal in `const cuComplex *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const cuComplex *`: device memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `cuComplex *`: address or host buffer.
+ * @param x in/out `cuComplex *`: device memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpCcsrlsvchol$ ??= bind$cusolverSpCcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpCcsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
@@ -169,15 +169,15 @@ function bind$cusolverSpCcsrlsvchol(): typeof cusolverSpCcsrlsvchol {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvchol', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvchol', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrlsvchol', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpCcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpCcsrlsvchol', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpCcsrlsvchol', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpCcsrlsvchol', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpCcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpCcsrlsvchol', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpCcsrlsvchol', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvchol', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvchol', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpCcsrlsvchol', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpCcsrlsvchol', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpCcsrlsvchol', status);
     return s$i32[0];
   };
@@ -188,15 +188,15 @@ let cusolverSpCcsrlsvcholHost$: typeof cusolverSpCcsrlsvcholHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const cuComplex *`: address or host buffer.
+ * @param csrVal in `const cuComplex *`: host memory.
+ * @param csrRowPtr in `const int *`: host memory.
+ * @param csrColInd in `const int *`: host memory.
+ * @param b in `const cuComplex *`: host memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `cuComplex *`: address or host buffer.
+ * @param x in/out `cuComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpCcsrlsvcholHost$ ??= bind$cusolverSpCcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpCcsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
@@ -209,13 +209,13 @@ function bind$cusolverSpCcsrlsvcholHost(): typeof cusolverSpCcsrlsvcholHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvcholHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvcholHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrlsvcholHost', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpCcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpCcsrlsvcholHost', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpCcsrlsvcholHost', 'b', b, true);
+    hostArg('cusolverSpCcsrlsvcholHost', 'csrVal', csrVal, true);
+    hostArg('cusolverSpCcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    hostArg('cusolverSpCcsrlsvcholHost', 'csrColInd', csrColInd, true);
+    hostArg('cusolverSpCcsrlsvcholHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvcholHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvcholHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpCcsrlsvcholHost', 'x', x, true);
+    hostArg('cusolverSpCcsrlsvcholHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpCcsrlsvcholHost', status);
@@ -228,15 +228,15 @@ let cusolverSpCcsrlsvluHost$: typeof cusolverSpCcsrlsvluHost | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuComplex *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const cuComplex *`: host memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `cuComplex *`: address or host buffer.
+ * @param x in/out `cuComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpCcsrlsvluHost$ ??= bind$cusolverSpCcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpCcsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
@@ -249,13 +249,13 @@ function bind$cusolverSpCcsrlsvluHost(): typeof cusolverSpCcsrlsvluHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsvluHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpCcsrlsvluHost', 'nnzA', 'i32', nnzA);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrlsvluHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpCcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpCcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpCcsrlsvluHost', 'b', b, true);
+    hostArg('cusolverSpCcsrlsvluHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpCcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpCcsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpCcsrlsvluHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvluHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvluHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpCcsrlsvluHost', 'x', x, true);
+    hostArg('cusolverSpCcsrlsvluHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpCcsrlsvluHost', status);
@@ -268,15 +268,15 @@ let cusolverSpCcsrlsvqr$: typeof cusolverSpCcsrlsvqr | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const cuComplex *`: address or host buffer.
+ * @param csrVal in `const cuComplex *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const cuComplex *`: device memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `cuComplex *`: address or host buffer.
+ * @param x in/out `cuComplex *`: device memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpCcsrlsvqr$ ??= bind$cusolverSpCcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpCcsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
@@ -289,15 +289,15 @@ function bind$cusolverSpCcsrlsvqr(): typeof cusolverSpCcsrlsvqr {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqr', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqr', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrlsvqr', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpCcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpCcsrlsvqr', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpCcsrlsvqr', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpCcsrlsvqr', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpCcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpCcsrlsvqr', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpCcsrlsvqr', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqr', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqr', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpCcsrlsvqr', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpCcsrlsvqr', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpCcsrlsvqr', status);
     return s$i32[0];
   };
@@ -308,15 +308,15 @@ let cusolverSpCcsrlsvqrHost$: typeof cusolverSpCcsrlsvqrHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuComplex *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const cuComplex *`: host memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `cuComplex *`: address or host buffer.
+ * @param x in/out `cuComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpCcsrlsvqrHost$ ??= bind$cusolverSpCcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpCcsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -329,13 +329,13 @@ function bind$cusolverSpCcsrlsvqrHost(): typeof cusolverSpCcsrlsvqrHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqrHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrlsvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpCcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpCcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpCcsrlsvqrHost', 'b', b, true);
+    hostArg('cusolverSpCcsrlsvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpCcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpCcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpCcsrlsvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqrHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqrHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpCcsrlsvqrHost', 'x', x, true);
+    hostArg('cusolverSpCcsrlsvqrHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpCcsrlsvqrHost', status);

@@ -14,15 +14,15 @@ let cusolverSpScsrlsvchol$: typeof cusolverSpScsrlsvchol | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const float *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const float *`: address or host buffer.
+ * @param csrVal in `const float *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const float *`: device memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `float *`: address or host buffer.
+ * @param x in/out `float *`: device memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpScsrlsvchol$ ??= bind$cusolverSpScsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpScsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
@@ -35,15 +35,15 @@ function bind$cusolverSpScsrlsvchol(): typeof cusolverSpScsrlsvchol {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvchol', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvchol', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrlsvchol', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpScsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpScsrlsvchol', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpScsrlsvchol', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpScsrlsvchol', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpScsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpScsrlsvchol', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpScsrlsvchol', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvchol', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvchol', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpScsrlsvchol', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpScsrlsvchol', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpScsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpScsrlsvchol'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpScsrlsvchol', status);
     return s$i32[0];
   };
@@ -54,15 +54,15 @@ let cusolverSpScsrlsvcholHost$: typeof cusolverSpScsrlsvcholHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const float *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const float *`: address or host buffer.
+ * @param csrVal in `const float *`: host memory.
+ * @param csrRowPtr in `const int *`: host memory.
+ * @param csrColInd in `const int *`: host memory.
+ * @param b in `const float *`: host memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `float *`: address or host buffer.
+ * @param x in/out `float *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpScsrlsvcholHost$ ??= bind$cusolverSpScsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpScsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
@@ -75,13 +75,13 @@ function bind$cusolverSpScsrlsvcholHost(): typeof cusolverSpScsrlsvcholHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvcholHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvcholHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrlsvcholHost', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpScsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpScsrlsvcholHost', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpScsrlsvcholHost', 'b', b, true);
+    hostArg('cusolverSpScsrlsvcholHost', 'csrVal', csrVal, true);
+    hostArg('cusolverSpScsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    hostArg('cusolverSpScsrlsvcholHost', 'csrColInd', csrColInd, true);
+    hostArg('cusolverSpScsrlsvcholHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvcholHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvcholHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpScsrlsvcholHost', 'x', x, true);
+    hostArg('cusolverSpScsrlsvcholHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpScsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpScsrlsvcholHost', status);
@@ -94,15 +94,15 @@ let cusolverSpScsrlsvluHost$: typeof cusolverSpScsrlsvluHost | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const float *`: address or host buffer.
+ * @param csrValA in `const float *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const float *`: host memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `float *`: address or host buffer.
+ * @param x in/out `float *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpScsrlsvluHost$ ??= bind$cusolverSpScsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpScsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
@@ -115,13 +115,13 @@ function bind$cusolverSpScsrlsvluHost(): typeof cusolverSpScsrlsvluHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrlsvluHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpScsrlsvluHost', 'nnzA', 'i32', nnzA);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrlsvluHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpScsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpScsrlsvluHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpScsrlsvluHost', 'b', b, true);
+    hostArg('cusolverSpScsrlsvluHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpScsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpScsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpScsrlsvluHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvluHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvluHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpScsrlsvluHost', 'x', x, true);
+    hostArg('cusolverSpScsrlsvluHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpScsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpScsrlsvluHost', status);
@@ -134,15 +134,15 @@ let cusolverSpScsrlsvqr$: typeof cusolverSpScsrlsvqr | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const float *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const float *`: address or host buffer.
+ * @param csrVal in `const float *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const float *`: device memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `float *`: address or host buffer.
+ * @param x in/out `float *`: device memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpScsrlsvqr$ ??= bind$cusolverSpScsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpScsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
@@ -155,15 +155,15 @@ function bind$cusolverSpScsrlsvqr(): typeof cusolverSpScsrlsvqr {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvqr', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvqr', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrlsvqr', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpScsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpScsrlsvqr', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpScsrlsvqr', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpScsrlsvqr', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpScsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpScsrlsvqr', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpScsrlsvqr', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqr', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqr', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpScsrlsvqr', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpScsrlsvqr', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpScsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpScsrlsvqr'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpScsrlsvqr', status);
     return s$i32[0];
   };
@@ -174,15 +174,15 @@ let cusolverSpScsrlsvqrHost$: typeof cusolverSpScsrlsvqrHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const float *`: address or host buffer.
+ * @param csrValA in `const float *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const float *`: host memory.
  * @param tol in `float`.
  * @param reorder in `int`.
- * @param x in/out `float *`: address or host buffer.
+ * @param x in/out `float *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpScsrlsvqrHost$ ??= bind$cusolverSpScsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpScsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -195,13 +195,13 @@ function bind$cusolverSpScsrlsvqrHost(): typeof cusolverSpScsrlsvqrHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsvqrHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrlsvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpScsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpScsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpScsrlsvqrHost', 'b', b, true);
+    hostArg('cusolverSpScsrlsvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpScsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpScsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpScsrlsvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpScsrlsvqrHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpScsrlsvqrHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpScsrlsvqrHost', 'x', x, true);
+    hostArg('cusolverSpScsrlsvqrHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpScsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpScsrlsvqrHost', status);
@@ -215,13 +215,13 @@ let cusolverSpScsrqrBufferInfoBatched$: typeof cusolverSpScsrqrBufferInfoBatched
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const float *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
+ * @param csrVal in `const float *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
-export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
+export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpScsrqrBufferInfoBatched$ ??= bind$cusolverSpScsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
 /** cusolverSpScsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
@@ -235,14 +235,14 @@ function bind$cusolverSpScsrqrBufferInfoBatched(): typeof cusolverSpScsrqrBuffer
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrqrBufferInfoBatched', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpScsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpScsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpScsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpScsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpScsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpScsrqrBufferInfoBatched', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     s$f64[1] = 0;
-    const status = (native$ ??= binder.native('cusolverSpScsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    const status = (native$ ??= binder.native('cusolverSpScsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, batchSize, info, s$slot0, s$slot1);
     if (status !== 0) throw fail('cusolverSpScsrqrBufferInfoBatched', status);
     return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
   };
@@ -254,29 +254,29 @@ let cusolverSpScsrqrsvBatched$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const float *`: address or host buffer.
- * @param x in/out `float *`: address or host buffer.
+ * @param csrValA in `const float *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
+ * @param b in `const float *`: device memory.
+ * @param x in/out `float *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @param pBuffer in/out `void *`: address or host buffer. */
-export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
+export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrqrsvBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrqrsvBatched', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrqrsvBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsrqrsvBatched', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsrqrsvBatched', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpScsrqrsvBatched', 'b', b, true);
-  pointerArg('cusolverSpScsrqrsvBatched', 'x', x, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpScsrqrsvBatched', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpScsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpScsrqrsvBatched', 'csrColIndA', csrColIndA, true);
+  const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpScsrqrsvBatched', 'b', b, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpScsrqrsvBatched', 'x', x, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpScsrqrsvBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpScsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpScsrqrsvBatched', 'pBuffer', pBuffer, true);
-  const status = (cusolverSpScsrqrsvBatched$c ??= binder.native('cusolverSpScsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+  const status = (cusolverSpScsrqrsvBatched$c ??= binder.native('cusolverSpScsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, b$, x$, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpScsrqrsvBatched', status);
 }
 let cusolverSpScsrzfdHost$: typeof cusolverSpScsrzfdHost | undefined;
@@ -285,12 +285,12 @@ let cusolverSpScsrzfdHost$: typeof cusolverSpScsrzfdHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const float *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param P in/out `int *`: address or host buffer.
  * @returns the value of `numnz`: out `int *`. */
-export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
+export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, P: T.Pointer): number {
   return (cusolverSpScsrzfdHost$ ??= bind$cusolverSpScsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }
 /** cusolverSpScsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
@@ -303,9 +303,9 @@ function bind$cusolverSpScsrzfdHost(): typeof cusolverSpScsrzfdHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrzfdHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrzfdHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrzfdHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpScsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpScsrzfdHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpScsrzfdHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpScsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpScsrzfdHost', 'csrColIndA', csrColIndA, true);
     pointerArg('cusolverSpScsrzfdHost', 'P', P, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpScsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);

@@ -14,12 +14,12 @@ let cusolverSpDcsrzfdHost$: typeof cusolverSpDcsrzfdHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const double *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param P in/out `int *`: address or host buffer.
  * @returns the value of `numnz`: out `int *`. */
-export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
+export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, P: T.Pointer): number {
   return (cusolverSpDcsrzfdHost$ ??= bind$cusolverSpDcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }
 /** cusolverSpDcsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
@@ -32,9 +32,9 @@ function bind$cusolverSpDcsrzfdHost(): typeof cusolverSpDcsrzfdHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrzfdHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrzfdHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrzfdHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpDcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpDcsrzfdHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpDcsrzfdHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpDcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpDcsrzfdHost', 'csrColIndA', csrColIndA, true);
     pointerArg('cusolverSpDcsrzfdHost', 'P', P, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpDcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);
@@ -89,20 +89,20 @@ let cusolverSpScsreigsHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const float *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param left_bottom_corner in `float2` by value.
  * @param right_upper_corner in `float2` by value.
  * @param num_eigs in/out `int *`: address or host buffer. */
-export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
+export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsreigsHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsreigsHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsreigsHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsreigsHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpScsreigsHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpScsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpScsreigsHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpScsreigsHost', 'left_bottom_corner', records.float2(), left_bottom_corner);
   checkRecord('cusolverSpScsreigsHost', 'right_upper_corner', records.float2(), right_upper_corner);
   pointerArg('cusolverSpScsreigsHost', 'num_eigs', num_eigs, true);
@@ -115,30 +115,30 @@ let cusolverSpScsreigvsi$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const float *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
  * @param mu0 in `float`.
- * @param x0 in `const float *`: address or host buffer.
+ * @param x0 in `const float *`: device memory.
  * @param maxite in `int`.
  * @param eps in `float`.
  * @param mu in/out `float *`: address or host buffer.
- * @param x in/out `float *`: address or host buffer. */
-export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+ * @param x in/out `float *`: device memory. */
+export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: number, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsreigvsi', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsreigvsi', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsreigvsi', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsreigvsi', 'csrColIndA', csrColIndA, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpScsreigvsi', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpScsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpScsreigvsi', 'csrColIndA', csrColIndA, true);
   if (typeof mu0 !== 'number') throw argError('cusolverSpScsreigvsi', 'mu0', 'a number', mu0);
-  pointerArg('cusolverSpScsreigvsi', 'x0', x0, true);
+  const x0$ = typeof x0 === 'number' && x0 >= 0 && x0 <= 9007199254740991 && x0 % 1 === 0 ? x0 : deviceArg('cusolverSpScsreigvsi', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpScsreigvsi', 'maxite', 'i32', maxite);
   if (typeof eps !== 'number') throw argError('cusolverSpScsreigvsi', 'eps', 'a number', eps);
   pointerArg('cusolverSpScsreigvsi', 'mu', mu, true);
-  pointerArg('cusolverSpScsreigvsi', 'x', x, true);
-  const status = (cusolverSpScsreigvsi$c ??= binder.native('cusolverSpScsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpScsreigvsi', 'x', x, true);
+  const status = (cusolverSpScsreigvsi$c ??= binder.native('cusolverSpScsreigvsi'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, mu0, x0$, maxite, eps, mu, x$);
   if (status !== 0) throw fail('cusolverSpScsreigvsi', status);
 }
 let cusolverSpScsreigvsiHost$c: NativeFunction | undefined;
@@ -147,29 +147,29 @@ let cusolverSpScsreigvsiHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const float *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param mu0 in `float`.
- * @param x0 in `const float *`: address or host buffer.
+ * @param x0 in `const float *`: host memory.
  * @param maxite in `int`.
  * @param tol in `float`.
  * @param mu in/out `float *`: address or host buffer.
- * @param x in/out `float *`: address or host buffer. */
-export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+ * @param x in/out `float *`: host memory. */
+export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: number, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsreigvsiHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpScsreigvsiHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpScsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpScsreigvsiHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpScsreigvsiHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpScsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpScsreigvsiHost', 'csrColIndA', csrColIndA, true);
   if (typeof mu0 !== 'number') throw argError('cusolverSpScsreigvsiHost', 'mu0', 'a number', mu0);
-  pointerArg('cusolverSpScsreigvsiHost', 'x0', x0, true);
+  hostArg('cusolverSpScsreigvsiHost', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpScsreigvsiHost', 'maxite', 'i32', maxite);
   if (typeof tol !== 'number') throw argError('cusolverSpScsreigvsiHost', 'tol', 'a number', tol);
   pointerArg('cusolverSpScsreigvsiHost', 'mu', mu, true);
-  pointerArg('cusolverSpScsreigvsiHost', 'x', x, true);
+  hostArg('cusolverSpScsreigvsiHost', 'x', x, true);
   const status = (cusolverSpScsreigvsiHost$c ??= binder.native('cusolverSpScsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpScsreigvsiHost', status);
 }
@@ -180,16 +180,16 @@ let cusolverSpScsrlsqvqrHost$: typeof cusolverSpScsrlsqvqrHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const float *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const float *`: address or host buffer.
+ * @param csrValA in `const float *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const float *`: host memory.
  * @param tol in `float`.
- * @param x in/out `float *`: address or host buffer.
+ * @param x in/out `float *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `float *`: address or host buffer.
  * @returns the value of `rankA`: out `int *`. */
-export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
+export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, x: T.HostMemory | null, p: T.Pointer, min_norm: T.Pointer): number {
   return (cusolverSpScsrlsqvqrHost$ ??= bind$cusolverSpScsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
 /** cusolverSpScsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -203,13 +203,13 @@ function bind$cusolverSpScsrlsqvqrHost(): typeof cusolverSpScsrlsqvqrHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsqvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpScsrlsqvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpScsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpScsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpScsrlsqvqrHost', 'b', b, true);
+    hostArg('cusolverSpScsrlsqvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpScsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpScsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpScsrlsqvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpScsrlsqvqrHost', 'tol', 'a number', tol);
     s$f64[0] = 0;
-    pointerArg('cusolverSpScsrlsqvqrHost', 'x', x, true);
+    hostArg('cusolverSpScsrlsqvqrHost', 'x', x, true);
     pointerArg('cusolverSpScsrlsqvqrHost', 'p', p, true);
     pointerArg('cusolverSpScsrlsqvqrHost', 'min_norm', min_norm, true);
     const status = (native$ ??= binder.native('cusolverSpScsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);

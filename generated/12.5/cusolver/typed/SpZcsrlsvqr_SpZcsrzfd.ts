@@ -14,15 +14,15 @@ let cusolverSpZcsrlsvqr$: typeof cusolverSpZcsrlsvqr | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const cuDoubleComplex *`: address or host buffer.
+ * @param csrVal in `const cuDoubleComplex *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const cuDoubleComplex *`: device memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: device memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpZcsrlsvqr$ ??= bind$cusolverSpZcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpZcsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
@@ -35,15 +35,15 @@ function bind$cusolverSpZcsrlsvqr(): typeof cusolverSpZcsrlsvqr {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqr', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqr', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrlsvqr', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpZcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpZcsrlsvqr', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpZcsrlsvqr', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpZcsrlsvqr', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpZcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpZcsrlsvqr', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpZcsrlsvqr', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqr', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqr', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpZcsrlsvqr', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpZcsrlsvqr', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpZcsrlsvqr', status);
     return s$i32[0];
   };
@@ -54,15 +54,15 @@ let cusolverSpZcsrlsvqrHost$: typeof cusolverSpZcsrlsvqrHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuDoubleComplex *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const cuDoubleComplex *`: host memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpZcsrlsvqrHost$ ??= bind$cusolverSpZcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpZcsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -75,13 +75,13 @@ function bind$cusolverSpZcsrlsvqrHost(): typeof cusolverSpZcsrlsvqrHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqrHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrlsvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpZcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpZcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpZcsrlsvqrHost', 'b', b, true);
+    hostArg('cusolverSpZcsrlsvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpZcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpZcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpZcsrlsvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqrHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqrHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpZcsrlsvqrHost', 'x', x, true);
+    hostArg('cusolverSpZcsrlsvqrHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpZcsrlsvqrHost', status);
@@ -95,13 +95,13 @@ let cusolverSpZcsrqrBufferInfoBatched$: typeof cusolverSpZcsrqrBufferInfoBatched
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
+ * @param csrVal in `const cuDoubleComplex *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
-export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
+export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpZcsrqrBufferInfoBatched$ ??= bind$cusolverSpZcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
 /** cusolverSpZcsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
@@ -115,14 +115,14 @@ function bind$cusolverSpZcsrqrBufferInfoBatched(): typeof cusolverSpZcsrqrBuffer
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpZcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpZcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     s$f64[1] = 0;
-    const status = (native$ ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    const status = (native$ ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, batchSize, info, s$slot0, s$slot1);
     if (status !== 0) throw fail('cusolverSpZcsrqrBufferInfoBatched', status);
     return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
   };
@@ -134,29 +134,29 @@ let cusolverSpZcsrqrsvBatched$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuDoubleComplex *`: address or host buffer.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
+ * @param b in `const cuDoubleComplex *`: device memory.
+ * @param x in/out `cuDoubleComplex *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @param pBuffer in/out `void *`: address or host buffer. */
-export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
+export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrqrsvBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrqrsvBatched', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrsvBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsrqrsvBatched', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpZcsrqrsvBatched', 'b', b, true);
-  pointerArg('cusolverSpZcsrqrsvBatched', 'x', x, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpZcsrqrsvBatched', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpZcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpZcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
+  const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpZcsrqrsvBatched', 'b', b, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpZcsrqrsvBatched', 'x', x, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrsvBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpZcsrqrsvBatched', 'pBuffer', pBuffer, true);
-  const status = (cusolverSpZcsrqrsvBatched$c ??= binder.native('cusolverSpZcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+  const status = (cusolverSpZcsrqrsvBatched$c ??= binder.native('cusolverSpZcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, b$, x$, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpZcsrqrsvBatched', status);
 }
 let cusolverSpZcsrzfdHost$: typeof cusolverSpZcsrzfdHost | undefined;
@@ -165,12 +165,12 @@ let cusolverSpZcsrzfdHost$: typeof cusolverSpZcsrzfdHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param P in/out `int *`: address or host buffer.
  * @returns the value of `numnz`: out `int *`. */
-export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
+export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, P: T.Pointer): number {
   return (cusolverSpZcsrzfdHost$ ??= bind$cusolverSpZcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }
 /** cusolverSpZcsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
@@ -183,9 +183,9 @@ function bind$cusolverSpZcsrzfdHost(): typeof cusolverSpZcsrzfdHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrzfdHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrzfdHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrzfdHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpZcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpZcsrzfdHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpZcsrzfdHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpZcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpZcsrzfdHost', 'csrColIndA', csrColIndA, true);
     pointerArg('cusolverSpZcsrzfdHost', 'P', P, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);

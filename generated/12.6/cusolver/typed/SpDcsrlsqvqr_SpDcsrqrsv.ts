@@ -15,16 +15,16 @@ let cusolverSpDcsrlsqvqrHost$: typeof cusolverSpDcsrlsqvqrHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const double *`: address or host buffer.
+ * @param csrValA in `const double *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const double *`: host memory.
  * @param tol in `double`.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `double *`: address or host buffer.
  * @returns the value of `rankA`: out `int *`. */
-export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
+export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, x: T.HostMemory | null, p: T.Pointer, min_norm: T.Pointer): number {
   return (cusolverSpDcsrlsqvqrHost$ ??= bind$cusolverSpDcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
 /** cusolverSpDcsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -38,13 +38,13 @@ function bind$cusolverSpDcsrlsqvqrHost(): typeof cusolverSpDcsrlsqvqrHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsqvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrlsqvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpDcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpDcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpDcsrlsqvqrHost', 'b', b, true);
+    hostArg('cusolverSpDcsrlsqvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpDcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpDcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpDcsrlsqvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsqvqrHost', 'tol', 'a number', tol);
     s$f64[0] = 0;
-    pointerArg('cusolverSpDcsrlsqvqrHost', 'x', x, true);
+    hostArg('cusolverSpDcsrlsqvqrHost', 'x', x, true);
     pointerArg('cusolverSpDcsrlsqvqrHost', 'p', p, true);
     pointerArg('cusolverSpDcsrlsqvqrHost', 'min_norm', min_norm, true);
     const status = (native$ ??= binder.native('cusolverSpDcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);
@@ -58,15 +58,15 @@ let cusolverSpDcsrlsvchol$: typeof cusolverSpDcsrlsvchol | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const double *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const double *`: address or host buffer.
+ * @param csrVal in `const double *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const double *`: device memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: device memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpDcsrlsvchol$ ??= bind$cusolverSpDcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpDcsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
@@ -79,15 +79,15 @@ function bind$cusolverSpDcsrlsvchol(): typeof cusolverSpDcsrlsvchol {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvchol', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvchol', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrlsvchol', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpDcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpDcsrlsvchol', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpDcsrlsvchol', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpDcsrlsvchol', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpDcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpDcsrlsvchol', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpDcsrlsvchol', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvchol', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvchol', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpDcsrlsvchol', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpDcsrlsvchol', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpDcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsvchol'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpDcsrlsvchol', status);
     return s$i32[0];
   };
@@ -98,15 +98,15 @@ let cusolverSpDcsrlsvcholHost$: typeof cusolverSpDcsrlsvcholHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const double *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const double *`: address or host buffer.
+ * @param csrVal in `const double *`: host memory.
+ * @param csrRowPtr in `const int *`: host memory.
+ * @param csrColInd in `const int *`: host memory.
+ * @param b in `const double *`: host memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpDcsrlsvcholHost$ ??= bind$cusolverSpDcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpDcsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
@@ -119,13 +119,13 @@ function bind$cusolverSpDcsrlsvcholHost(): typeof cusolverSpDcsrlsvcholHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvcholHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvcholHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrlsvcholHost', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpDcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpDcsrlsvcholHost', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpDcsrlsvcholHost', 'b', b, true);
+    hostArg('cusolverSpDcsrlsvcholHost', 'csrVal', csrVal, true);
+    hostArg('cusolverSpDcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    hostArg('cusolverSpDcsrlsvcholHost', 'csrColInd', csrColInd, true);
+    hostArg('cusolverSpDcsrlsvcholHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvcholHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvcholHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpDcsrlsvcholHost', 'x', x, true);
+    hostArg('cusolverSpDcsrlsvcholHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpDcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpDcsrlsvcholHost', status);
@@ -138,15 +138,15 @@ let cusolverSpDcsrlsvluHost$: typeof cusolverSpDcsrlsvluHost | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const double *`: address or host buffer.
+ * @param csrValA in `const double *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const double *`: host memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpDcsrlsvluHost$ ??= bind$cusolverSpDcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpDcsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
@@ -159,13 +159,13 @@ function bind$cusolverSpDcsrlsvluHost(): typeof cusolverSpDcsrlsvluHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsvluHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpDcsrlsvluHost', 'nnzA', 'i32', nnzA);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrlsvluHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpDcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpDcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpDcsrlsvluHost', 'b', b, true);
+    hostArg('cusolverSpDcsrlsvluHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpDcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpDcsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpDcsrlsvluHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvluHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvluHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpDcsrlsvluHost', 'x', x, true);
+    hostArg('cusolverSpDcsrlsvluHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpDcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpDcsrlsvluHost', status);
@@ -178,15 +178,15 @@ let cusolverSpDcsrlsvqr$: typeof cusolverSpDcsrlsvqr | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const double *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const double *`: address or host buffer.
+ * @param csrVal in `const double *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const double *`: device memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: device memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpDcsrlsvqr$ ??= bind$cusolverSpDcsrlsvqr())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpDcsrlsvqr around its own Scratch, its views and its C function (built on the first call). */
@@ -199,15 +199,15 @@ function bind$cusolverSpDcsrlsvqr(): typeof cusolverSpDcsrlsvqr {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqr', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqr', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrlsvqr', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpDcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpDcsrlsvqr', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpDcsrlsvqr', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpDcsrlsvqr', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpDcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpDcsrlsvqr', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpDcsrlsvqr', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqr', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqr', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpDcsrlsvqr', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpDcsrlsvqr', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpDcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpDcsrlsvqr'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpDcsrlsvqr', status);
     return s$i32[0];
   };
@@ -218,15 +218,15 @@ let cusolverSpDcsrlsvqrHost$: typeof cusolverSpDcsrlsvqrHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const double *`: address or host buffer.
+ * @param csrValA in `const double *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const double *`: host memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: host memory.
  * @returns the value of `singularity`: out `int *`. */
-export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpDcsrlsvqrHost$ ??= bind$cusolverSpDcsrlsvqrHost())(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpDcsrlsvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -239,13 +239,13 @@ function bind$cusolverSpDcsrlsvqrHost(): typeof cusolverSpDcsrlsvqrHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqrHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrlsvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpDcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpDcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpDcsrlsvqrHost', 'b', b, true);
+    hostArg('cusolverSpDcsrlsvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpDcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpDcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpDcsrlsvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpDcsrlsvqrHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpDcsrlsvqrHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpDcsrlsvqrHost', 'x', x, true);
+    hostArg('cusolverSpDcsrlsvqrHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpDcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpDcsrlsvqrHost', status);
@@ -259,13 +259,13 @@ let cusolverSpDcsrqrBufferInfoBatched$: typeof cusolverSpDcsrqrBufferInfoBatched
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const double *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
+ * @param csrVal in `const double *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`. */
-export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
+export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpDcsrqrBufferInfoBatched$ ??= bind$cusolverSpDcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
 /** cusolverSpDcsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
@@ -279,14 +279,14 @@ function bind$cusolverSpDcsrqrBufferInfoBatched(): typeof cusolverSpDcsrqrBuffer
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpDcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpDcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpDcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpDcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     s$f64[1] = 0;
-    const status = (native$ ??= binder.native('cusolverSpDcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    const status = (native$ ??= binder.native('cusolverSpDcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, batchSize, info, s$slot0, s$slot1);
     if (status !== 0) throw fail('cusolverSpDcsrqrBufferInfoBatched', status);
     return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
   };
@@ -298,28 +298,28 @@ let cusolverSpDcsrqrsvBatched$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const double *`: address or host buffer.
- * @param x in/out `double *`: address or host buffer.
+ * @param csrValA in `const double *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
+ * @param b in `const double *`: device memory.
+ * @param x in/out `double *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @param pBuffer in/out `void *`: address or host buffer. */
-export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
+export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrqrsvBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrqrsvBatched', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrqrsvBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsrqrsvBatched', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpDcsrqrsvBatched', 'b', b, true);
-  pointerArg('cusolverSpDcsrqrsvBatched', 'x', x, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpDcsrqrsvBatched', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpDcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpDcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
+  const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpDcsrqrsvBatched', 'b', b, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpDcsrqrsvBatched', 'x', x, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpDcsrqrsvBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpDcsrqrsvBatched', 'pBuffer', pBuffer, true);
-  const status = (cusolverSpDcsrqrsvBatched$c ??= binder.native('cusolverSpDcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+  const status = (cusolverSpDcsrqrsvBatched$c ??= binder.native('cusolverSpDcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, b$, x$, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpDcsrqrsvBatched', status);
 }

@@ -24,18 +24,18 @@ let cusolverSpXcsrissymHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in `const int *`: address or host buffer.
+ * @param csrRowPtrA in `const int *`: host memory.
  * @param csrEndPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrColIndA in `const int *`: host memory.
  * @param issym in/out `int *`: address or host buffer. */
-export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t | null, m: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrEndPtrA: T.Pointer, csrColIndA: T.Pointer, issym: T.Pointer): void {
+export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t | null, m: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrEndPtrA: T.Pointer, csrColIndA: T.HostMemory | null, issym: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrissymHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrissymHost', 'm', 'i32', m);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrissymHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrissymHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrissymHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpXcsrissymHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpXcsrissymHost', 'csrEndPtrA', csrEndPtrA, true);
-  pointerArg('cusolverSpXcsrissymHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpXcsrissymHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrissymHost', 'issym', issym, true);
   const status = (cusolverSpXcsrissymHost$c ??= binder.native('cusolverSpXcsrissymHost'))(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
   if (status !== 0) throw fail('cusolverSpXcsrissymHost', status);
@@ -46,17 +46,17 @@ let cusolverSpXcsrmetisndHost$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param options in `const int64_t *`: address or host buffer.
  * @param p in/out `int *`: address or host buffer. */
-export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, options: T.Pointer, p: T.Pointer): void {
+export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, options: T.Pointer, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrmetisndHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrmetisndHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrmetisndHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrmetisndHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrmetisndHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpXcsrmetisndHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpXcsrmetisndHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpXcsrmetisndHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrmetisndHost', 'options', options, true);
   pointerArg('cusolverSpXcsrmetisndHost', 'p', p, true);
   const status = (cusolverSpXcsrmetisndHost$c ??= binder.native('cusolverSpXcsrmetisndHost'))(handle, n_, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
@@ -69,20 +69,20 @@ let cusolverSpXcsrpermHost$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in/out `int *`: address or host buffer.
- * @param csrColIndA in/out `int *`: address or host buffer.
+ * @param csrRowPtrA in/out `int *`: host memory.
+ * @param csrColIndA in/out `int *`: host memory.
  * @param p in `const int *`: address or host buffer.
  * @param q in `const int *`: address or host buffer.
  * @param map in/out `int *`: address or host buffer.
  * @param pBuffer in/out `void *`: address or host buffer. */
-export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): void {
+export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrpermHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrpermHost', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrpermHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrpermHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrpermHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrpermHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpXcsrpermHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpXcsrpermHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpXcsrpermHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrpermHost', 'p', p, true);
   pointerArg('cusolverSpXcsrpermHost', 'q', q, true);
   pointerArg('cusolverSpXcsrpermHost', 'map', map, true);
@@ -97,12 +97,12 @@ let cusolverSpXcsrperm_bufferSizeHost$: typeof cusolverSpXcsrperm_bufferSizeHost
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param p in `const int *`: address or host buffer.
  * @param q in `const int *`: address or host buffer.
  * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
-export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer): number {
+export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer, q: T.Pointer): number {
   return (cusolverSpXcsrperm_bufferSizeHost$ ??= bind$cusolverSpXcsrperm_bufferSizeHost())(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q);
 }
 /** cusolverSpXcsrperm_bufferSizeHost around its own Scratch, its views and its C function (built on the first call). */
@@ -117,8 +117,8 @@ function bind$cusolverSpXcsrperm_bufferSizeHost(): typeof cusolverSpXcsrperm_buf
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'nnzA', 'i32', nnzA);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpXcsrperm_bufferSizeHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpXcsrperm_bufferSizeHost', 'csrColIndA', csrColIndA, true);
     pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'p', p, true);
     pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'q', q, true);
     s$f64[0] = 0;
@@ -138,19 +138,19 @@ let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
  * @param info in `csrqrInfo_t`. */
-export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, info: T.csrqrInfo_t | null): void {
+export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, info: T.csrqrInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrqrAnalysisBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrqrAnalysisBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrqrAnalysisBatched', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrqrAnalysisBatched', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrqrAnalysisBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpXcsrqrAnalysisBatched', 'csrColIndA', csrColIndA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrColIndA', csrColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpXcsrqrAnalysisBatched', 'info', info, true) as typeof info;
-  const status = (cusolverSpXcsrqrAnalysisBatched$c ??= binder.native('cusolverSpXcsrqrAnalysisBatched'))(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, info);
+  const status = (cusolverSpXcsrqrAnalysisBatched$c ??= binder.native('cusolverSpXcsrqrAnalysisBatched'))(handle, m, n_, nnzA, descrA, csrRowPtrA$, csrColIndA$, info);
   if (status !== 0) throw fail('cusolverSpXcsrqrAnalysisBatched', status);
 }
 let cusolverSpXcsrsymamdHost$c: NativeFunction | undefined;
@@ -159,16 +159,16 @@ let cusolverSpXcsrsymamdHost$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer. */
-export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): void {
+export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrsymamdHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymamdHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrsymamdHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrsymamdHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrsymamdHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpXcsrsymamdHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpXcsrsymamdHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpXcsrsymamdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrsymamdHost', 'p', p, true);
   const status = (cusolverSpXcsrsymamdHost$c ??= binder.native('cusolverSpXcsrsymamdHost'))(handle, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p);
   if (status !== 0) throw fail('cusolverSpXcsrsymamdHost', status);
@@ -179,16 +179,16 @@ let cusolverSpXcsrsymmdqHost$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer. */
-export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): void {
+export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrsymmdqHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymmdqHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrsymmdqHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrsymmdqHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrsymmdqHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpXcsrsymmdqHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpXcsrsymmdqHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpXcsrsymmdqHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrsymmdqHost', 'p', p, true);
   const status = (cusolverSpXcsrsymmdqHost$c ??= binder.native('cusolverSpXcsrsymmdqHost'))(handle, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p);
   if (status !== 0) throw fail('cusolverSpXcsrsymmdqHost', status);

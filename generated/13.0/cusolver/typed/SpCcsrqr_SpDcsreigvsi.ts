@@ -15,14 +15,14 @@ let cusolverSpCcsrqrBufferInfoBatched$: typeof cusolverSpCcsrqrBufferInfoBatched
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
+ * @param csrVal in `const cuComplex *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @returns `{ internalDataInBytes, workspaceInBytes }`: `internalDataInBytes`: out `size_t *`; `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
+export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   return (cusolverSpCcsrqrBufferInfoBatched$ ??= bind$cusolverSpCcsrqrBufferInfoBatched())(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info);
 }
 /** cusolverSpCcsrqrBufferInfoBatched around its own Scratch, its views and its C function (built on the first call). */
@@ -36,14 +36,14 @@ function bind$cusolverSpCcsrqrBufferInfoBatched(): typeof cusolverSpCcsrqrBuffer
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpCcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpCcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
     if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     s$f64[1] = 0;
-    const status = (native$ ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s$slot0, s$slot1);
+    const status = (native$ ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, batchSize, info, s$slot0, s$slot1);
     if (status !== 0) throw fail('cusolverSpCcsrqrBufferInfoBatched', status);
     return { internalDataInBytes: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytes: (s$u32[3] * 4294967296 + s$u32[2]) };
   };
@@ -55,30 +55,30 @@ let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuComplex *`: address or host buffer.
- * @param x in/out `cuComplex *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
+ * @param b in `const cuComplex *`: device memory.
+ * @param x in/out `cuComplex *`: device memory.
  * @param batchSize in `int`.
  * @param info in `csrqrInfo_t`.
  * @param pBuffer in/out `void *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
+export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrqrsvBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrqrsvBatched', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrsvBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpCcsrqrsvBatched', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpCcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpCcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
-  pointerArg('cusolverSpCcsrqrsvBatched', 'b', b, true);
-  pointerArg('cusolverSpCcsrqrsvBatched', 'x', x, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpCcsrqrsvBatched', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpCcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpCcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
+  const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpCcsrqrsvBatched', 'b', b, true);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpCcsrqrsvBatched', 'x', x, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrsvBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpCcsrqrsvBatched', 'pBuffer', pBuffer, true);
-  const status = (cusolverSpCcsrqrsvBatched$c ??= binder.native('cusolverSpCcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+  const status = (cusolverSpCcsrqrsvBatched$c ??= binder.native('cusolverSpCcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, b$, x$, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpCcsrqrsvBatched', status);
 }
 let cusolverSpCcsrzfdHost$: typeof cusolverSpCcsrzfdHost | undefined;
@@ -87,13 +87,13 @@ let cusolverSpCcsrzfdHost$: typeof cusolverSpCcsrzfdHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param P in/out `int *`: address or host buffer.
  * @returns the value of `numnz`: out `int *`.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
+export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, P: T.Pointer): number {
   return (cusolverSpCcsrzfdHost$ ??= bind$cusolverSpCcsrzfdHost())(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P);
 }
 /** cusolverSpCcsrzfdHost around its own Scratch, its views and its C function (built on the first call). */
@@ -106,9 +106,9 @@ function bind$cusolverSpCcsrzfdHost(): typeof cusolverSpCcsrzfdHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrzfdHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrzfdHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpCcsrzfdHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpCcsrzfdHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpCcsrzfdHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpCcsrzfdHost', 'csrColIndA', csrColIndA, true);
     pointerArg('cusolverSpCcsrzfdHost', 'P', P, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s$bytes);
@@ -170,21 +170,21 @@ let cusolverSpDcsreigsHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const double *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param left_bottom_corner in `double2` by value.
  * @param right_upper_corner in `double2` by value.
  * @param num_eigs in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
+export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsreigsHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsreigsHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsreigsHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsreigsHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpDcsreigsHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpDcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpDcsreigsHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpDcsreigsHost', 'left_bottom_corner', records.double2(), left_bottom_corner);
   checkRecord('cusolverSpDcsreigsHost', 'right_upper_corner', records.double2(), right_upper_corner);
   pointerArg('cusolverSpDcsreigsHost', 'num_eigs', num_eigs, true);
@@ -197,31 +197,31 @@ let cusolverSpDcsreigvsi$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const double *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
  * @param mu0 in `double`.
- * @param x0 in `const double *`: address or host buffer.
+ * @param x0 in `const double *`: device memory.
  * @param maxite in `int`.
  * @param eps in `double`.
  * @param mu in/out `double *`: address or host buffer.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: device memory.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: number, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsreigvsi', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsreigvsi', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsreigvsi', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsreigvsi', 'csrColIndA', csrColIndA, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpDcsreigvsi', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpDcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpDcsreigvsi', 'csrColIndA', csrColIndA, true);
   if (typeof mu0 !== 'number') throw argError('cusolverSpDcsreigvsi', 'mu0', 'a number', mu0);
-  pointerArg('cusolverSpDcsreigvsi', 'x0', x0, true);
+  const x0$ = typeof x0 === 'number' && x0 >= 0 && x0 <= 9007199254740991 && x0 % 1 === 0 ? x0 : deviceArg('cusolverSpDcsreigvsi', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpDcsreigvsi', 'maxite', 'i32', maxite);
   if (typeof eps !== 'number') throw argError('cusolverSpDcsreigvsi', 'eps', 'a number', eps);
   pointerArg('cusolverSpDcsreigvsi', 'mu', mu, true);
-  pointerArg('cusolverSpDcsreigvsi', 'x', x, true);
-  const status = (cusolverSpDcsreigvsi$c ??= binder.native('cusolverSpDcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpDcsreigvsi', 'x', x, true);
+  const status = (cusolverSpDcsreigvsi$c ??= binder.native('cusolverSpDcsreigvsi'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, mu0, x0$, maxite, eps, mu, x$);
   if (status !== 0) throw fail('cusolverSpDcsreigvsi', status);
 }
 let cusolverSpDcsreigvsiHost$c: NativeFunction | undefined;
@@ -230,30 +230,30 @@ let cusolverSpDcsreigvsiHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const double *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const double *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param mu0 in `double`.
- * @param x0 in `const double *`: address or host buffer.
+ * @param x0 in `const double *`: host memory.
  * @param maxite in `int`.
  * @param tol in `double`.
  * @param mu in/out `double *`: address or host buffer.
- * @param x in/out `double *`: address or host buffer.
+ * @param x in/out `double *`: host memory.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: number, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsreigvsiHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpDcsreigvsiHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpDcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpDcsreigvsiHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpDcsreigvsiHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpDcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpDcsreigvsiHost', 'csrColIndA', csrColIndA, true);
   if (typeof mu0 !== 'number') throw argError('cusolverSpDcsreigvsiHost', 'mu0', 'a number', mu0);
-  pointerArg('cusolverSpDcsreigvsiHost', 'x0', x0, true);
+  hostArg('cusolverSpDcsreigvsiHost', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpDcsreigvsiHost', 'maxite', 'i32', maxite);
   if (typeof tol !== 'number') throw argError('cusolverSpDcsreigvsiHost', 'tol', 'a number', tol);
   pointerArg('cusolverSpDcsreigvsiHost', 'mu', mu, true);
-  pointerArg('cusolverSpDcsreigvsiHost', 'x', x, true);
+  hostArg('cusolverSpDcsreigvsiHost', 'x', x, true);
   const status = (cusolverSpDcsreigvsiHost$c ??= binder.native('cusolverSpDcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpDcsreigvsiHost', status);
 }

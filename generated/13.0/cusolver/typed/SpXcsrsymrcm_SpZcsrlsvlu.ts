@@ -14,17 +14,17 @@ let cusolverSpXcsrsymrcmHost$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): void {
+export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrsymrcmHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymrcmHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrsymrcmHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrsymrcmHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpXcsrsymrcmHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpXcsrsymrcmHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpXcsrsymrcmHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpXcsrsymrcmHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrsymrcmHost', 'p', p, true);
   const status = (cusolverSpXcsrsymrcmHost$c ??= binder.native('cusolverSpXcsrsymrcmHost'))(handle, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p);
   if (status !== 0) throw fail('cusolverSpXcsrsymrcmHost', status);
@@ -35,21 +35,21 @@ let cusolverSpZcsreigsHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param left_bottom_corner in `double2` by value.
  * @param right_upper_corner in `double2` by value.
  * @param num_eigs in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
+export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsreigsHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigsHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsreigsHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsreigsHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpZcsreigsHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpZcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpZcsreigsHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpZcsreigsHost', 'left_bottom_corner', records.double2(), left_bottom_corner);
   checkRecord('cusolverSpZcsreigsHost', 'right_upper_corner', records.double2(), right_upper_corner);
   pointerArg('cusolverSpZcsreigsHost', 'num_eigs', num_eigs, true);
@@ -62,31 +62,31 @@ let cusolverSpZcsreigvsi$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: device memory.
+ * @param csrRowPtrA in `const int *`: device memory.
+ * @param csrColIndA in `const int *`: device memory.
  * @param mu0 in `double2` by value.
- * @param x0 in `const cuDoubleComplex *`: address or host buffer.
+ * @param x0 in `const cuDoubleComplex *`: device memory.
  * @param maxite in `int`.
  * @param eps in `double`.
  * @param mu in/out `cuDoubleComplex *`: address or host buffer.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: device memory.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: T.double2, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsreigvsi', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigvsi', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsreigvsi', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsreigvsi', 'csrColIndA', csrColIndA, true);
+  const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpZcsreigvsi', 'csrValA', csrValA, true);
+  const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpZcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
+  const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpZcsreigvsi', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpZcsreigvsi', 'mu0', records.double2(), mu0);
-  pointerArg('cusolverSpZcsreigvsi', 'x0', x0, true);
+  const x0$ = typeof x0 === 'number' && x0 >= 0 && x0 <= 9007199254740991 && x0 % 1 === 0 ? x0 : deviceArg('cusolverSpZcsreigvsi', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpZcsreigvsi', 'maxite', 'i32', maxite);
   if (typeof eps !== 'number') throw argError('cusolverSpZcsreigvsi', 'eps', 'a number', eps);
   pointerArg('cusolverSpZcsreigvsi', 'mu', mu, true);
-  pointerArg('cusolverSpZcsreigvsi', 'x', x, true);
-  const status = (cusolverSpZcsreigvsi$c ??= binder.native('cusolverSpZcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+  const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpZcsreigvsi', 'x', x, true);
+  const status = (cusolverSpZcsreigvsi$c ??= binder.native('cusolverSpZcsreigvsi'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, mu0, x0$, maxite, eps, mu, x$);
   if (status !== 0) throw fail('cusolverSpZcsreigvsi', status);
 }
 let cusolverSpZcsreigvsiHost$c: NativeFunction | undefined;
@@ -95,30 +95,30 @@ let cusolverSpZcsreigvsiHost$c: NativeFunction | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
  * @param mu0 in `double2` by value.
- * @param x0 in `const cuDoubleComplex *`: address or host buffer.
+ * @param x0 in `const cuDoubleComplex *`: host memory.
  * @param maxite in `int`.
  * @param tol in `double`.
  * @param mu in/out `cuDoubleComplex *`: address or host buffer.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: host memory.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: T.double2, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsreigvsiHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
-  pointerArg('cusolverSpZcsreigvsiHost', 'csrValA', csrValA, true);
-  pointerArg('cusolverSpZcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
-  pointerArg('cusolverSpZcsreigvsiHost', 'csrColIndA', csrColIndA, true);
+  hostArg('cusolverSpZcsreigvsiHost', 'csrValA', csrValA, true);
+  hostArg('cusolverSpZcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
+  hostArg('cusolverSpZcsreigvsiHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpZcsreigvsiHost', 'mu0', records.double2(), mu0);
-  pointerArg('cusolverSpZcsreigvsiHost', 'x0', x0, true);
+  hostArg('cusolverSpZcsreigvsiHost', 'x0', x0, true);
   if (typeof maxite !== 'number' || (maxite | 0) !== maxite) throw intError('cusolverSpZcsreigvsiHost', 'maxite', 'i32', maxite);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsreigvsiHost', 'tol', 'a number', tol);
   pointerArg('cusolverSpZcsreigvsiHost', 'mu', mu, true);
-  pointerArg('cusolverSpZcsreigvsiHost', 'x', x, true);
+  hostArg('cusolverSpZcsreigvsiHost', 'x', x, true);
   const status = (cusolverSpZcsreigvsiHost$c ??= binder.native('cusolverSpZcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpZcsreigvsiHost', status);
 }
@@ -129,17 +129,17 @@ let cusolverSpZcsrlsqvqrHost$: typeof cusolverSpZcsrlsqvqrHost | undefined;
  * @param n_ in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuDoubleComplex *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const cuDoubleComplex *`: host memory.
  * @param tol in `double`.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: host memory.
  * @param p in/out `int *`: address or host buffer.
  * @param min_norm in/out `double *`: address or host buffer.
  * @returns the value of `rankA`: out `int *`.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
+export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, x: T.HostMemory | null, p: T.Pointer, min_norm: T.Pointer): number {
   return (cusolverSpZcsrlsqvqrHost$ ??= bind$cusolverSpZcsrlsqvqrHost())(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm);
 }
 /** cusolverSpZcsrlsqvqrHost around its own Scratch, its views and its C function (built on the first call). */
@@ -153,13 +153,13 @@ function bind$cusolverSpZcsrlsqvqrHost(): typeof cusolverSpZcsrlsqvqrHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsqvqrHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrlsqvqrHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpZcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpZcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpZcsrlsqvqrHost', 'b', b, true);
+    hostArg('cusolverSpZcsrlsqvqrHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpZcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpZcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpZcsrlsqvqrHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsqvqrHost', 'tol', 'a number', tol);
     s$f64[0] = 0;
-    pointerArg('cusolverSpZcsrlsqvqrHost', 'x', x, true);
+    hostArg('cusolverSpZcsrlsqvqrHost', 'x', x, true);
     pointerArg('cusolverSpZcsrlsqvqrHost', 'p', p, true);
     pointerArg('cusolverSpZcsrlsqvqrHost', 'min_norm', min_norm, true);
     const status = (native$ ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s$bytes, x, p, min_norm);
@@ -173,16 +173,16 @@ let cusolverSpZcsrlsvchol$: typeof cusolverSpZcsrlsvchol | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const cuDoubleComplex *`: address or host buffer.
+ * @param csrVal in `const cuDoubleComplex *`: device memory.
+ * @param csrRowPtr in `const int *`: device memory.
+ * @param csrColInd in `const int *`: device memory.
+ * @param b in `const cuDoubleComplex *`: device memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: device memory.
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.DeviceMemory | null, csrRowPtr: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, b: T.DeviceMemory | null, tol: number, reorder: number, x: T.DeviceMemory | null): number {
   return (cusolverSpZcsrlsvchol$ ??= bind$cusolverSpZcsrlsvchol())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpZcsrlsvchol around its own Scratch, its views and its C function (built on the first call). */
@@ -195,15 +195,15 @@ function bind$cusolverSpZcsrlsvchol(): typeof cusolverSpZcsrlsvchol {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvchol', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvchol', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrlsvchol', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpZcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpZcsrlsvchol', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpZcsrlsvchol', 'b', b, true);
+    const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpZcsrlsvchol', 'csrVal', csrVal, true);
+    const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpZcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
+    const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpZcsrlsvchol', 'csrColInd', csrColInd, true);
+    const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpZcsrlsvchol', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvchol', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvchol', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpZcsrlsvchol', 'x', x, true);
+    const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpZcsrlsvchol', 'x', x, true);
     s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
+    const status = (native$ ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, b$, tol, reorder, x$, s$bytes);
     if (status !== 0) throw fail('cusolverSpZcsrlsvchol', status);
     return s$i32[0];
   };
@@ -214,16 +214,16 @@ let cusolverSpZcsrlsvcholHost$: typeof cusolverSpZcsrlsvcholHost | undefined;
  * @param m in `int`.
  * @param nnz in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrVal in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtr in `const int *`: address or host buffer.
- * @param csrColInd in `const int *`: address or host buffer.
- * @param b in `const cuDoubleComplex *`: address or host buffer.
+ * @param csrVal in `const cuDoubleComplex *`: host memory.
+ * @param csrRowPtr in `const int *`: host memory.
+ * @param csrColInd in `const int *`: host memory.
+ * @param b in `const cuDoubleComplex *`: host memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.HostMemory | null, csrRowPtr: T.HostMemory | null, csrColInd: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpZcsrlsvcholHost$ ??= bind$cusolverSpZcsrlsvcholHost())(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x);
 }
 /** cusolverSpZcsrlsvcholHost around its own Scratch, its views and its C function (built on the first call). */
@@ -236,13 +236,13 @@ function bind$cusolverSpZcsrlsvcholHost(): typeof cusolverSpZcsrlsvcholHost {
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvcholHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvcholHost', 'nnz', 'i32', nnz);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrlsvcholHost', 'csrVal', csrVal, true);
-    pointerArg('cusolverSpZcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
-    pointerArg('cusolverSpZcsrlsvcholHost', 'csrColInd', csrColInd, true);
-    pointerArg('cusolverSpZcsrlsvcholHost', 'b', b, true);
+    hostArg('cusolverSpZcsrlsvcholHost', 'csrVal', csrVal, true);
+    hostArg('cusolverSpZcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
+    hostArg('cusolverSpZcsrlsvcholHost', 'csrColInd', csrColInd, true);
+    hostArg('cusolverSpZcsrlsvcholHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvcholHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvcholHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpZcsrlsvcholHost', 'x', x, true);
+    hostArg('cusolverSpZcsrlsvcholHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpZcsrlsvcholHost', status);
@@ -255,16 +255,16 @@ let cusolverSpZcsrlsvluHost$: typeof cusolverSpZcsrlsvluHost | undefined;
  * @param n_ in `int`.
  * @param nnzA in `int`.
  * @param descrA in `const cusparseMatDescr_t`.
- * @param csrValA in `const cuDoubleComplex *`: address or host buffer.
- * @param csrRowPtrA in `const int *`: address or host buffer.
- * @param csrColIndA in `const int *`: address or host buffer.
- * @param b in `const cuDoubleComplex *`: address or host buffer.
+ * @param csrValA in `const cuDoubleComplex *`: host memory.
+ * @param csrRowPtrA in `const int *`: host memory.
+ * @param csrColIndA in `const int *`: host memory.
+ * @param b in `const cuDoubleComplex *`: host memory.
  * @param tol in `double`.
  * @param reorder in `int`.
- * @param x in/out `cuDoubleComplex *`: address or host buffer.
+ * @param x in/out `cuDoubleComplex *`: host memory.
  * @returns the value of `singularity`: out `int *`.
  * @deprecated The headers mark it deprecated. */
-export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, b: T.HostMemory | null, tol: number, reorder: number, x: T.HostMemory | null): number {
   return (cusolverSpZcsrlsvluHost$ ??= bind$cusolverSpZcsrlsvluHost())(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x);
 }
 /** cusolverSpZcsrlsvluHost around its own Scratch, its views and its C function (built on the first call). */
@@ -277,13 +277,13 @@ function bind$cusolverSpZcsrlsvluHost(): typeof cusolverSpZcsrlsvluHost {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsvluHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpZcsrlsvluHost', 'nnzA', 'i32', nnzA);
     if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-    pointerArg('cusolverSpZcsrlsvluHost', 'csrValA', csrValA, true);
-    pointerArg('cusolverSpZcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
-    pointerArg('cusolverSpZcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-    pointerArg('cusolverSpZcsrlsvluHost', 'b', b, true);
+    hostArg('cusolverSpZcsrlsvluHost', 'csrValA', csrValA, true);
+    hostArg('cusolverSpZcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
+    hostArg('cusolverSpZcsrlsvluHost', 'csrColIndA', csrColIndA, true);
+    hostArg('cusolverSpZcsrlsvluHost', 'b', b, true);
     if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvluHost', 'tol', 'a number', tol);
     if (typeof reorder !== 'number' || (reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvluHost', 'reorder', 'i32', reorder);
-    pointerArg('cusolverSpZcsrlsvluHost', 'x', x, true);
+    hostArg('cusolverSpZcsrlsvluHost', 'x', x, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s$bytes);
     if (status !== 0) throw fail('cusolverSpZcsrlsvluHost', status);
