@@ -7,6 +7,7 @@ import { Resource, assertMayBlock } from './lifecycle';
 import { noteUse } from './graph/capture';
 import { type PollOptions } from './poll';
 import { waitFor } from './await/waiter';
+import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 import type { Stream, StreamLike } from './stream';
 
 /** stream.ts's toStream (see {@link toStream}). */
@@ -17,7 +18,6 @@ let streamOf: ((s: unknown, where: string) => Stream | undefined) | undefined;
  * program that touched only Event (the bundle loads what a program touches) still takes a stream.
  */
 function toStream(s: unknown, where: string): Stream | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (streamOf ??= (require('./stream') as typeof import('./stream')).toStream)(s, where);
 }
 
@@ -52,11 +52,11 @@ export class Event extends Resource {
   /** The `CUevent_flags` it was created with. */
   readonly flags: number;
 
-  private constructor(handle: drv.CUevent, context: Context, flags: number) {
-    super('Event', () => {
+  private constructor(handle: drv.CUevent, context: Context, flags: number, owned = true) {
+    super(owned ? 'Event' : 'Event (shared)', owned ? () => {
       drv.forgetHandle(handle);
       drv.release(context, 'cuEventDestroy', handle);
-    }, [context]);
+    } : undefined, [context]);
     this.handle = handle;
     this.context = context;
     this.flags = flags;
@@ -150,6 +150,26 @@ export class Event extends Resource {
     const record = { reserved: Array.from(new Int8Array(handle.buffer, handle.byteOffset, 64)) };
     drv.call(ctx, 'cuIpcOpenEventHandle', drv.out64, record);
     return new Event(drv.outNumber() as drv.CUevent, ctx, F.CU_EVENT_INTERPROCESS | F.CU_EVENT_DISABLE_TIMING);
+  }
+
+  /**
+   * Plain data naming this event for a worker thread of this process (postMessage it); the worker
+   * opens it with {@link Event.fromDescriptor}. This Event keeps owning it: close it once, here, after
+   * the workers are done (docs/awaiting.md). Events of a device's primary context only.
+   */
+  descriptor(): HandleDescriptor {
+    this.assertOpen();
+    return describeHandle('Event.descriptor', 'cuda-ts/event', this.handle, this.context, this.flags);
+  }
+
+  /**
+   * The event of {@link Event.descriptor} in this thread (a worker of the same process), in the
+   * device's primary context: it records, waits and queries like the original; close() drops this
+   * wrapper only (the original's owner destroys the event).
+   */
+  static fromDescriptor(descriptor: HandleDescriptor): Event {
+    const d = checkDescriptor('Event.fromDescriptor', descriptor, 'cuda-ts/event');
+    return new Event(d.handle as drv.CUevent, Context.primary(d.device), d.flags ?? 0, false);
   }
 
   /** Milliseconds from `start` to this event (both recorded with timing, both complete). */

@@ -24,6 +24,7 @@ import { type PollOptions } from './poll';
 import { waitFor } from './await/waiter';
 import { giveMarker, takeMarker } from './await/markers';
 import { AbortError, checkWaitOptions, whereOf, type WaitOptions } from './await/abort';
+import { checkDescriptor, describeHandle, type HandleDescriptor } from './await/share';
 
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
@@ -283,6 +284,26 @@ export class Stream extends Resource {
     if (h === drv.CU_STREAM_PER_THREAD) return Stream.perThread(ctx);
     checkForeignHandle('Stream.wrap', h, ctx);
     return new Stream(h as drv.CUstream, ctx, undefined, 'Stream (wrapped)');
+  }
+
+  /**
+   * Plain data naming this stream for a worker thread of this process (postMessage it); the worker
+   * opens it with {@link Stream.fromDescriptor}. This Stream keeps owning it: close it once, here,
+   * after the workers are done (docs/awaiting.md). Streams of a device's primary context only.
+   */
+  descriptor(): HandleDescriptor {
+    this.check();
+    return describeHandle('Stream.descriptor', 'cuda-ts/stream', this.handle, this.context);
+  }
+
+  /**
+   * The stream of {@link Stream.descriptor} in this thread (a worker of the same process): a wrapper in
+   * the device's primary context that owns nothing (close() never destroys it), checked as
+   * {@link Stream.wrap} checks a handle.
+   */
+  static fromDescriptor(descriptor: HandleDescriptor): Stream {
+    const d = checkDescriptor('Stream.fromDescriptor', descriptor, 'cuda-ts/stream');
+    return Stream.wrap(d.handle, { context: Context.primary(d.device) });
   }
 
   /** The stream protocol: returns {@link Stream.handle}. */
