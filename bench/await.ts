@@ -229,7 +229,7 @@ export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[
   return { text: parts.join('\n\n'), verdicts };
 }
 
-if (require.main === module) {
+if (require.main === module || process.argv[1] === __filename) {
   awaitSection().then(({ text, verdicts }) => {
     console.log(text);
     if (process.argv[2]) writeFileSync(process.argv[2], JSON.stringify({ text, verdicts }, null, 1));
