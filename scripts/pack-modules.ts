@@ -3,7 +3,10 @@
 //   tsx scripts/pack-modules.ts [--only a,b] [--dist DIR] [--out DIR] [--no-build] [--no-pack] [--revision N]
 //
 // Packages (tarballs in dist/packages/, with manifest.json listing them):
-//   cuda-ts                     every module of every release, the objects layer and the `cuda-ts` bin (doctor);
+//   cuda-ts                     every module of the default release (the one its "main" names, 13.0), the
+//                               objects layer and the `cuda-ts` and `cuda-ts-run` bins; older releases are
+//                               the @cuda-ts/<module> packages (`du -sh node_modules/cuda-ts` after installing
+//                               the tarball: 85 MB with every release, 26 MB with the default one);
 //                               its package.json is the root one (same "exports"), less scripts and dev tools,
 //                               plus a dependency on the support package: its `cuda-ts/runtime-support` entry
 //                               re-exports that package, and its code imports it (rewritten from relative
@@ -85,6 +88,14 @@ interface RootPackage {
 interface ModuleEntry {
   release: string;
   module: string;
+}
+
+/** The release cuda-ts carries (its "main" names it: `dist/generated/13.0/driver/index.js`); the other
+ *  releases are published as @cuda-ts/<module> packages only. */
+export function defaultRelease(root: { main?: string }): string {
+  const m = /generated\/(\d+\.\d+)\//.exec(root.main ?? '');
+  if (!m) throw new Error(`package.json "main" (${root.main}) names no generated/<release>/ folder`);
+  return m[1];
 }
 
 /** A module's public entry points (ESM wrappers, "exports"); its other files (binding) are internal. */
@@ -482,14 +493,18 @@ with clang (\`clang\` or \`clang-19\` must be installed) and writes the IR (\`he
 bindings (\`generated/<release>/<module>/\`) under \`--out\`.
 
 \`\`\`sh
+npm install cuda-ts && npm install --save-dev ${SCOPE}/gen
 npx cuda-ts-gen --list                                   # the modules it knows
-npx cuda-ts-gen --toolkit /usr/local/cuda --out . --modules driver,runtime
+npx cuda-ts-gen --toolkit /usr/local/cuda --out cuda-bindings --modules driver,runtime
 \`\`\`
 
-Into a cuda-ts clone it writes code importing \`${SUPPORT_DIR}/\`; into any other folder, code importing
-\`${SUPPORT}\` by name (plus a package.json and tsconfig.json when absent), so install \`${SUPPORT}\` and
-\`koffi\` next to it. The published \`cuda-ts\` and \`${SCOPE}/<module>\` packages already hold the bindings
-of every supported release; generate when you need another toolkit's. Needs ${nodeLines(root.engines)}. MIT licensed (LICENSE).
+Generate into a folder of the project that uses the bindings, which has \`cuda-ts\` installed, and import
+the tree by path (\`./cuda-bindings/generated/<release>/driver\`). Its code imports \`${SUPPORT}\` by
+name, which resolves to your project's copy: one \`CudaError\` class for \`cuda-ts\` and the tree. Do not
+run \`npm install\` inside the tree (a second copy of the support package would make \`instanceof
+CudaError\` false); the run's last line says which copy the tree uses. The published \`cuda-ts\` and
+\`${SCOPE}/<module>\` packages already hold the bindings of the supported releases; generate when you need
+another toolkit's. Needs ${nodeLines(root.engines)}. MIT licensed (LICENSE).
 `);
 }
 
@@ -515,7 +530,8 @@ export function packModules(opts: PackOptions = {}): PackResult {
   const supportSources = listSources(SUPPORT_DIR);
   const sources = [...(sel.main ? objectsSources : []), ...(sel.support || sel.main ? supportSources : [])];
   const genSources = sel.gen ? listSources('generator') : [];
-  const modules = sel.main ? all : sel.modules;
+  const mainModules = sel.main ? all.filter((e) => e.release === defaultRelease(root)) : [];
+  const modules = [...mainModules, ...sel.modules.filter((e) => !mainModules.includes(e))];
   const entries = [
     ...(sel.main ? ['src/index'] : []),
     ...(sel.support || sel.main ? [SUPPORT_ENTRY] : []),
@@ -586,7 +602,7 @@ function stagePackages(plan: StagePlan): StagedPackage[] {
   const staged: StagedPackage[] = [];
   if (sel.main) {
     const dir = join(stage, 'cuda-ts');
-    stageMain(root, dist, dir, plan.objectsSources, plan.all);
+    stageMain(root, dist, dir, plan.objectsSources, plan.all.filter((e) => e.release === defaultRelease(root)));
     staged.push({ dir, name: root.name, version: root.version });
   }
   if (sel.support) {

@@ -8,11 +8,12 @@
 // and calls fail with CudaLibraryError because the library variables name a file that is not a library.
 // Slow (a tsc build and four npm installs): it runs in .ci/run and `npm run test:packaging`, not `npm test`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PackedPackage } from '../scripts/pack-modules';
 import { SUPPORT_DIR } from '../generator/support-path';
+import { SYNTHETIC_RELEASE, writeSyntheticToolkit } from './generator/synthetic-toolkit';
 
 const ROOT = join(__dirname, '..');
 const MODULES = join(ROOT, 'node_modules');
@@ -39,7 +40,7 @@ const ENTRIES: Record<string, Record<string, string>> = {
   'cuda-ts': { cuInit: 'function' },
   'cuda-ts/driver': { cuInit: 'function', CUDA_RELEASE: 'string' },
   'cuda-ts/runtime': { cudaRuntimeGetVersion: 'function' },
-  'cuda-ts/12.6/driver': { cuInit: 'function', CUDA_RELEASE: 'string' },
+  'cuda-ts/13.0/driver': { cuInit: 'function', CUDA_RELEASE: 'string' },
   'cuda-ts/13.0/driver/raw': { cuInit: 'function' },
   'cuda-ts/13.0/nvrtc': { nvrtcVersion: 'function' },
   'cuda-ts/13.0/cublas/types': { CUDA_RELEASE: 'string' },
@@ -58,7 +59,7 @@ function childScript(kind: 'esm' | 'cjs'): string {
     mods[spec] = m;
     report.types[spec] = Object.fromEntries(Object.keys(entries[spec]).map((n) => [n, typeof m[n]]));
   }
-  report.releases = { driver: mods['cuda-ts/driver'].CUDA_RELEASE, driver126: mods['cuda-ts/12.6/driver'].CUDA_RELEASE, pkg: mods['@cuda-ts/driver/types'].CUDA_RELEASE };
+  report.releases = { driver: mods['cuda-ts/driver'].CUDA_RELEASE, pinned: mods['cuda-ts/13.0/driver'].CUDA_RELEASE, pkg: mods['@cuda-ts/driver/types'].CUDA_RELEASE };
   // Importing loaded no CUDA library.
   if (process.platform === 'linux') {
     report.mapped = require('node:fs').readFileSync('/proc/self/maps', 'utf8').split('\\n')
@@ -96,7 +97,7 @@ import * as raw from '@cuda-ts/driver/raw';
 import { nvrtcVersion } from '@cuda-ts/nvrtc';
 import { CudaError } from '@cuda-ts/runtime-support';
 import * as cu from 'cuda-ts/driver';
-import * as cu126 from 'cuda-ts/12.6/driver';
+import * as cu130 from 'cuda-ts/13.0/driver';
 import { cuInit as rawInit } from 'cuda-ts/13.0/driver/raw';
 import { Device, DeviceBuffer } from 'cuda-ts/objects';
 const init: (flags: number) => void = cuInit;
@@ -104,11 +105,11 @@ const status: CUresult = raw.cuInit(0);
 const version: { major: number; minor: number } = nvrtcVersion();
 const err: CudaError = new DriverError('cuInit', 1);
 const release: '13.0' | string = cu.CUDA_RELEASE;
-const init126: (flags: number) => void = cu126.cuInit;
+const init130: (flags: number) => void = cu130.cuInit;
 const code: number = rawInit(0);
 // @ts-expect-error cuInit takes a number (the types are real, not any)
 cuInit('0');
-export { init, status, version, err, release, init126, code, cuDeviceGet, Device, DeviceBuffer };
+export { init, status, version, err, release, init130, code, cuDeviceGet, Device, DeviceBuffer };
 `,
   cjs: `import driver = require('@cuda-ts/driver');
 import raw = require('@cuda-ts/driver/raw');
@@ -152,16 +153,25 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
   let env: NodeJS.ProcessEnv = {};
   const timings: Record<string, number> = {};
   const tarball = (name: string): string => {
-    const p = packages.find((x) => x.name === name);
+    const p = packages.find((x) => x.name === name && x.module !== '12.6/driver');
     if (!p) throw new Error(`no tarball for ${name}`);
     return p.file;
   };
-  /** A fresh project with `tarballs` (and the vendored koffi, zod) installed offline; its path. */
+  let tsxVendor: string[] = [];
+  /** `npm pack` of folders of node_modules into `dest`; the tarballs. */
+  const packFrom = (sources: string[], dest: string): string[] => {
+    mkdirSync(dest);
+    run('npm', ['pack', '--ignore-scripts', '--pack-destination', dest, ...sources], tmp);
+    return readdirSync(dest).filter((f) => f.endsWith('.tgz')).map((f) => join(dest, f));
+  };
+  const npmInstall = (dir: string, tarballs: string[]): string =>
+    run('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), ...tarballs], dir);
+  /** A fresh project (`npm init -y`, as a user makes one) with `tarballs` (and the vendored koffi, zod) installed offline; its path. */
   const install = (name: string, tarballs: string[]): string => {
     const dir = join(tmp, name);
-    require('node:fs').mkdirSync(dir);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `packaging-${name}`, version: '1.0.0', private: true }));
-    run('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), ...tarballs, ...vendor], dir);
+    mkdirSync(dir);
+    run('npm', ['init', '-y', '--offline', '--cache', join(tmp, 'npm-cache')], dir);
+    npmInstall(dir, [...tarballs, ...vendor]);
     return dir;
   };
 
@@ -170,7 +180,7 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     let t0 = Date.now();
     // The packer, as `npm run pack:modules` runs it (tsx), on a subset; tsc writes under tmp.
     const tsx = require.resolve('tsx/cli');
-    run(process.execPath, [tsx, 'scripts/pack-modules.ts', '--only', 'cuda-ts,gen,13.0/driver,13.0/nvrtc', '--dist', join(tmp, 'dist'), '--out', join(tmp, 'packages')], ROOT);
+    run(process.execPath, [tsx, 'scripts/pack-modules.ts', '--only', 'cuda-ts,gen,13.0/driver,13.0/nvrtc,12.6/driver', '--dist', join(tmp, 'dist'), '--out', join(tmp, 'packages')], ROOT);
     packages = (JSON.parse(readFileSync(join(tmp, 'packages', 'manifest.json'), 'utf8')) as PackedPackage[]).map((p) => ({ ...p, file: join(tmp, 'packages', p.file) }));
     timings.pack = Date.now() - t0;
 
@@ -180,12 +190,14 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     const sources = [join(MODULES, 'koffi'), join(MODULES, 'zod')];
     const koromix = join(MODULES, '@koromix');
     if (existsSync(koromix)) for (const d of readdirSync(koromix)) sources.push(join(koromix, d));
-    require('node:fs').mkdirSync(join(tmp, 'vendor'));
-    run('npm', ['pack', '--ignore-scripts', '--pack-destination', join(tmp, 'vendor'), ...sources], tmp);
-    vendor = readdirSync(join(tmp, 'vendor')).filter((f) => f.endsWith('.tgz')).map((f) => join(tmp, 'vendor', f));
+    vendor = packFrom(sources, join(tmp, 'vendor'));
+    // tsx and esbuild (with its platform binary), installed only where a test adds them
+    const esbuild = join(MODULES, '@esbuild');
+    tsxVendor = packFrom([join(MODULES, 'tsx'), join(MODULES, 'esbuild'), ...(existsSync(esbuild) ? readdirSync(esbuild).map((d) => join(esbuild, d)) : [])], join(tmp, 'vendor-tsx'));
 
     // --offline with an empty cache: any registry request fails. --ignore-scripts: nothing needs one.
-    project = install('project', packages.map((p) => p.file));
+    // every package but the 12.6 driver (one @cuda-ts/driver per project; the pinning test installs it)
+    project = install('project', packages.filter((p) => p.module !== '12.6/driver').map((p) => p.file));
     PROJECT_OF_ERRORS.dir = project;
     timings.install = Date.now() - t0;
 
@@ -200,10 +212,11 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
   });
 
   test('the packer made the support, module and main packages with the right versions and dependencies', () => {
-    const byName = Object.fromEntries(packages.map((p) => [p.name, p]));
+    const byName = Object.fromEntries(packages.filter((p) => p.module !== '12.6/driver').map((p) => [p.name, p]));
     const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    expect(Object.keys(byName).sort()).toEqual(['@cuda-ts/driver', '@cuda-ts/gen', '@cuda-ts/nvrtc', '@cuda-ts/runtime-support', 'cuda-ts']);
+    expect(packages.map((p) => p.module ?? p.name).sort()).toEqual(['12.6/driver', '13.0/driver', '13.0/nvrtc', '@cuda-ts/gen', '@cuda-ts/runtime-support', 'cuda-ts']);
     expect(byName['@cuda-ts/driver'].version).toMatch(/^13\.0\.\d+/);
+    expect(packages.find((p) => p.module === '12.6/driver')?.version).toMatch(/^12\.6\.\d+/);
     expect(byName['@cuda-ts/nvrtc'].version).toBe(byName['@cuda-ts/driver'].version);
     expect(byName['cuda-ts'].version).toBe(root.version);
     for (const p of packages) expect(statSync(p.file).size).toBeGreaterThan(0);
@@ -278,7 +291,7 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     expect([0, 1]).toContain(doctor.status);
     expect(doctor.stderr).toBe('');
     const report = JSON.parse(doctor.stdout);
-    expect(report.releases.map((r: { release: string }) => r.release)).toEqual(expect.arrayContaining(['13.0', '12.6']));
+    expect(report.releases.map((r: { release: string }) => r.release)).toEqual(['13.0']);
     expect(report.usable).toBe(doctor.status === 0);
     const launcher = attempt(process.execPath, [join(project, 'node_modules/.bin/cuda-ts-run'), '--help'], project, { ...process.env, NODE_PATH: '' });
     expect(`${launcher.stdout}${launcher.stderr}`).toMatch(/--nproc-per-node/);
@@ -310,12 +323,12 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     const moduleAlone = install('module-alone', [tarball('@cuda-ts/runtime-support'), tarball('@cuda-ts/driver')]);
     expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['@cuda-ts/driver', 'cuInit']])], moduleAlone, env))).toEqual({ '@cuda-ts/driver': notFound, objects: 'MODULE_NOT_FOUND' });
     const mainAlone = install('main-alone', [tarball('cuda-ts'), tarball('@cuda-ts/runtime-support')]);
-    expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['cuda-ts/driver', 'cuInit'], ['cuda-ts/12.6/driver', 'cuInit']])], mainAlone, env))).toEqual({ 'cuda-ts/driver': notFound, 'cuda-ts/12.6/driver': notFound, objects: true });
+    expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['cuda-ts/driver', 'cuInit'], ['cuda-ts/13.0/driver', 'cuInit']])], mainAlone, env))).toEqual({ 'cuda-ts/driver': notFound, 'cuda-ts/13.0/driver': notFound, objects: true });
   });
 
   test('a module tarball without the support tarball does not install, and npm names the missing package', () => {
     const dir = join(tmp, 'module-without-support');
-    require('node:fs').mkdirSync(dir);
+    mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'packaging-alone', version: '1.0.0', private: true }));
     const r = attempt('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), tarball('@cuda-ts/driver'), ...vendor], dir);
     expect(r.status).not.toBe(0);
@@ -345,7 +358,7 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
       const report = JSON.parse(run(process.execPath, [file, JSON.stringify(ENTRIES)], project, env));
       timings[kind] = Date.now() - t0;
       expect(report.types).toEqual(ENTRIES);
-      expect(report.releases).toEqual({ driver: '13.0', driver126: '12.6', pkg: '13.0' });
+      expect(report.releases).toEqual({ driver: '13.0', pinned: '13.0', pkg: '13.0' });
       expect(report.mapped).toEqual([]);
       const notFound = { name: 'CUDA_TS_LIBRARY_NOT_FOUND', code: -2 };
       // One CudaError: cuda-ts and the module packages share the one support package.
@@ -395,4 +408,103 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
       if (reported.length === 0) expect({ compiler, status: r.status, output }).toEqual({ compiler, status: 0, output: expect.any(String) });
     });
   }
+  test('cuda-ts carries the default release only, at most 40 MB installed; an older release is its module package', () => {
+    const dist = join(project, 'node_modules', 'cuda-ts', 'dist');
+    expect(readdirSync(join(dist, 'generated'))).toEqual(['13.0']);
+    // the size npm reports and `du --apparent-size` measures: every file's length
+    const size = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? size(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+    const mb = size(join(project, 'node_modules', 'cuda-ts')) / 1e6;
+    timings.installedMB = Math.round(mb);
+    expect(mb).toBeLessThanOrEqual(40);
+    const older = attempt(process.execPath, ['-e', "require('cuda-ts/12.6/driver')"], project, env);
+    expect(older.status).not.toBe(0);
+    expect(older.stderr).toMatch(/Cannot find module .*dist\/generated\/12\.6\/driver\/index\.js/);
+    // pinned by version: @cuda-ts/driver@12.6.x holds the 12.6 bindings and shares the one support package
+    const pinned = install('pinned-12.6', [tarball('@cuda-ts/runtime-support'), packages.find((p) => p.module === '12.6/driver')!.file]);
+    const check = `const d = require('@cuda-ts/driver'); const { CudaError } = require('@cuda-ts/runtime-support');
+      let e; try { d.cuInit(0); } catch (x) { e = x; }
+      console.log(JSON.stringify({ release: require('@cuda-ts/driver/types').CUDA_RELEASE, isCudaError: e instanceof CudaError }));`;
+    expect(JSON.parse(run(process.execPath, ['-e', check], pinned, env))).toEqual({ release: '12.6', isCudaError: true });
+  });
+
+  // The documented way to use a regenerated tree (cuda-ts-gen --help, README): generate into a folder of
+  // the project that has cuda-ts installed and import it by path; its imports of the support package
+  // resolve to the project's copy, so one CudaError class serves cuda-ts and the tree.
+  describe('regenerate with the installed cuda-ts-gen and use the tree from the project', () => {
+    let consumer = '';
+    let gen: { status: number | null; stdout: string; stderr: string };
+    const consumerSource = `import { cuInit, CUDA_RELEASE } from './cuda-bindings/generated/${SYNTHETIC_RELEASE}/driver';
+import { CudaError } from 'cuda-ts/runtime-support';
+import { DriverError } from 'cuda-ts/driver';
+import * as pinned from 'cuda-ts/13.0/driver';
+let caught: unknown;
+try {
+  cuInit(0);
+} catch (e) {
+  caught = e;
+}
+const name: string = caught instanceof Error ? caught.name : String(caught);
+console.log(JSON.stringify({ release: CUDA_RELEASE, pinned: pinned.CUDA_RELEASE, name, isCudaError: caught instanceof CudaError, driverErrorIsCudaError: DriverError.prototype instanceof CudaError }));
+`;
+    beforeAll(() => {
+      consumer = install('consumer', [tarball('cuda-ts'), tarball('@cuda-ts/runtime-support'), tarball('@cuda-ts/gen')]);
+      const toolkit = writeSyntheticToolkit(join(tmp, 'synthetic toolkit'));
+      gen = attempt(process.execPath, [join(consumer, 'node_modules/.bin/cuda-ts-gen'), '--toolkit', toolkit, '--out', 'cuda-bindings', '--modules', 'driver,nvrtc', '--jobs', '2'], consumer, { ...process.env, NODE_PATH: '' });
+      writeFileSync(join(consumer, 'main.ts'), consumerSource);
+    }, 600_000);
+
+    test('cuda-ts-gen --toolkit --out runs for real (two worker processes) and says which support package the tree uses', () => {
+      expect({ status: gen.status, stderr: gen.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(gen.stdout).toMatch(new RegExp(`^${SYNTHETIC_RELEASE.replace('.', '\\.')} driver +\\d+ functions`, 'm'));
+      const lines = gen.stdout.trim().split('\n');
+      expect(lines[lines.length - 1]).toBe(`the tree uses @cuda-ts/runtime-support from ${join(consumer, 'node_modules', '@cuda-ts', 'runtime-support')}`);
+      const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+      const pkg = JSON.parse(readFileSync(join(consumer, 'cuda-bindings', 'package.json'), 'utf8'));
+      expect(pkg.peerDependencies['@cuda-ts/runtime-support']).toBe(`^${version}`);
+      expect(JSON.stringify(pkg)).not.toContain('undefined');
+    });
+
+    for (const compiler of ['tsc5', 'tsc7'] as const) {
+      test(`a TypeScript consumer compiles with ${compiler === 'tsc7' ? 'TypeScript 7' : 'TypeScript 5.9'} (node16) and runs: the tree's error is instanceof the installed CudaError; 13.0 pinned by path`, () => {
+        const config = `tsconfig.consumer-${compiler}.json`;
+        writeFileSync(join(consumer, config), JSON.stringify({
+          compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022', 'ESNext.Disposable'], strict: true, skipLibCheck: true, types: ['node'], typeRoots: [join(MODULES, '@types')], outDir: `build-${compiler}`, rootDir: '.' },
+          files: ['main.ts'],
+        }));
+        const tsc = COMPILERS[compiler]();
+        const r = spawnSync(tsc.cmd, [...tsc.args, '-p', config, '--pretty', 'false'], { cwd: consumer, encoding: 'utf8' });
+        expect({ compiler, output: `${r.stdout}${r.stderr}`, status: r.status }).toEqual({ compiler, output: '', status: 0 });
+        const out = JSON.parse(run(process.execPath, [join(consumer, `build-${compiler}`, 'main.js')], consumer, env));
+        expect(out).toEqual({ release: SYNTHETIC_RELEASE, pinned: '13.0', name: 'CUDA_TS_LIBRARY_NOT_FOUND', isCudaError: true, driverErrorIsCudaError: true });
+      });
+
+      test(`the consumer type-checks under moduleResolution bundler (${compiler === 'tsc7' ? 'TypeScript 7' : 'TypeScript 5.9'})`, () => {
+        const config = `tsconfig.consumer-bundler-${compiler}.json`;
+        writeFileSync(join(consumer, config), JSON.stringify({
+          compilerOptions: { module: 'preserve', moduleResolution: 'bundler', target: 'ES2022', lib: ['ES2022', 'ESNext.Disposable'], strict: true, skipLibCheck: true, noEmit: true, types: ['node'], typeRoots: [join(MODULES, '@types')] },
+          files: ['main.ts'],
+        }));
+        const tsc = COMPILERS[compiler]();
+        const r = spawnSync(tsc.cmd, [...tsc.args, '-p', config, '--pretty', 'false'], { cwd: consumer, encoding: 'utf8' });
+        expect({ compiler, output: `${r.stdout}${r.stderr}`, status: r.status }).toEqual({ compiler, output: '', status: 0 });
+      });
+    }
+  });
+
+  test('cuda-ts-run starts .js ranks; a .ts rank without tsx says what to install, and runs once tsx is installed', () => {
+    const dir = install('launcher', [tarball('cuda-ts'), tarball('@cuda-ts/runtime-support')]);
+    const rank = "console.log(`rank ${process.env.RANK} of ${process.env.WORLD_SIZE}`);\n";
+    writeFileSync(join(dir, 'rank.js'), rank);
+    writeFileSync(join(dir, 'rank.ts'), `const world: string = process.env.WORLD_SIZE ?? '?';\n${rank.replace('process.env.WORLD_SIZE', 'world')}`);
+    const launch = (script: string) => attempt(process.execPath, [join(dir, 'node_modules/.bin/cuda-ts-run'), '--nproc-per-node', '2', script], dir, { ...process.env, NODE_PATH: '' });
+    const ranks = (stdout: string) => stdout.trim().split('\n').sort();
+    const js = launch('rank.js');
+    expect({ status: js.status, ranks: ranks(js.stdout) }).toEqual({ status: 0, ranks: ['rank 0 of 2', 'rank 1 of 2'] });
+    const noTsx = launch('rank.ts');
+    expect(noTsx.status).toBe(2);
+    expect(noTsx.stderr).toMatch(/^cuda-ts-run: rank\.ts is TypeScript, .*tsx is not installed: run `npm install --save-dev tsx` in your project/);
+    npmInstall(dir, tsxVendor);
+    const ts = launch('rank.ts');
+    expect({ status: ts.status, stderr: ts.stderr, ranks: ranks(ts.stdout) }).toEqual({ status: 0, stderr: '', ranks: ['rank 0 of 2', 'rank 1 of 2'] });
+  });
 });

@@ -59,7 +59,7 @@ function driverProblems(driver: DriverFinding, gpus: GpuFinding[], releases: Rel
       out.push({
         severity: 'error',
         message: `${supports}: none of the installed bindings (${releases.map((r) => r.release).join(', ')}) runs on it`,
-        fix: `update the driver to ${oldest?.minDriver ? `≥ ${oldest.minDriver}` : 'a newer one'} (${needs} for ${newest.release})`,
+        fix: `update the driver to ${oldest?.minDriver ? `≥ ${oldest.minDriver}` : 'a newer one'} (${needs} for ${newest.release}), or install the bindings of the release it supports as module packages (\`npm install @cuda-ts/driver@~12.6.0\`: each CUDA release is a version line of @cuda-ts/<module>)`,
       });
     }
   }
