@@ -63,8 +63,9 @@ describeGpu('NVML: energy, processes, memory v2, display, power management limit
 
   testSmi('display active and display mode agree with nvidia-smi', () => {
     const s = smi(gpu.pci.busId, ['display_active', 'display_mode'])!;
-    expect(gpu.displayActive).toBe(s.display_active === 'Enabled');
-    expect(gpu.displayMode).toBe(s.display_mode === 'Enabled');
+    // Both sides in the message: nvidia-smi's wording is what a mismatch needs to be read against.
+    expect({ nvml: gpu.displayActive, smi: s.display_active }).toEqual({ nvml: s.display_active === 'Enabled', smi: s.display_active });
+    expect({ nvml: gpu.displayMode, smi: s.display_mode }).toEqual({ nvml: s.display_mode === 'Enabled', smi: s.display_mode });
   });
 
   testSmi('memory v2: total and reserved agree with nvidia-smi; used + reserved + free = total', () => {

@@ -1,5 +1,5 @@
 // GPU smoke tests, one per CUDA library module: each proves its generated 13.0 binding end to end on a
-// real GPU (the H200). Memory goes through the driver's typed layer; each library through its own.
+// real GPU (an H100 or H200). Memory goes through the driver's typed layer; each library through its own.
 // Device addresses pass as the numbers cuMemAlloc returns (or `{ ptr }` objects); typed scalars
 // (alpha, beta) as numbers; `const void *` scalars as typed arrays holding the value.
 import * as cu from '../../generated/13.0/driver';
@@ -361,7 +361,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     }
   });
 
-  test('NVML reports the H200 name and memory', () => {
+  test('NVML reports the same GPU as the driver: name and memory', () => {
     nvml.nvmlInit();
     try {
       expect(nvml.nvmlDeviceGetCount()).toBeGreaterThanOrEqual(1);
@@ -369,8 +369,10 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
       const name = nvml.nvmlDeviceGetName(d, nvml.NVML_DEVICE_NAME_V2_BUFFER_SIZE);
       const mem = nvml.nvmlDeviceGetMemoryInfo(d);
       console.log(`NVML: ${name}, ${Number(mem.total) / 2 ** 30} GiB total, ${Number(mem.used) / 2 ** 30} GiB used`);
-      expect(name).toMatch(/H200/);
-      expect(Number(mem.total)).toBeGreaterThan(100 * 2 ** 30);
+      // One GPU on the lent machines: NVML's index 0 is the driver's device 0.
+      expect(name).toBe(cu.cuDeviceGetName(256, dev));
+      expect(Number(mem.total)).toBeGreaterThanOrEqual(cu.cuDeviceTotalMem(dev));
+      expect(Number(mem.total)).toBeLessThan(cu.cuDeviceTotalMem(dev) + 2 * 2 ** 30);
       expect(() => nvml.nvmlDeviceGetHandleByIndex(1_000_000)).toThrow(nvml.NvmlError);
     } finally {
       nvml.nvmlShutdown();
