@@ -19,6 +19,7 @@ export { type PollOptions } from './poll';
 export { AbortError, type WaitOptions as AwaitOptions } from './await/abort';
 export { configureWaits, waiterStats, type WaiterSettings } from './await/waiter';
 export { pipeline, type PipelineItem, type PipelineOptions } from './await/pipeline';
+export { type HandleDescriptor } from './await/share';
 export { Event, type EventOptions } from './event';
 export { ProfilerScope, profile } from './profiler';
 
