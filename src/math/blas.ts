@@ -6,6 +6,7 @@
 // Every argument is checked before cuBLAS is called; cuBLAS's own statuses throw CublasError.
 import { loadCublas, type cublas } from '../releases';
 import { describe } from '../describe';
+import * as drv from '../driver';
 import { whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
 import type { DType, StridedView } from '../memory/strided-view';
@@ -67,10 +68,13 @@ const GEMM_KEYS = ['transA', 'transB', 'alpha', 'beta'];
 const GEMM_EX_KEYS = [...GEMM_KEYS, 'computeType', 'algo'];
 const POINTER_MODE_HOST = 0;
 const POINTER_MODE_DEVICE = 1;
+/** cublasStatus_t CUBLAS_STATUS_EXECUTION_FAILED: what a launch into a stream of another context reports. */
+const EXECUTION_FAILED = 13;
+const NO_OPTIONS = Object.freeze({});
 
 /** Reads an options object (undefined: none); TypeError naming `where` for anything else or an unknown key. */
 function optionsOf<T extends object>(where: string, o: T | undefined, keys: readonly string[]): Partial<T> {
-  if (o === undefined) return {};
+  if (o === undefined) return NO_OPTIONS;
   if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
   for (const k in o) if (!keys.includes(k)) throw new TypeError(`${where}: unknown option '${k}' (expected ${keys.join(', ')})`);
   return o;
@@ -134,10 +138,17 @@ export class Blas extends StreamBoundResource {
     return this;
   }
 
-  /** Checks the handle, makes its context current and puts it in `mode` pointer mode. */
-  private enter(where: string, mode = POINTER_MODE_HOST): void {
+  /**
+   * Checks the handle, makes its context current and puts it in `mode` pointer mode. With `hinted`, a
+   * context the door bound last is trusted without asking the driver (one native call less on the hot
+   * path) when the stream is a created one: a launch into it from another context fails cleanly
+   * (EXECUTION_FAILED, nothing enqueued) and {@link Blas.staleRetry} binds for real and calls again.
+   * On a default stream a wrong context would run the work there, so those always bind for real.
+   */
+  private enter(where: string, mode = POINTER_MODE_HOST, hinted = false): void {
     this.checkUsable(where);
-    this.context.bind();
+    if (hinted && this.stream.handle > 2) drv.bindHinted(this.context);
+    else this.context.bind();
     if (this.pointerMode !== mode) {
       this.api.cublasSetPointerMode(this.handle, mode);
       this.pointerMode = mode;
@@ -181,9 +192,21 @@ export class Blas extends StreamBoundResource {
     }
     const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
     const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
-    this.enter(where);
-    this.api[name](this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
+    this.enter(where, POINTER_MODE_HOST, true);
+    try {
+      this.api[name](this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
+    } catch (e) {
+      if (!this.staleRetry(e)) throw e;
+      this.api[name](this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
+    }
     return this;
+  }
+
+  /** After a hinted call failed: true (call again) when another context was current, now bound for real. */
+  private staleRetry(e: unknown): boolean {
+    if ((e as { code?: unknown })?.code !== EXECUTION_FAILED || drv.currentContextHandle() === this.context.handle) return false;
+    this.context.bind();
+    return true;
   }
 
   /**

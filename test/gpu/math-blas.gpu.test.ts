@@ -1,7 +1,8 @@
 // Blas and Matmul on the GPU against CPU references: odd shapes (37×53×19), every transpose, row- and
 // column-major operands with padded leading dimensions, batches, every dtype the objects take (f16/bf16
 // within their precision), level-1/2 calls, the stream closed before the handle.
-import { DeviceBuffer, Device, Stream } from '../../src';
+import * as cu from '../../generated/13.0/driver';
+import { Context, DeviceBuffer, Device, Stream } from '../../src';
 import { Blas, Matmul, matrix, type Order, type Transpose } from '../../src/math';
 import { StridedView, type DType } from '../../src/memory/strided-view';
 import { toBfloat16Bits, toHalfBits } from '../../src/math/common';
@@ -161,6 +162,22 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
     b.close();
     expect(s.core.destroyed).toBe(true);
     expect(() => b.gemm(x.view, x.view, x.view)).toThrow(/Blas.gemm: the Blas is closed/);
+  });
+
+  test('another context made current behind the objects layer: a GEMM on a created stream still lands in the Blas context', async () => {
+    const a = upload(16, 16, 'f32', 'row', 0, 61);
+    const c = upload(16, 16, 'f32', 'row', 0, 62);
+    const other = Context.create(0);
+    try {
+      blas.gemm(a.view, a.view, c.view); // the door binds the Blas context again
+      cu.cuCtxSetCurrent(other.handle); // behind its back: the hinted bind trusts a stale hint
+      blas.gemm(a.view, a.view, c.view, { alpha: 2 });
+      await stream.synchronized();
+      expect(maxRelativeError(HostMatrix.read(c.view), cpuGemm(a.host, 'N', a.host, 'N', undefined, 2, 0))).toBeLessThanOrEqual(1e-5);
+    } finally {
+      Device.get(0).setCurrent();
+      other.close();
+    }
   });
 
   test('setStream moves the work; the half conversions agree with the host', async () => {
