@@ -139,7 +139,16 @@ async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
   return `CPU of the process while awaiting a 200 ms kernel, % of one core (3 waits on one stream; their median):\n${table(['method', '1st', '2nd', '3rd', 'median'], rows)}`;
 }
 
+/** 1,000 awaits over 64 streams; run twice: CPU measured without the lag monitor (its 1 ms timer costs CPU), lag with it. */
 async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
+  const first = await crowdOnce(c, false);
+  const second = await crowdOnce(c, true);
+  verdicts.push({ target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left', value: first.value, verdict: first.pass && second.pass ? 'PASS' : 'FAIL' });
+  verdicts.push({ target: 'event loop worst lag during the 1,000 awaits ≤ 1 ms', value: `${second.lagMs.toFixed(2)} ms`, verdict: second.lagMs <= 1 ? 'PASS' : 'FAIL' });
+  return first.text;
+}
+
+async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; value: string; pass: boolean; lagMs: number }> {
   const streams = Array.from({ length: 64 }, () => Stream.create({ nonBlocking: true }));
   const lag = monitorEventLoopDelay({ resolution: 1 });
   const parks0 = waiterStats().parks;
@@ -152,7 +161,7 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const issued = process.cpuUsage(cpuIssue);
   const cpuWait = process.cpuUsage();
   const t1 = performance.now();
-  lag.enable();
+  if (withLag) lag.enable();
   const results = await Promise.allSettled(waits);
   lag.disable();
   const waitCpu = process.cpuUsage(cpuWait);
@@ -165,11 +174,12 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const left = st.pending + st.parked + st.spinning + st.windowTimers + (st.timers ? 1 : 0) + (st.armed ? 1 : 0) + markerStats().helpersOut;
   const waitPct = ((waitCpu.user + waitCpu.system) / 1000 / (t2 - t1)) * 100;
   const allPct = ((issued.user + issued.system + waitCpu.user + waitCpu.system) / 1000 / (t2 - t0)) * 100;
-  verdicts.push({ target: '1,000 concurrent awaits over 64 streams: all resume, ≤ 5% of a core while awaiting, no watcher left', value: `${resumed}/1000 resumed, ${waitPct.toFixed(1)}% (${allPct.toFixed(1)}% with the 1,000 calls), ${left} left`, verdict: resumed === 1000 && waitPct <= 5 && left === 0 ? 'PASS' : 'FAIL' });
-  verdicts.push({ target: 'event loop worst lag during the 1,000 awaits ≤ 1 ms', value: `${(lag.max / 1e6).toFixed(2)} ms`, verdict: lag.max / 1e6 <= 1 ? 'PASS' : 'FAIL' });
-  return `1,000 awaits over 64 streams (kernels of 5-11 ms; 3 of 4 stream waits, 1 of 4 event waits): ${(t2 - t0).toFixed(1)} ms; ` +
+  const value = `${resumed}/1000 resumed, ${waitPct.toFixed(1)}% (${allPct.toFixed(1)}% with the launches and the 1,000 calls), ${left} left`;
+  const pass = resumed === 1000 && left === 0 && (withLag || waitPct <= 5);
+  const text = `1,000 awaits over 64 streams (kernels of 5-11 ms; 3 of 4 stream waits, 1 of 4 event waits): ${(t2 - t0).toFixed(1)} ms; ` +
     `launching and issuing the awaits ${((issued.user + issued.system) / 1000).toFixed(2)} ms of CPU, ` +
     `awaiting ${((waitCpu.user + waitCpu.system) / 1000).toFixed(2)} ms of CPU over ${(t2 - t1).toFixed(1)} ms; ${st.parks - parks0} parks, ${st.wakes} wakes so far`;
+  return { text, value, pass, lagMs: lag.max / 1e6 };
 }
 
 /** Launch enqueue cost with no wait pending vs with 64 parked waits (the launch path must not notice). */
