@@ -57,7 +57,6 @@ function denoBare(): Bare {
 }
 
 function bunBare(): Bare {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ffi = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, Fn> }; ptr(b: ArrayBufferView): number };
   const s = ffi.dlopen(LIBCUDA, {
     cuCtxGetCurrent: { args: ['ptr'], returns: 'i32' },

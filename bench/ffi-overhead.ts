@@ -42,7 +42,6 @@ interface LoopFns {
 function loopFunctions(lib: string): LoopFns {
   const g = globalThis as { Bun?: unknown; Deno?: { dlopen(p: string, s: Record<string, { parameters: string[]; result: string }>): { symbols: Record<string, (...a: unknown[]) => unknown> } } };
   if (g.Bun) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { dlopen } = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
     const s = dlopen(lib, { ffi_loop_ctx: { args: ['i64'], returns: 'i64' }, ffi_loop_attr: { args: ['i64', 'i32'], returns: 'i64' } }).symbols;
     return { ctx: (n) => Number(s.ffi_loop_ctx(n)), attr: (n, a) => Number(s.ffi_loop_attr(n, a)) };
@@ -51,7 +50,6 @@ function loopFunctions(lib: string): LoopFns {
     const s = g.Deno.dlopen(lib, { ffi_loop_ctx: { parameters: ['i64'], result: 'i64' }, ffi_loop_attr: { parameters: ['i64', 'i32'], result: 'i64' } }).symbols;
     return { ctx: (n) => Number(s.ffi_loop_ctx(BigInt(n))), attr: (n, a) => Number(s.ffi_loop_attr(BigInt(n), a)) };
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const koffi = require('koffi') as typeof import('koffi');
   const so = koffi.load(lib);
   const ctx = so.func('int64_t ffi_loop_ctx(int64_t n)') as (n: number) => number;
@@ -61,11 +59,9 @@ function loopFunctions(lib: string): LoopFns {
 
 /** Every column's pass of both functions (each its own closure: no call site shared between columns). */
 function childPasses(loopLib: string): { passes: Record<string, Record<string, Pass>>; backends: () => Record<string, unknown> } {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const raw = require('../generated/13.0/driver/raw') as Record<string, (...a: unknown[]) => number>;
   const cu = require('../generated/13.0/driver/index') as Record<string, (...a: unknown[]) => number> & { binder: { backendOf(n: string): unknown } };
   const O = require('../src/index') as { Device: { get(i: number): { attribute(a: number): number; setCurrent(): void } }; Context: { current(): { handle: number } } };
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const loop = loopFunctions(loopLib);
   const device = O.Device.get(0);
   device.setCurrent();
@@ -231,7 +227,6 @@ function main(): void {
   const dir = mkdtempSync(join(tmpdir(), 'cuda-ts-ffi-overhead-'));
   try {
     const libs = buildNative(dir);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { buildCjsTree, DEFAULT_ROOTS } = require('../scripts/cjs-tree') as typeof import('../scripts/cjs-tree');
     const tree = buildCjsTree(join(dir, 'tree'), [...DEFAULT_ROOTS, 'bench/ffi-overhead.ts']);
     const results: Record<string, ChildResult> = {};

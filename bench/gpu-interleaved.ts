@@ -2,7 +2,7 @@
 import koffi from 'koffi';
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type MeasuredRow, REPO_ROOT, log, reason } from './common';
+import { type MeasuredRow, REPO_ROOT, log } from './common';
 import { jsTree, loadModule } from './startup';
 import { BLOCKS, measureInterleaved, repetitionWords } from './interleave';
 import { type Driver, LOADER, type Passes, ROWS, type Raw, type RawApi, type State, passCollector, wants } from './gpu-common';
@@ -60,7 +60,6 @@ export function loadNodeFfiTree<T>(modulePath: string): T {
   const saved = process.env.CUDA_TS_FFI;
   process.env.CUDA_TS_FFI = 'node';
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(join(copy, `${modulePath}.js`)) as T;
   } finally {
     if (saved === undefined) delete process.env.CUDA_TS_FFI;

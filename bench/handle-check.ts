@@ -24,10 +24,8 @@ function load(checks: boolean): typeof import('../support') & { rows: Record<str
   for (const key of Object.keys(require.cache)) if (/\/(generated|support)\//.test(key)) delete require.cache[key];
   if (checks) process.env.CUDA_TS_CHECK_HANDLES = '1';
   else delete process.env.CUDA_TS_CHECK_HANDLES;
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const support = require('../support') as typeof import('../support');
   const rows = gpuRows() ?? runtimeRows(support);
-  /* eslint-enable @typescript-eslint/no-require-imports */
   // a first call binds each function now, from this copy's chunks (later, the cache holds the other copy)
   for (const f of Object.values(rows)) f();
   return { ...support, rows };
@@ -35,7 +33,6 @@ function load(checks: boolean): typeof import('../support') & { rows: Record<str
 
 function gpuRows(): Record<string, Call> | undefined {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const cu = require('../generated/13.0/driver/raw') as typeof import('../generated/13.0/driver/raw');
     if (cu.cuInit(0) !== 0) return undefined;
     const out = new BigUint64Array(1);
@@ -52,7 +49,6 @@ function gpuRows(): Record<string, Call> | undefined {
 }
 
 function runtimeRows(support: typeof import('../support')): Record<string, Call> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const rt = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
   const stream = 0x7f0000001000;
   support.registerHandle('CUstream_st', stream);

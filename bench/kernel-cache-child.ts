@@ -60,13 +60,11 @@ export function runCompileChild(file: string, viaTsx: boolean, env: Record<strin
 
 /** The .ts files under `dir` (scripts/cjs-tree's walk; required here, as it loads TypeScript). */
 function tsFiles(dir: string): string[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return [...(require('../scripts/cjs-tree') as typeof import('../scripts/cjs-tree')).tsFiles(dir)];
 }
 
 /** esbuild's CommonJS emit of src/, support/ and generated/ under `dir`, unbundled (this bench's former `built`); returns the entry. */
 export function transpileWithEsbuild(dir: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require('esbuild') as typeof import('esbuild');
   const files = ['src', 'support', 'generated'].flatMap((d) => tsFiles(join(ROOT, d)));
   esbuild.buildSync({ entryPoints: files, outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
@@ -84,11 +82,9 @@ export function transpileWithEsbuild(dir: string): string {
  * import is not timed.
  */
 export function buildLikeDist(dir: string): string {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const esbuild = require('esbuild') as typeof import('esbuild');
   const { buildCjsTree } = require('../scripts/cjs-tree') as typeof import('../scripts/cjs-tree');
   const { bundleTree, distEntries } = require('../scripts/bundle') as typeof import('../scripts/bundle');
-  /* eslint-enable @typescript-eslint/no-require-imports */
   buildCjsTree(dir, ['src', 'support'], { removeComments: true });
   esbuild.buildSync({ entryPoints: tsFiles(join(ROOT, 'generated')), outdir: dir, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'error' });
   bundleTree(dir, distEntries(dir).filter((s) => !s.entry.startsWith('generated/')));

@@ -128,7 +128,6 @@ function addBeforeTreePasses(zero: Record<string, Pass>, four: Record<string, Pa
   if (!existsSync(join(beforeDir, 'src', 'index.js'))) return;
   const commit = readFileSync(join(beforeDir, 'COMMIT'), 'utf8').trim();
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const B = require(join(beforeDir, 'src', 'index.js'));
     B.Device.get(0).setCurrent();
     const bs = B.Stream.create({ nonBlocking: true });

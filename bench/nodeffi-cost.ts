@@ -91,7 +91,6 @@ function cLoops(): Record<string, Pass> | undefined {
 // ---- cuda-ts, twice: the module bound through node:ffi, then a fresh copy bound through koffi ------
 // Each copy makes its first calls before the next copy loads: its lazily loaded chunks (typed/*.ts,
 // raw-layer/*.ts) bind through the binding.ts in the module cache at that moment.
-/* eslint-disable @typescript-eslint/no-require-imports */
 type Typed = typeof import('../generated/13.0/runtime');
 type Raw = typeof import('../generated/13.0/runtime/raw');
 type Fn = (...a: never[]) => unknown;
@@ -129,7 +128,6 @@ function loadModule(backend: 'node' | 'koffi', root = join(__dirname, '..')): Bo
 const before = process.env.BENCH_BEFORE ? loadModule('node', process.env.BENCH_BEFORE) : undefined;
 const viaNode = loadModule('node');
 const viaKoffi = loadModule('koffi');
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 // ---- direct node:ffi and koffi -------------------------------------------------------------------
 const open = () => new ffi.DynamicLibrary(path); // one handle per signature of a symbol

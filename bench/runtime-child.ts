@@ -62,7 +62,6 @@ type NativeFns = {
 function nativeFunctions(lib: string): NativeFns {
   const g = globalThis as RuntimeGlobals;
   if (g.Bun) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { dlopen } = require('bun:ffi') as { dlopen(p: string, s: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, (...a: unknown[]) => number> } };
     const s = dlopen(lib, {
       bench_init: { args: ['ptr', 'i32'], returns: 'i32' }, bench_pass: { args: ['ptr', 'i64'], returns: 'i32' },
@@ -77,7 +76,6 @@ function nativeFunctions(lib: string): NativeFns {
     }).symbols;
     return { init: s.bench_init, pass: s.bench_pass, pin: s.bench_pin_thread, cpuNow: s.bench_current_cpu, how: 'Deno.dlopen' };
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const koffi = require('koffi') as typeof import('koffi');
   const so = koffi.load(lib);
   return {
@@ -114,7 +112,6 @@ function implementations(cu: Driver, S: State, rows: string[], meta: Record<stri
   const closers: (() => void)[] = [];
   const pins: Partial<Pick<NativeFns, 'pin' | 'cpuNow'>> = {};
   attempt('native-c-inproc', () => nativePasses(rows, meta, pins));
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (process.env.BENCH_CHILD_BARE === '1') {
     attempt('ffi-bare', () => {
       const bare = barePasses(S);
@@ -126,7 +123,6 @@ function implementations(cu: Driver, S: State, rows: string[], meta: Record<stri
   attempt('cuda-ts-raw', () => fresh(rawPasses)(require('../generated/13.0/driver/raw') as RawApi, S));
   attempt('cuda-ts-typed', () => fresh(typedPasses)(cu, S));
   attempt('cuda-ts-objects', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const O = require('../src/index') as Any;
     const ptx = Buffer.concat([readFileSync(findPtx()), Buffer.from([0])]);
     const { passes, close } = objectsPasses(O, ptx, { copies: S.copies });
@@ -166,7 +162,6 @@ export function runChild(): ChildResult {
   let S: State;
   let cleanup: () => void;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     cu = require('../generated/13.0/driver/index') as Driver;
     ({ S, meta: result.meta, cleanup } = setup(cu, { copies: wantsCopies(rows) }));
   } catch (e) {

@@ -281,7 +281,10 @@ function syncAndFresh(impl: Impl, r: Rig, threads: Record<Dir, number>): void {
     const modes = [DIRECT, staged(threads[dir])];
     const cases: [string, (ops: number) => void][] = [
       ['sync', (ops) => {
-        for (let i = 0; i < ops; i++) (dir === 'h2d' ? r.buf.copyFrom(r.host) : r.buf.copyTo(r.host));
+        for (let i = 0; i < ops; i++) {
+          if (dir === 'h2d') r.buf.copyFrom(r.host);
+          else r.buf.copyTo(r.host);
+        }
       }],
     ];
     // a fresh destination: its pages are first touched by the copy (a fresh source was touched by its maker)

@@ -69,7 +69,6 @@ export function bundledTree(root: string): string {
   const out = join(REPO_ROOT, 'bench', '.build', 'bundle');
   rmSync(out, { recursive: true, force: true });
   cpSync(root, out, { recursive: true });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { bundleTree } = require('../scripts/bundle') as typeof import('../scripts/bundle');
   bundleTree(out);
   return out;
@@ -81,7 +80,6 @@ export function bundledTree(root: string): string {
  * Returns how many files the tree has.
  */
 export function transpileTree(root: string, entries: string[], outDir: string): number {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ts = require('typescript') as typeof import('typescript');
   const seen = new Set<string>();
   const queue = entries.map((e) => resolveTs(root, e)).filter((f): f is string => !!f);
@@ -117,7 +115,6 @@ export function hasDist(modulePath: string): boolean {
 /** Loads a cuda-ts module the way the benchmarks measure it: compiled JS (default) or tsx (BENCH_LOADER=tsx). */
 export function loadModule<T>(modulePath: string, loader: Loader = (process.env.BENCH_LOADER as Loader) || 'js'): T {
   const file = loader === 'tsx' ? join(REPO_ROOT, `${modulePath}.ts`) : loader === 'dist' ? join(DIST_ROOT, `${modulePath}.js`) : join(jsTree([modulePath]).root, `${modulePath}.js`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(file) as T;
 }
 

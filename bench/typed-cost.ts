@@ -38,7 +38,6 @@ function gpuRows(): Row[] | undefined {
     return undefined;
   }
   if (lib.func('cuInit', 'int', ['uint32_t'])(0) !== 0) return undefined;
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const typed = require('../generated/13.0/driver') as typeof import('../generated/13.0/driver');
   const raw = require('../generated/13.0/driver/raw') as typeof import('../generated/13.0/driver/raw');
   const before = existsSync(join(beforeDir, 'driver', 'index.ts')) ? (require(join(beforeDir, 'driver', 'index.ts')) as typeof typed) : undefined;

@@ -115,7 +115,6 @@ export class Device {
     const props: Record<string, number | undefined> = {};
     const value = new Int32Array(1);
     // the table (140 attributes) loads on the first read of any device's properties, not at import
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { DEVICE_PROPERTY_TABLE } = require('./device-properties') as typeof import('./device-properties');
     for (const [name, attr, old] of DEVICE_PROPERTY_TABLE) {
       const status = drv.globalStatus('cuDeviceGetAttribute', value, attr, this.handle);

@@ -307,7 +307,6 @@ function compileWriters(pack: ArgPack): [FewWriter, ArrayWriter] | undefined {
   const array = `function write(args, from, what) {\n  if (args.length - from !== ${n}) throw pack.countError(args.length - from, what);\n  ${loads}\n  ${body}\n}`;
   const buffer = pack.bytes.buffer;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval
     const make = new Function('pack', 'DeviceBuffer', 'u32', 'i32', 'f32', 'f64', `return [${few}, ${array}];`);
     return make(pack, DeviceBuffer, new Uint32Array(buffer), new Int32Array(buffer), new Float32Array(buffer), new Float64Array(buffer)) as [FewWriter, ArrayWriter];
   } catch {

@@ -197,6 +197,7 @@ const KERNEL_ATTRIBUTES: readonly (readonly [keyof KernelAttributes, drv.CUfunct
  * It keeps its module loaded while it lives. `A` is the tuple of launch arguments (see
  * {@link Module.kernel}); `unknown[]` for a kernel declared without a literal signature.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-unused-vars -- the interface Kernel<A> below types launch(), which the static block installs; A is used there
 export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   static {
     // launch.ts checks this brand instead of instanceof (see KERNEL in kernel-args.ts).

@@ -81,7 +81,6 @@ function once<T>(load: () => T): () => T {
   let value: T | undefined;
   return () => (value ??= load());
 }
-/* eslint-disable @typescript-eslint/no-require-imports */
 /** NVRTC's typed layer, loaded on first use. */
 export const loadNvrtc = once(() => require('../generated/13.0/nvrtc') as typeof NvrtcApi);
 /** nvJitLink's typed layer, loaded on first use. */
@@ -108,4 +107,3 @@ export const loadCusparse = once(() => require('../generated/13.0/cusparse') as 
 export const loadCusolver = once(() => require('../generated/13.0/cusolver') as typeof CusolverApi);
 /** cuDNN's typed layer, loaded on first use. */
 export const loadCudnn = once(() => require('../generated/13.0/cudnn') as typeof CudnnApi);
-/* eslint-enable @typescript-eslint/no-require-imports */

@@ -55,7 +55,6 @@ interface NativeFfiLibrary {
 
 /** Opens `spec`'s library through `backend`, or says why not (each backend's module loads only here). */
 function openNativeFfi(backend: Exclude<FfiBackend, 'koffi'>, spec: LibrarySpec): NativeFfiLibrary | string {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const open = {
     node: () => {
       const m = require('./nodeffi') as typeof import('./nodeffi');
@@ -70,7 +69,6 @@ function openNativeFfi(backend: Exclude<FfiBackend, 'koffi'>, spec: LibrarySpec)
       return m.denoFfiUnavailableReason() || m.DenoFfiLibrary.open(spec);
     },
   }[backend];
-  /* eslint-enable @typescript-eslint/no-require-imports */
   try {
     return open();
   } catch (e) {

@@ -29,7 +29,6 @@ function bunFfi(): BunFfi | undefined {
     if (process.versions.bun !== undefined) {
       // process's builtin loader, not require: a vm context's module system (Jest's) knows no bun:ffi
       const getBuiltin = (process as unknown as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       ffi = ((getBuiltin ? getBuiltin('bun:ffi') : undefined) ?? require('bun:ffi')) as BunFfi;
     }
   }
@@ -104,7 +103,6 @@ let wrappers = 0;
 function withStrings(fn: NativeFunction, strings: number[], arity: number): NativeFunction {
   const names = Array.from({ length: arity }, (_, i) => `a${i}`).join(', ');
   const copies = strings.map((i) => `if (typeof a${i} === 'string') a${i} = C(a${i});`).join(' ');
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const make = new Function('f', 'C', `return function (${names}) {\n  // wrapper ${++wrappers}\n  ${copies}\n  return f(${names});\n};`) as (f: NativeFunction, c: (v: unknown) => unknown) => NativeFunction;
   return make(fn, cString);
 }
@@ -120,7 +118,6 @@ export class BunFfiLibrary {
    */
   static open(spec: LibrarySpec): BunFfiLibrary {
     if (!bunFfi()) throw new Error(bunFfiUnavailableReason());
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { existsSync } = require('node:fs') as typeof import('node:fs');
     const found = libraryCandidates(spec).find(({ path }) => !path.includes('/') || existsSync(path));
     if (!found) throw new Error(`bun:ffi found none of ${spec.sonames.join(', ')}`);

@@ -91,7 +91,7 @@ export class DenoFfiLibrary {
         d.dlopen(path, {});
         return new DenoFfiLibrary(path);
       } catch (e) {
-        if ((e as Error).name === 'NotCapable' || (e as Error).name === 'PermissionDenied') throw new Error(denoPermissionMessage('ffi'));
+        if ((e as Error).name === 'NotCapable' || (e as Error).name === 'PermissionDenied') throw new Error(denoPermissionMessage('ffi'), { cause: e });
         tried.push(`${path}: ${(e as Error).message.split('\n')[0]}`);
       }
     }

@@ -14,17 +14,14 @@ export { checkHandles, handleChecksEnabled, registerHandle, HANDLE_CHECKS_ENV } 
 export { jsRuntime, jsRuntimeVersion, type JsRuntime } from './jsruntime';
 export { defaultFfi, FFI_BACKENDS, type FfiBackend } from './ffi-choice';
 /** Why bun:ffi is unavailable here ('' when it is available); ./bunffi loads on this call only. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const bunFfiUnavailableReason = (): string => (require('./bunffi') as typeof import('./bunffi')).bunFfiUnavailableReason();
 /** Why Deno.dlopen is unavailable here ('' when it is available); ./denoffi loads on this call only. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const denoFfiUnavailableReason = (): string => (require('./denoffi') as typeof import('./denoffi')).denoFfiUnavailableReason();
 
 // The node:ffi backend (./nodeffi) loads on first use, not at import: the Binder requires it only
 // when node:ffi is asked for (CUDA_TS_FFI=node or configure({ ffi: 'node' })), and these entries
 // require it when called.
 import type * as NodeFfi from './nodeffi';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeffi = (): typeof NodeFfi => require('./nodeffi') as typeof NodeFfi;
 /** The running Node's `node:ffi`, or undefined (see ./nodeffi). @internal */
 export const nodeFfi: typeof NodeFfi.nodeFfi = () => nodeffi().nodeFfi();

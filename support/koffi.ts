@@ -25,7 +25,6 @@ export function koffiNativePath(paths: readonly string[] = module.paths, platfor
   // with symlinks preserved, Node's require keys the module by a path this search does not compute
   // (koffi's entry could then load a second instance of the native module): koffi's entry decides
   if (process.env.NODE_PRESERVE_SYMLINKS === '1' || process.execArgv.includes('--preserve-symlinks')) return undefined;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fs = require('fs') as typeof import('fs');
   // a musl system (or one with musl's loader beside glibc's): koffi's entry picks the binary
   if (fs.existsSync(`/lib/ld-musl-${arch === 'x64' ? 'x86_64' : 'aarch64'}.so.1`)) return undefined;
@@ -41,7 +40,6 @@ export function koffiNativePath(paths: readonly string[] = module.paths, platfor
     // the platform package as koffi's require finds it: from koffi's real folder upwards
     // (Node's Module; under another module system, e.g. jest's, module.constructor is not it)
     type ModuleStatics = { _nodeModulePaths?(from: string): string[] };
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nodeModulePaths = (module.constructor as ModuleStatics)._nodeModulePaths ?? (require('module') as ModuleStatics)._nodeModulePaths!;
     for (const up of nodeModulePaths(fs.realpathSync(`${dir}/koffi`))) {
       const file = `${up}/@koromix/koffi-linux-${arch}/linux_${arch}/koffi.node`;
@@ -57,7 +55,6 @@ function load(): KoffiModule {
     try {
       const found = koffiNativePath();
       if (found) {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const native = require(found.file) as KoffiModule;
         if (native && native.version === found.version) return native;
       }
@@ -65,7 +62,6 @@ function load(): KoffiModule {
       // fall through to koffi's entry, which reports what is wrong in its own words
     }
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('koffi') as { default: KoffiModule }).default;
 }
 

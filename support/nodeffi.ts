@@ -417,7 +417,6 @@ function adapterMaker(plan: { args: ArgPlan[]; result: [string, boolean] }, call
     ident: name.replace(/[^A-Za-z0-9_$]/g, '_'),
   };
   const source = fixed ? fixedSource(parts) : perCallSource(parts);
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   return new Function('f', 'U', 'I', 'B', 'N', 'E', 'O', 'K', 'T', 'W', 'R', 'S', 'name', 'params', 'F', source) as (...a: unknown[]) => unknown;
 }
 

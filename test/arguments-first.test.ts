@@ -65,6 +65,6 @@ test('every bad argument is a TypeError or RangeError naming the call, before an
   const r = runScript(script, { cwd: root, env: { ...process.env, CUDA_TS_DRIVER_LIBRARY: '/nonexistent/libcuda.so.1' } });
   expect(r.stderr).toBe('');
   const results = JSON.parse(r.stdout) as [string, string, string][];
-  const wrong = results.filter(([src, cls, message], i) => cls !== CASES[i][1] || !message.startsWith(CASES[i][2]) || /librar/i.test(message)).map(([src, cls, m]) => `${src} → ${cls}: ${m}`);
+  const wrong = results.filter(([, cls, message], i) => cls !== CASES[i][1] || !message.startsWith(CASES[i][2]) || /librar/i.test(message)).map(([src, cls, m]) => `${src} → ${cls}: ${m}`);
   expect(wrong).toEqual([]);
 });

@@ -93,9 +93,7 @@ describe('bundleEntry', () => {
     bundleTree(root, [{ entry: 'pkg/index.js', boundary: 'pkg' }]);
     expect(readFileSync(join(root, 'pkg/index.plain.js'), 'utf8')).toContain('require("./a")');
     // jest's require.cache is not Node's: the bundle could not share its instances, so it steps aside
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const m = require(join(root, 'pkg')) as { a: { c: unknown; file: string }; text: string; lazyB(): { c: unknown } };
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     expect(require(join(root, 'pkg/a'))).toBe(m.a);
     expect(m.lazyB().c).toBe(m.a.c);
     expect(m.text).toBe('caf\u00e9 \u2014 \u{1F600}');

@@ -269,7 +269,6 @@ d('fd-passing across processes', () => {
 d('fd-passing within one process', () => {
   test('the serving thread itself is refused; a worker thread receives it', async () => {
     const fds = new Int32Array(2);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const koffi = require('koffi');
     const pipe2 = koffi.load('libc.so.6').func('int pipe2(void *fds, int flags)');
     expect(pipe2(fds, 0x80000)).toBe(0);

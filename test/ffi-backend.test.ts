@@ -238,7 +238,6 @@ for (const [backend, skip] of backends) {
   const reasons: Record<string, () => string> = { koffi: () => '', node: () => nodeReason, bun: bunFfiUnavailableReason, deno: denoFfiUnavailableReason };
   const want = reasons[asked]?.() === '' ? asked : 'koffi';
   test(`CUDA_TS_FFI=${process.env.CUDA_TS_FFI ?? '(unset)'} under ${jsRuntime()}: typed calls go through ${want}`, () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
     expect(rt.cudaRuntimeGetVersion()).toBe(13000);
     expect(rt.binder.backendOf('cudaRuntimeGetVersion')?.backend ?? 'koffi').toBe(want);

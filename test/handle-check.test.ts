@@ -91,7 +91,6 @@ describe('handle checks on a fake module', () => {
   test('a function pointer koffi.register returned passes, until unregistered', () => {
     const m = fakeModule();
     withChecks(() => checkHandles(m, TABLE));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { koffi } = require('../support') as typeof import('../support');
     registerHandle('CUstream_st', 0x9000);
     const fn = koffi.register(() => undefined, koffi.pointer(koffi.proto('void HandleCheckTest(void *)')));
@@ -114,7 +113,6 @@ const cudart = ['/usr/local/cuda/lib64/libcudart.so.13', '/usr/local/cuda/target
     // registry's other copy of binding.ts, loaded without the variable
     withChecks(() =>
       jest.isolateModules(() => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
         expect(() => rt.cudaStreamSynchronize(0xdeadbeef as never)).toThrow(/^cudaStreamSynchronize: stream = 0xdeadbeef is no CUstream_st handle/);
         expect(Object.prototype.hasOwnProperty.call(rt.binder, 'native')).toBe(true);
@@ -125,7 +123,6 @@ const cudart = ['/usr/local/cuda/lib64/libcudart.so.13', '/usr/local/cuda/target
   test('without it, the module binds koffi\'s functions unwrapped', () => {
     let rt: typeof import('../generated/13.0/runtime') | undefined;
     jest.isolateModules(() => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       rt = require('../generated/13.0/runtime');
     });
     expect(Object.prototype.hasOwnProperty.call(rt!.binder, 'native')).toBe(false);

@@ -43,15 +43,10 @@ const fakeNvJitLink = {
   nvJitLinkGetErrorLogSize: () => 0,
 };
 jest.mock('../src/releases', () => ({ ...jest.requireActual('../src/releases'), loadNvrtc: () => fakeNvrtc, loadNvJitLink: () => fakeNvJitLink }));
-// eslint-disable-next-line import/first
 import { Program } from '../src/program';
-// eslint-disable-next-line import/first
 import { Linker } from '../src/linker';
-// eslint-disable-next-line import/first
 import { fileIsMapped, ldCacheLookup, libraryFile, searchOrder, systemLoaderPath } from '../src/library-file';
-// eslint-disable-next-line import/first
 import { libraryCandidates } from '../support';
-// eslint-disable-next-line import/first
 import { NVRTC_LIBRARY } from '../src/releases';
 
 let dir: string;
@@ -298,7 +293,6 @@ describe('NVRTC named by its library file: a hit loads no NVRTC, another NVRTC n
   const sharedLibrary = readFileSync('/proc/self/maps', 'utf8').split('\n').map((l) => l.trim().split(/\s+/).slice(5).join(' ')).find((f) => /\/lib[^/]*\.so[.\d]*$/.test(f))!;
 
   test('NVRTC_LIBRARY is the generated binder\'s spec', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { binder } = require('../generated/13.0/nvrtc/binding');
     expect(binder.spec).toMatchObject({ module: NVRTC_LIBRARY.module, sonames: [...NVRTC_LIBRARY.sonames], env: NVRTC_LIBRARY.env });
   });

@@ -27,7 +27,6 @@ afterAll(() => {
 describe.each(cases)('layout parity %s %s', (release, module) => {
   test('every record matches clang (size, align, offsets)', () => {
     const ir = readIR(root, release, module);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const types = require(join(root, 'generated', release, module, 'types.ts')) as { records: Record<string, () => KoffiType> };
     const failures: string[] = [];
     for (const r of ir.records) {

@@ -82,7 +82,6 @@ describe.each(cases)('module surface %s %s', (release, module) => {
   const expected = [...ir.functions.map((f) => f.name), ...Object.keys(ir.aliases)].sort();
 
   test('typed layer exports exactly the IR functions and aliases', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const typed = require(join(root, 'generated', release, module, 'index.ts')) as Record<string, unknown>;
     const exclude = new Set(['configure', 'once']);
     expect(functionNames(typed, exclude)).toEqual(expected);
@@ -92,20 +91,17 @@ describe.each(cases)('module surface %s %s', (release, module) => {
   });
 
   test('raw layer exports exactly the IR functions and aliases', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const raw = require(join(root, 'generated', release, module, 'raw.ts')) as Record<string, unknown>;
     expect(functionNames(raw, new Set(['configure', 'once']))).toEqual(expected);
   });
 
   test("functions the library does not export are listed in the generated metadata (that release's survey only)", () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const raw = require(join(root, 'generated', release, module, 'raw.ts')) as { notExported?: readonly string[] };
     const listed = notExportedFor(spec, release).filter((n) => ir.functions.some((f) => f.name === n));
     expect([...(raw.notExported ?? [])].sort()).toEqual(listed.sort());
   });
 
   test("the binding looks for this release's library names", () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const binding = require(join(root, 'generated', release, module, 'binding.ts')) as { binder: { spec: { sonames: readonly string[] } } };
     expect([...binding.binder.spec.sonames]).toEqual(librariesFor(spec, release));
   });

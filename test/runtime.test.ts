@@ -15,20 +15,17 @@ const hasDriver = ['/usr/lib/x86_64-linux-gnu/libcuda.so.1', '/usr/local/nvidia/
 const describeCudart = cudart ? describe : describe.skip;
 
 describeCudart(`libcudart 13.0 through the generated runtime module${cudart ? '' : ' — skipped: libcudart.so.13 not found'}`, () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
   test('cudaRuntimeGetVersion() returns 13000 through the typed layer', () => {
     expect(rt.cudaRuntimeGetVersion()).toBe(13000);
   });
   test('the raw layer returns the status and fills the out-parameter', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const raw = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
     const out = new Int32Array(1);
     expect(raw.cudaRuntimeGetVersion(out)).toBe(rt.cudaError.cudaSuccess);
     expect(out[0]).toBe(13000);
   });
   test('the raw layer refuses host memory too small for the value C writes, in every form, before the call', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const raw = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
     const backing = new Uint8Array(16).fill(0xaa);
     const tooSmall: [string, unknown][] = [
@@ -50,7 +47,6 @@ describeCudart(`libcudart 13.0 through the generated runtime module${cudart ? ''
     expect(backing[12]).toBe(0xaa);
   });
   test('the raw layer refuses a string (or undefined, an object, a non-address number) for anything but const char *', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const raw = require('../generated/13.0/runtime/raw') as typeof import('../generated/13.0/runtime/raw');
     expect(() => raw.cudaRuntimeGetVersion('abcdefgh' as never)).toThrow(new TypeError('cudaRuntimeGetVersion: runtimeVersion must be a typed array, DataView, ArrayBuffer, an address or null, got "abcdefgh"'));
     expect(() => raw.cudaMemcpy(new Uint8Array(4), 'abc' as never, 3, 1)).toThrow(/^cudaMemcpy: src must be a typed array/);
@@ -84,7 +80,6 @@ describeCudart(`libcudart 13.0 through the generated runtime module${cudart ? ''
     expect(typeof rt.cudaGetErrorName(2)).toBe('string');
   });
   test('a record layout decodes from the koffi type (cudaDeviceProp)', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const koffi = require('koffi');
     expect(koffi.sizeof(rt.records.cudaDeviceProp())).toBe(1008);
   });
@@ -167,11 +162,8 @@ describe('out-parameter scratch and addresses', () => {
 });
 
 describe('JS callbacks given to CUDA, and blocking calls while one is pending', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const koffi = require('koffi') as typeof import('koffi');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const cu = require('../generated/13.0/driver') as typeof import('../generated/13.0/driver');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { callbackSettled, hostCallbacks, oneShotCallback, HostCallbackPendingError } = require('../support') as typeof import('../support');
 
   test('a one-shot callback counts as pending until it has run, and blocking typed calls refuse meanwhile', async () => {

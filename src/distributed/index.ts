@@ -9,7 +9,6 @@ export type { LaunchOptions } from './launcher';
 
 // The launcher (cuda-ts-run's code) loads when one of these is called, not when cuda-ts is imported.
 import type * as Launcher from './launcher';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const launcher = (): typeof Launcher => require('./launcher') as typeof Launcher;
 /** Parses cuda-ts-run's command line (torchrun's spellings --nproc_per_node/--node_rank are accepted). */
 export const parseLauncherArgs: typeof Launcher.parseLauncherArgs = (argv) => launcher().parseLauncherArgs(argv);

@@ -30,7 +30,6 @@
 import type * as net from 'node:net';
 import { AUTH_BYTES, BUSY, FrameReader, KEEPALIVE_MS, NONCE_BYTES, NO_TIMEOUT, Op, OTHER_RUN, PayloadReader, StoreError, crypto, frame, longTimeout, proof, runIdOf, storeToken, type LongTimer } from './store-wire';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 
 /** Limits a StoreServer enforces on every connection. */
@@ -162,7 +161,6 @@ class FailureReport {
 /** The addresses to listen on for `host`: itself when it is an address, else all it resolves to. */
 async function listenAddresses(host: string): Promise<string[]> {
   if (nodeNet().isIP(host)) return [host];
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const dns = require('node:dns') as typeof import('node:dns');
   const found = await dns.promises.lookup(host, { all: true });
   const unique = [...new Set(found.map((a) => a.address))];
@@ -174,7 +172,6 @@ async function listenAddresses(host: string): Promise<string[]> {
 function notThisMachine(err: NodeJS.ErrnoException, address: string): boolean {
   if (err.code === 'EADDRNOTAVAIL') return true;
   if (err.code !== 'EINVAL' || !nodeNet().isIP(address)) return false;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const os = require('node:os') as typeof import('node:os');
   return !Object.values(os.networkInterfaces()).some((list) => list?.some((a) => a.address === address));
 }

@@ -11,7 +11,6 @@ import { STORE_TOKEN_ENV, weakToken } from './rendezvous';
 export { runIdOf } from './rendezvous';
 
 // node:crypto loads when a store or server is made: importing cuda-ts does not load it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const crypto = (): typeof Crypto => require('node:crypto') as typeof Crypto;
 
 // 2: the answer to the challenge carries a second proof, of the run id (issue 47).

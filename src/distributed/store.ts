@@ -16,7 +16,6 @@ import { DEFAULT_LIMITS, StoreServer, type StoreLimits } from './store-server';
 import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress } from './rendezvous';
 
 // node:net loads when a store is made: importing cuda-ts does not load it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const nodeNet = (): typeof net => require('node:net') as typeof net;
 
 // The token's variable and the address parser live with the environment convention (src/distributed/

@@ -18,7 +18,6 @@ export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
   let probe: typeof import('./probe');
   try {
     // koffi (a native module) loads here: its failure is a finding too.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     probe = require('./probe') as typeof import('./probe');
   } catch (e) {
     const { runtime, kernelCache, problems } = probeRuntime(env);

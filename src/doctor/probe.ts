@@ -26,7 +26,6 @@ export function installedBindings(root = generatedRoot()): { release: string; sp
     for (const module of safeList(join(root, release))) {
       try {
         // binding.ts defines the module's Binder and loads nothing.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const binding = require(join(root, release, module, 'binding')) as { binder?: { spec?: BinderSpec } };
         if (binding.binder?.spec) specs.push(binding.binder.spec);
       } catch {

@@ -22,7 +22,7 @@ import type { Stream, StreamLike } from '../stream';
 import { StreamBoundResource, cudaDataType, operand, resolveStream, type Operand } from './common';
 import {
   ConvergenceError, InfoSlots, NotPositiveDefiniteError, REAL_OF, SingularMatrixError, allocMatrix, allocVector, checkColMajor,
-  checkComplexLayout, checkSquare, infoError, outputMatrix, outputVector, rightHandSides, solverMatrix, type SolverDType, type SolverError,
+  checkComplexLayout, checkSquare, infoError, outputMatrix, outputVector, rightHandSides, solverMatrix, type SolverError,
 } from './solver-support';
 
 export { ConvergenceError, NotPositiveDefiniteError, SingularMatrixError, SolverError, type SolverDType } from './solver-support';

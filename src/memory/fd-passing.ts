@@ -137,11 +137,9 @@ class NativeBlock {
 }
 
 function currentThreadId(): number {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('node:worker_threads') as typeof import('node:worker_threads')).threadId;
 }
 function onMainThread(): boolean {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('node:worker_threads') as typeof import('node:worker_threads')).isMainThread;
 }
 

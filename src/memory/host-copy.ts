@@ -106,7 +106,6 @@ function helpersFor(count: number): Helpers | undefined {
   if (unavailable !== undefined) return undefined;
   if (helpers !== undefined && helpers.workers.length >= count) return helpers;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
     const sab = helpers?.ctrl.buffer ?? new SharedArrayBuffer(128 + 8 * 3 * MAX_COPY_HELPERS);
     const h: Helpers = helpers ?? { workers: [], ctrl: new Int32Array(sab, 0, 32), jobs: new Float64Array(sab, 128, 3 * MAX_COPY_HELPERS) };

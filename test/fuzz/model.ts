@@ -65,12 +65,10 @@ export function loadSignatures(root: string, version: string, module: string): M
   let source: ModuleSignatures['source'];
   let raw: Map<string, TypedParam[]>;
   if (process.env.FUZZ_SIGNATURES !== 'adapter' && semanticsAvailable(root)) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const semantics = require(join(root, SEMANTICS)) as { typedSignatures(root: string, version: string, module: string): Map<string, TypedParam[]> };
     raw = semantics.typedSignatures(root, version, module);
     source = 'semantics';
   } else {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { adapterSignatures } = require('./adapter') as typeof import('./adapter');
     raw = adapterSignatures(root, version, module, ir);
     source = 'adapter';

@@ -14,7 +14,6 @@ import type { FuzzCase } from './cases';
 /** The call and parameter names the argument helpers are given to check (errors may name these). */
 export const SUPPORT_CALLER = { fn: 'userFn', param: 'userParam' } as const;
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const support = (): typeof Support => require('../../support') as typeof Support;
 let recordType: Support.KoffiType | undefined;
 /** The record the record helpers are given: { a: uint32, b: int32, p: void * }, 16 bytes. */

@@ -111,7 +111,6 @@ export function neutral(p: FuzzParam): ArgSpec {
 
 export function materialise(a: ArgSpec): unknown {
   if ('bad' in a) return BAD_VALUES[a.bad]();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   if ('s' in a) return (require('./support-api') as typeof import('./support-api')).supportValue(a.s);
   if ('badField' in a) return { [a.badField]: 'x' }; // a string in a numeric/pointer/record field: koffi.encode aborts on it
   switch (a.n) {

@@ -14,7 +14,6 @@ function withCheckedDriver(fn: (cu: Driver) => void): void {
   process.env[HANDLE_CHECKS_ENV] = '1';
   try {
     jest.isolateModules(() => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const cu = require('../../generated/13.0/driver') as Driver;
       cu.cuInit(0);
       const ctx = cu.cuDevicePrimaryCtxRetain(cu.cuDeviceGet(0));

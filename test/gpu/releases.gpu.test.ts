@@ -39,7 +39,6 @@ describeGpu('releases side by side', () => {
   });
 
   test.each(releases)('driver %s: alloc, copy, launch, copy back', (release) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const cu = require(join(root, 'generated', release, 'driver', 'raw.ts')) as Raw;
     const ok = (name: string, ...args: unknown[]) => expect([name, cu[name](...args)]).toEqual([name, 0]);
     ok('cuInit', 0);
@@ -80,7 +79,6 @@ describeGpu('releases side by side', () => {
   test.each(releases)('runtime %s against the installed libcudart: malloc, copy, free', (release) => {
     if (!existsSync(join(root, 'generated', release, 'runtime', 'raw.ts'))) return;
     process.env.CUDA_TS_RUNTIME_LIBRARY ??= 'libcudart.so.13';
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const rt = require(join(root, 'generated', release, 'runtime', 'raw.ts')) as Raw;
     const ok = (name: string, ...args: unknown[]) => expect([name, rt[name](...args)]).toEqual([name, 0]);
     ok('cudaSetDevice', 0);

@@ -14,7 +14,6 @@ function arg(name: string, fallback: string): string {
 }
 
 function loadApi(tree: string | undefined): typeof Objects {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return tree === undefined ? require('../../src') : require(join(resolve(tree), 'src', 'index.js'));
 }
 

@@ -18,7 +18,7 @@ function setup(toolkit: string): { status: number | null; stderr: string } {
   test('a file is reported as a file, not as missing', () => {
     const file = join(work, 'cuda.tar.gz');
     writeFileSync(file, 'not a folder\n');
-    expect(setup(file)).toEqual({ status: 1, stderr: expect.stringMatching(/^setup failed: CUDA_TOOLKIT=.*cuda\.tar\.gz is a file, not a folder\n  fix: set CUDA_TOOLKIT to a CUDA toolkit folder/) });
+    expect(setup(file)).toEqual({ status: 1, stderr: expect.stringMatching(/^setup failed: CUDA_TOOLKIT=.*cuda\.tar\.gz is a file, not a folder\n {2}fix: set CUDA_TOOLKIT to a CUDA toolkit folder/) });
   });
 
   test('a missing path is reported as missing', () => {
@@ -26,6 +26,6 @@ function setup(toolkit: string): { status: number | null; stderr: string } {
   });
 
   test('a folder without include/cuda.h says so', () => {
-    expect(setup(work)).toEqual({ status: 1, stderr: expect.stringMatching(/has no include\/cuda\.h\n  fix: set CUDA_TOOLKIT to the toolkit's top folder/) });
+    expect(setup(work)).toEqual({ status: 1, stderr: expect.stringMatching(/has no include\/cuda\.h\n {2}fix: set CUDA_TOOLKIT to the toolkit's top folder/) });
   });
 });
