@@ -113,6 +113,20 @@ describe('Blas.gemm maps views to one column-major call', () => {
     expect(args.slice(1, 3)).toEqual([0, 1]); // b as is (row = c's order), a flipped
     expect(args[10]).toBe(37);
   });
+  test('an m×1 or 1×n operand fits both orders: it takes the order of c, so no flip (an outer product)', () => {
+    const a = view(37, 1); // row-major strides [1, 1]
+    const b = view(1, 53);
+    const c = view(37, 53, 'f32', 'col');
+    blas.gemm(a, b, c);
+    const args = last()[1];
+    expect(args.slice(1, 6)).toEqual([0, 0, 37, 53, 1]);
+    expect([args[8], args[10], args[13]]).toEqual([37, 1, 37]);
+  });
+  test('empty products reach cuBLAS with leading dimensions ≥ 1', () => {
+    blas.gemm(view(0, 4), view(4, 3), view(0, 3));
+    expect(last()[1].slice(3, 6)).toEqual([3, 0, 4]);
+    expect(last()[1][13]).toBe(3);
+  });
   test('complex alpha and f16 through GemmEx with f32 compute', () => {
     blas.gemm(view(4, 4, 'c64'), view(4, 4, 'c64'), view(4, 4, 'c64'), { alpha: { re: 1, im: -2 }, transA: 'C' });
     expect(last()[0]).toBe('cublasCgemm');
