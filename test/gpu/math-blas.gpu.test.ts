@@ -159,6 +159,7 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
     const x = upload(8, 8, 'f32', 'row');
     s.close();
     expect(s.core.destroyed).toBe(false);
+    expect(() => b.gemm(x.view, x.view, x.view)).toThrow(/Blas.gemm: the Stream.* is closed/);
     b.close();
     expect(s.core.destroyed).toBe(true);
     expect(() => b.gemm(x.view, x.view, x.view)).toThrow(/Blas.gemm: the Blas is closed/);
@@ -332,6 +333,7 @@ describeGpu('Matmul (cuBLASLt) on the GPU', () => {
     const mm = Matmul.create({ a: a.view, b: a.view, d: a.view, stream: s }).plan();
     s.close();
     expect(s.core.destroyed).toBe(false);
+    expect(() => mm.execute({ a: a.view, b: a.view, d: a.view })).toThrow(/Matmul.execute: the Stream.* is closed/);
     mm.close();
     expect(s.core.destroyed).toBe(true);
     expect(() => mm.execute({ a: a.view, b: a.view, d: a.view })).toThrow(/Matmul.execute: the Matmul is closed/);
