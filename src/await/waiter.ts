@@ -398,7 +398,7 @@ export function waiterStats(): {
   return {
     pending, queues: queues.size, parked: parkedCount, spinning: spinning.size, windowTimers,
     timers: spinner !== undefined || sweeper !== undefined || pollTimers > 0, armed: channelInUse?.armed ?? false,
-    ...counters, channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll',
+    ...counters, channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll', // makes the channel if none was: a koffi load of libc
   };
 }
 

@@ -5,6 +5,8 @@ import { Event, LaunchConfig, PinnedHostBuffer, Stream, launch, type Kernel, typ
 import { configureWaits, waiterStats } from '../../src/await/waiter';
 import { markerStats } from '../../src/await/markers';
 import { wakeChannel } from '../../src/await/wake';
+import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
 import { compileForSuite, describeGpu } from './gpu-env';
 
 // spins `ns` nanoseconds of the GPU's clock, then writes `value` to `out[index]`
@@ -128,4 +130,42 @@ describeGpu('awaited waits (the waiter)', () => {
     expect(seen).toEqual([11, 11]);
     await nothingLeft();
   });
+
+  test('a worker thread opens a stream and an event by descriptor, awaits them, and the owner closes them once', async () => {
+    const s = Stream.create({ nonBlocking: true });
+    const ev = Event.create({ timing: false });
+    host.array(Int32Array)[5] = 0;
+    launch(s, one, spin, 50e6, host, 5, 21);
+    ev.record(s);
+    const source = `
+      require('tsx/cjs');
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { Stream, Event } = require(${JSON.stringify(join(__dirname, '../../src/index.ts'))});
+      (async () => {
+        const s = Stream.fromDescriptor(workerData.stream);
+        const ev = Event.fromDescriptor(workerData.event);
+        await ev.synchronized();
+        await s.synchronized();
+        const owned = [s.owned];
+        s.close(); ev.close(); // wrappers only
+        parentPort.postMessage({ ok: true, owned });
+      })().catch((e) => parentPort.postMessage({ error: String(e && e.stack || e) }));`;
+    const w = new Worker(source, { eval: true, workerData: { stream: s.descriptor(), event: ev.descriptor() } });
+    try {
+      const reply = await new Promise<{ ok?: boolean; owned?: boolean[]; error?: string }>((res, rej) => {
+        w.once('message', res);
+        w.once('error', rej);
+      });
+      expect(reply).toEqual({ ok: true, owned: [false] });
+      expect(flag(5)).toBe(21); // the worker resumed after the kernel wrote
+      launch(s, one, spin, 1e6, host, 5, 22); // the stream and event still work here
+      await ev.record(s).synchronized();
+      expect(flag(5)).toBe(22);
+    } finally {
+      await w.terminate();
+      ev.close();
+      s.close();
+    }
+    await nothingLeft();
+  }, 60_000);
 });
