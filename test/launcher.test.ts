@@ -17,20 +17,25 @@ const SHARED = 'f3a9c1d07e5b4a2896c4e1f0b7d3a5c9';
 
 interface Run { code: number | null; lines: Record<string, unknown>[]; stderr: string; ms: number }
 
-/** Runs bin/cuda-ts-run.js with `args`; `signalAfterMs` sends SIGTERM to the launcher. */
-function runBin(args: string[], env: NodeJS.ProcessEnv = {}, signalAfterMs?: number, cwd = ROOT): Promise<Run> {
+/** Runs bin/cuda-ts-run.js with `args`; `signalAfterLines` sends SIGTERM to the launcher once that many JSON lines came. */
+function runBin(args: string[], env: NodeJS.ProcessEnv = {}, signalAfterLines?: number, cwd = ROOT): Promise<Run> {
   const t0 = Date.now();
   return new Promise((done, fail) => {
     const p = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
     let out = '';
     let err = '';
-    p.stdout.on('data', (d) => (out += d));
+    let signalled = false;
+    p.stdout.on('data', (d) => {
+      out += d;
+      if (signalAfterLines === undefined || signalled || out.split('\n').filter((l) => l.startsWith('{')).length < signalAfterLines) return;
+      signalled = true;
+      setTimeout(() => p.kill('SIGTERM'), 200); // the ranks install nothing: 200 ms lets them reach their sleep
+    });
     p.stderr.on('data', (d) => (err += d));
     const guard = setTimeout(() => {
       p.kill('SIGKILL');
       fail(new Error(`launcher still running after 30 s\n${err}`));
     }, 30_000);
-    if (signalAfterMs !== undefined) setTimeout(() => p.kill('SIGTERM'), signalAfterMs);
     p.on('exit', (code) => {
       clearTimeout(guard);
       const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -124,7 +129,7 @@ test('ranks that ignore SIGTERM are killed after the grace period', async () => 
 });
 
 test('SIGTERM to the launcher is forwarded: every rank stops, the launcher exits non-zero', async () => {
-  const r = await runBin(['--nproc-per-node', '2', RANK_JS, 'sleep'], {}, 1500);
+  const r = await runBin(['--nproc-per-node', '2', RANK_JS, 'sleep'], {}, 2);
   expect(r.code).not.toBe(0);
   expect(r.ms).toBeLessThan(15_000);
   expect(r.lines).toHaveLength(2);

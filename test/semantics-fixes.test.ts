@@ -116,8 +116,8 @@ describe('the rules behind them', () => {
   test('a size_t * just before the buffer it sizes is in/out; a size alone is returned', () => {
     expect(semOf('cusparse', 'cusparseSpGEMM_workEstimation', 'bufferSize1')).toBe('inout size_t');
     expect(semOf('cusparse', 'cusparseSpGEMM_estimateMemory', 'bufferSize3')).toBe('inout size_t');
-    expect(semOf('cusparse', 'cusparseSpGEMM_estimateMemory', 'bufferSize2')).toBe('out size_t');
-    expect(semOf('cusparse', 'cusparseSpMV_bufferSize', 'bufferSize')).toBe('out size_t');
+    expect(semOf('cusparse', 'cusparseSpGEMM_estimateMemory', 'bufferSize2')).toBe('out size_t (bytes)');
+    expect(semOf('cusparse', 'cusparseSpMV_bufferSize', 'bufferSize')).toBe('out size_t (bytes)');
   });
   test('an NVML struct versioned by its typedef (…_v1_t) is stamped like one versioned by its own name', () => {
     // sizeof 16 | 1 << 24: NVML_STRUCT_VERSION(ConfComputeGetKeyRotationThresholdInfo, 1)
@@ -131,7 +131,7 @@ describe('guessedParams: the review list of roles that rest on a name or a defau
     const list = guessedParams(semsOf('driver'));
     expect(list).toContainEqual({ fn: 'cuCtxGetFlags', param: 'flags', role: 'out u32', guess: expect.stringContaining('by default') });
     const solver = guessedParams(semsOf('cusolver'));
-    expect(solver).toContainEqual({ fn: 'cusolverDnSgetrf_bufferSize', param: 'Lwork', role: 'out i32', guess: expect.stringContaining('by name') });
+    expect(solver).toContainEqual({ fn: 'cusolverDnSgetrf_bufferSize', param: 'Lwork', role: 'out i32 (elements)', guess: expect.stringContaining('by name') });
   });
   test('leaves out what a fact decided: an override, the header docs, const, a getter rule', () => {
     const keys = new Set(guessedParams(semsOf('driver')).map((g) => `${g.fn}.${g.param}`));

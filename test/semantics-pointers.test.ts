@@ -252,6 +252,10 @@ describe('direction, space and count of data pointers, as the model states them'
     expect(sem('cusolver', 'cusolverDnDpotrf', 'Workspace')).toMatchObject({ space: 'device', count: { param: 'Lwork', unit: 'elements', elem: 'double', elemBytes: 8 } });
     expect(sem('cusolver', 'cusolverDnXpotrf', 'bufferOnHost')).toMatchObject({ space: 'host', count: { param: 'workspaceInBytesOnHost', unit: 'bytes' } });
     expect(sem('cublaslt', 'cublasLtMatmul', 'workspace')).toMatchObject({ space: 'device', count: { param: 'workspaceSizeInBytes', unit: 'bytes' } });
+    // the sizes the _bufferSize calls return say their unit
+    expect(sem('cusolver', 'cusolverDnSpotrf_bufferSize', 'Lwork')).toEqual({ role: 'out', elem: { t: 'int', bits: 32, signed: true }, unit: 'elements' });
+    expect(sem('cusolver', 'cusolverDnXpotrf_bufferSize', 'workspaceInBytesOnDevice')).toMatchObject({ role: 'out', unit: 'bytes' });
+    expect(sem('cusparse', 'cusparseSpMV_bufferSize', 'bufferSize')).toMatchObject({ role: 'out', unit: 'bytes' });
   });
 
   test('a host buffer is checked in the count\'s unit: elements times the element size', () => {

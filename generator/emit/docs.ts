@@ -91,7 +91,7 @@ const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Par
   inRecord: (s, p) => `in ${cDecl(p)}: a \`${s.record}\` object or its bytes${nullable(s.nullable)}`,
   inArray: (s) => `${s.inout ? 'in/out' : 'in'} array of ${elemName(s.elem)}${nullable(s.nullable)}`,
   count: (s) => `count of \`${s.of.join('`, `')}\``,
-  out: (s, p) => `out ${cDecl(p)}`,
+  out: (s, p) => `out ${cDecl(p)}${s.unit ? `: ${s.unit === 'bytes' ? 'a size in bytes' : 'a count in elements of the data type'}` : ''}`,
   inout: (s, p) => `in/out ${cDecl(p)}: this value in, the call's value returned`,
   outRecord: (s) => `out \`${s.record}\`${s.version !== undefined ? ` (version 0x${s.version.toString(16)} set for you)` : ''}`,
   inoutRecord: (s) => `in/out \`${s.record}\`: fields given here in, the record the call fills returned${s.version !== undefined ? ` (version 0x${s.version.toString(16)} set for you)` : ''}`,

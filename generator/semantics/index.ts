@@ -45,7 +45,7 @@ function checkRecords(model: TypeModel, fn: string, f: FunctionSem): FunctionSem
 /** Override keys that name no parameter of this module's functions (patterns excluded). */
 export function staleOverrides(model: TypeModel, overrides: ModuleOverrides = overridesFor(model.spec.name)): string[] {
   const known = new Set(model.ir.functions.flatMap((f) => f.params.map((p) => `${f.name}.${p.name}`)));
-  const keys = [...Object.keys(overrides.params), ...Object.keys(overrides.scalars ?? {}), ...Object.keys(overrides.pointers ?? {})];
+  const keys = [...Object.keys(overrides.params), ...Object.keys(overrides.scalars ?? {}), ...Object.keys(overrides.pointers ?? {}), ...Object.keys(overrides.outUnits ?? {})];
   return keys.filter((k) => !k.includes('*') && !known.has(k));
 }
 
@@ -110,7 +110,7 @@ export function semText(s: Sem): string {
     case 'count':
       return `count of ${s.of.join(', ')}`;
     case 'out':
-      return `out ${elemText(s.elem)}`;
+      return `out ${elemText(s.elem)}${s.unit ? ` (${s.unit})` : ''}`;
     case 'inout':
       return `inout ${elemText(s.elem)}`;
     case 'outRecord':

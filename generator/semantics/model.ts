@@ -90,8 +90,8 @@ export const SemSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('inArray'), elem: ElemSchema, count: z.string().optional(), nullable: z.boolean(), inout: z.boolean().optional() }),
   /** A count derived from the length of the arrays named in `of` (not a parameter of the typed function). */
   z.object({ role: z.literal('count'), of: z.array(z.string()) }),
-  /** A scalar returned through a pointer. */
-  z.object({ role: z.literal('out'), elem: ElemSchema }),
+  /** A scalar returned through a pointer; `unit`: what a returned size counts (a reviewed fact). */
+  z.object({ role: z.literal('out'), elem: ElemSchema, unit: z.enum(['elements', 'bytes']).optional() }),
   /** A scalar taken and returned through a pointer. */
   z.object({ role: z.literal('inout'), elem: ElemSchema }),
   /** A record returned through a pointer; `version`: the value stamped into its `version` field. */
@@ -147,6 +147,8 @@ export interface PointerFacts {
 export interface ScalarFacts {
   space: Space;
   reason: string;
+  /** A pattern key applies to non-const pointers too (the header leaves out the const of an input). */
+  nonConst?: boolean;
 }
 
 export interface ModuleOverrides {
@@ -157,6 +159,9 @@ export interface ModuleOverrides {
   scalars?: Record<string, ScalarFacts>;
   /** Facts of data pointers (space, direction, count), by the same keys; merged into `pointer` roles. */
   pointers?: Record<string, PointerFacts>;
+  /** What a returned size counts (cuSOLVER's Lwork: elements of the data type; cuSPARSE's buffer sizes:
+   *  bytes), by the same keys; merged into `out` roles. */
+  outUnits?: Record<string, { unit: 'elements' | 'bytes'; reason: string }>;
   /** Attribute → value type tables referenced by `attrValue` semantics. */
   attrTables?: Record<string, { enum: string; values: AttrTable; reason?: string }>;
 }

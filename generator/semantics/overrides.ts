@@ -15,7 +15,7 @@ const TABLES: Record<string, ModuleOverrides> = { driver, runtime, nvml, nccl, c
 export function overridesFor(module: string): ModuleOverrides {
   const own = TABLES[module] ?? { params: {} };
   const facts = MATH_FACTS[module];
-  return facts ? { ...own, scalars: { ...own.scalars, ...facts.scalars }, pointers: { ...own.pointers, ...facts.pointers } } : own;
+  return facts ? { ...own, scalars: { ...own.scalars, ...facts.scalars }, pointers: { ...own.pointers, ...facts.pointers }, outUnits: { ...own.outUnits, ...facts.outUnits } } : own;
 }
 
 const patterns = new Map<string, RegExp>();

@@ -352,7 +352,8 @@ export function scalarTypeOf(target: Kind): ScalarType | undefined {
 function scalarSem(fn: FunctionDecl, p: Param, kind: Kind, overrides: ModuleOverrides): ParamSem | undefined {
   if (kind.k !== 'pointer' || !overrides.scalars) return undefined;
   const exact = overrides.scalars[`${fn.name}.${p.name}`];
-  const facts = exact ?? (kind.constTarget ? lookupOverride(overrides.scalars, fn.name, p.name) : undefined);
+  const pattern = exact ? undefined : lookupOverride(overrides.scalars, fn.name, p.name);
+  const facts = exact ?? (pattern && (kind.constTarget || pattern.nonConst) ? pattern : undefined);
   if (!facts) return undefined;
   const type = scalarTypeOf(kind.toKind);
   if (!type) throw new Error(`${fn.name}.${p.name}: listed as a scalar by pointer, but its pointee is no scalar C type`);
@@ -400,5 +401,11 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
     return guess ? { name: p.name, sem, source, guess } : { name: p.name, sem, source };
   });
   resolveCounts(c, result);
-  return { name: fn.name, params: result.map((r, i) => (r.sem.role === 'pointer' ? pointerFacts(model, fn, i, r, overrides) : r)) };
+  return { name: fn.name, params: result.map((r, i) => (r.sem.role === 'pointer' ? pointerFacts(model, fn, i, r, overrides) : r.sem.role === 'out' ? outUnit(fn, r, overrides) : r)) };
+}
+
+/** A returned size with the unit a reviewed table gives it. */
+function outUnit(fn: FunctionDecl, r: ParamSem, overrides: ModuleOverrides): ParamSem {
+  const facts = lookupOverride(overrides.outUnits, fn.name, r.name);
+  return facts ? { ...r, sem: { ...(r.sem as Extract<Sem, { role: 'out' }>), unit: facts.unit } } : r;
 }

@@ -452,12 +452,14 @@ export async function launchRanks(options: LaunchOptions): Promise<number> {
   const token = storeToken(call, env, layout.nnodes);
   const runId = runIdFor(call, options, env, layout.nnodes);
   if (options.master !== undefined) parseAddress(options.master, call);
-  const server = options.master === undefined ? await serveStore(token, runId, layout.nproc) : undefined;
-  const { host, port } = parseAddress(options.master ?? `127.0.0.1:${server!.port}`, call);
   const launchId = `${process.pid}-${crypto().randomBytes(8).toString('hex')}`;
   const group = new RankGroup(options.killGraceMs ?? 5000, `${LAUNCH_ID_ENV}=${launchId}`);
-  for (const s of SIGNALS) process.on(s, group.forward);
+  for (const s of SIGNALS) process.on(s, group.forward); // before the store starts: a signal then starts no rank
+  let server: StoreServer | undefined;
   try {
+    server = options.master === undefined ? await serveStore(token, runId, layout.nproc) : undefined;
+    if (group.status !== undefined) return group.status;
+    const { host, port } = parseAddress(options.master ?? `127.0.0.1:${server!.port}`, call);
     return await runRanks(options, layout, { env, host, port, token, runId, launchId, served: server !== undefined }, group);
   } finally {
     group.dispose();

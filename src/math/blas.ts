@@ -190,14 +190,16 @@ export class Blas extends StreamBoundResource {
       if (dtype !== 'f16' && dtype !== 'bf16') throw new TypeError(`${where}: no GEMM of ${dtype} (f16, bf16, f32, f64, c64, c128; gemmEx takes i8 → i32)`);
       return this.runGemmEx(where, dtype, '32F', o, GEMM_DEFAULT_ALGO);
     }
-    const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
-    const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
+    // real scalars go to the typed layer as values (it boxes them in its own scratch: the quickest path)
+    const alpha = dtype === 'f32' || dtype === 'f64' ? realScalar(where, 'alpha', o.alpha ?? 1) : this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
+    const beta = dtype === 'f32' || dtype === 'f64' ? realScalar(where, 'beta', o.beta ?? 0) : this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
     this.enter(where, POINTER_MODE_HOST, true);
+    const fn = this.api[name] as unknown as TypedGemm;
     try {
-      this.api[name](this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
+      fn(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
     } catch (e) {
       if (!this.staleRetry(e)) throw e;
-      this.api[name](this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
+      fn(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
     }
     return this;
   }
@@ -493,8 +495,17 @@ export class Blas extends StreamBoundResource {
   }
 }
 
+/** The typed layer's S/D/C/Z GEMM as the object calls it: scalars as values (S, D) or boxed (C, Z). */
+type TypedGemm = (handle: cublas.cublasHandle_t, transa: number, transb: number, m: number, n: number, k: number, alpha: number | ArrayBufferView, A: number, lda: number, B: number, ldb: number, beta: number | ArrayBufferView, C: number, ldc: number) => void;
+
 /** cuBLAS's typed S/D/C/Z GEMM of each dtype. */
 const GEMM_NAMES = { f32: 'cublasSgemm', f64: 'cublasDgemm', c64: 'cublasCgemm', c128: 'cublasZgemm' } as const;
+
+/** `v` when it is a number, else a TypeError naming `where` and `name`. */
+function realScalar(where: string, name: string, v: unknown): number {
+  if (typeof v !== 'number') throw new TypeError(`${where}: ${name} must be a number, got ${describe(v)}`);
+  return v;
+}
 
 function realOf(dt: Level1DType): 'f32' | 'f64' {
   return dt === 'f32' || dt === 'c64' ? 'f32' : 'f64';

@@ -16,6 +16,7 @@ function at(address: number): [Float64Array, number] {
 }
 type Cx = [number, number];
 function scalar(v: unknown, complex: boolean): Cx {
+  if (typeof v === 'number') return [v, 0]; // the typed layer takes real scalars as values
   const a = v as Float64Array;
   return complex ? [a[0], a[1]] : [a[0], 0];
 }

@@ -5,7 +5,8 @@
 // text (the exact key wins, then the pattern with the most literal text).
 import type { ModuleOverrides, PointerFacts, ScalarFacts } from '../model';
 
-type Facts = Pick<ModuleOverrides, 'scalars' | 'pointers'>;
+type Facts = Pick<ModuleOverrides, 'scalars' | 'pointers' | 'outUnits'>;
+const units = (unit: 'elements' | 'bytes', reason: string, keys: string[]) => Object.fromEntries(keys.map((k) => [k, { unit, reason }]));
 const dev = (reason: string, extra: Omit<PointerFacts, 'reason' | 'space'> = {}): PointerFacts => ({ space: 'device', reason, ...extra });
 const host = (reason: string, extra: Omit<PointerFacts, 'reason' | 'space'> = {}): PointerFacts => ({ space: 'host', reason, ...extra });
 const all = (keys: string[], f: PointerFacts): Record<string, PointerFacts> => Object.fromEntries(keys.map((k) => [k, f]));
@@ -41,6 +42,7 @@ const SPARSE_MODE = 'a scalar: host or device memory by the handle\'s pointer mo
 const SPARSE_DATA = 'cuSPARSE matrix and vector arrays live in device memory';
 const SPARSE_BUFFER = 'a device work buffer of the size the matching _bufferSize call returned, in bytes';
 const cusparse: Facts = {
+  outUnits: units('bytes', 'cuSPARSE\'s buffer sizes are bytes', ['*.pBufferSizeInBytes', '*.pBufferSize', '*.bufferSizeInBytes', '*.bufferSize', '*.bufferSize1', '*.bufferSize2', '*.bufferSize3', '*.bufferSize4', '*.bufferSize5', '*.SpMMWorkspaceSize']),
   scalars: {
     '*.alpha': scalar('either', SPARSE_MODE),
     '*.beta': scalar('either', SPARSE_MODE),
@@ -63,7 +65,14 @@ const cusparse: Facts = {
 
 const SOLVER_DATA = 'cuSOLVER dense matrices, pivots, info and workspaces live in device memory';
 const LWORK = { param: 'Lwork', unit: 'elements' } as const;
+const BOUND = 'an eigenvalue interval bound in host memory, of the type dataTypeW names (non-const in the header; the call reads it)';
 const cusolver: Facts = {
+  // cusolverDnXsyevdx, cusolverDnSyevdx (older releases) and their _bufferSize calls
+  scalars: { 'cusolverDn*yevdx*.vl': { ...scalar('host', BOUND), nonConst: true }, 'cusolverDn*yevdx*.vu': { ...scalar('host', BOUND), nonConst: true } },
+  outUnits: {
+    ...units('elements', 'the legacy API\'s workspace size counts elements of the data type (float, double, cuComplex…), not bytes', ['cusolver*.Lwork', 'cusolver*.lwork']),
+    ...units('bytes', 'the 64-bit and mixed-precision APIs size their workspaces in bytes', ['cusolver*.lwork_bytes', 'cusolver*.workspaceInBytesOnDevice', 'cusolver*.workspaceInBytesOnHost']),
+  },
   pointers: {
     ...all(['cusolverDn*.A', 'cusolverDn*.B', 'cusolverDn*.C', 'cusolverDn*.W', 'cusolverDn*.S', 'cusolverDn*.U', 'cusolverDn*.V', 'cusolverDn*.VT', 'cusolverDn*.tau', 'cusolverDn*.TAU',
       'cusolverDn*.TAUQ', 'cusolverDn*.TAUP', 'cusolverDn*.E', 'cusolverDn*.D', 'cusolverDn*.d', 'cusolverDn*.e', 'cusolverDn*.Q', 'cusolverDn*.ipiv', 'cusolverDn*.devIpiv', 'cusolverDn*.dipiv',
@@ -93,6 +102,7 @@ const curand: Facts = {
 
 const FFT = 'cuFFT transforms device memory';
 const cufft: Facts = {
+  outUnits: units('bytes', 'cuFFT\'s work sizes are bytes', ['*.workSize', '*.workArea']),
   pointers: {
     'cufftExec*.idata': dev(`${FFT} (the input may be overwritten by out-of-place C2R and multi-dimensional transforms)`),
     'cufftExec*.odata': dev(FFT, { dir: 'out' }),
@@ -120,6 +130,7 @@ const nccl: Facts = {
 const DNN_SCALE = 'a blending factor in host memory, of the type the tensors\' data type picks (float, or double for double tensors)';
 const DNN = 'cuDNN tensors, filters and workspaces live in device memory';
 const cudnn: Facts = {
+  outUnits: units('bytes', 'cuDNN\'s workspace and reserve sizes are bytes', ['*.sizeInBytes', '*.workSpaceSizeInBytes', '*.reserveSpaceSizeInBytes', '*.workspaceSize']),
   scalars: {
     ...Object.fromEntries(['alpha', 'beta', 'alpha1', 'alpha2', 'alphaDataDiff', 'betaDataDiff', 'alphaParamDiff', 'betaParamDiff', 'alphaDgrid', 'betaDgrid'].map((n) => [`*.${n}`, scalar('host', DNN_SCALE)])),
     'cudnnSetTensor.valuePtr': scalar('host', 'the one value every element is set to, in host memory, of the tensor\'s data type'),

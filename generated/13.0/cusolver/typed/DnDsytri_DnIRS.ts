@@ -40,7 +40,7 @@ let cusolverDnDsytri_bufferSize$: typeof cusolverDnDsytri_bufferSize | undefined
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnDsytri_bufferSize$ ??= bind$cusolverDnDsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }
@@ -478,7 +478,7 @@ let cusolverDnIRSXgels_bufferSize$: typeof cusolverDnIRSXgels_bufferSize | undef
  * @param m in `cusolver_int_t`.
  * @param n_ in `cusolver_int_t`.
  * @param nrhs in `cusolver_int_t`.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, m: number, n_: number, nrhs: number): number {
   return (cusolverDnIRSXgels_bufferSize$ ??= bind$cusolverDnIRSXgels_bufferSize())(handle, params, m, n_, nrhs);
 }
@@ -556,7 +556,7 @@ let cusolverDnIRSXgesv_bufferSize$: typeof cusolverDnIRSXgesv_bufferSize | undef
  * @param params in `cusolverDnIRSParams_t`.
  * @param n_ in `cusolver_int_t`.
  * @param nrhs in `cusolver_int_t`.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, n_: number, nrhs: number): number {
   return (cusolverDnIRSXgesv_bufferSize$ ??= bind$cusolverDnIRSXgesv_bufferSize())(handle, params, n_, nrhs);
 }

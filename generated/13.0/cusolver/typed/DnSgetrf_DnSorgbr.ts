@@ -37,7 +37,7 @@ let cusolverDnSgetrf_bufferSize$: typeof cusolverDnSgetrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSgetrf_bufferSize$ ??= bind$cusolverDnSgetrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -135,7 +135,7 @@ let cusolverDnSlauum_bufferSize$: typeof cusolverDnSlauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSlauum_bufferSize$ ??= bind$cusolverDnSlauum_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -194,7 +194,7 @@ let cusolverDnSorgbr_bufferSize$: typeof cusolverDnSorgbr_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSorgbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnSorgbr_bufferSize$ ??= bind$cusolverDnSorgbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }
