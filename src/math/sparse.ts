@@ -3,12 +3,15 @@
 // result allocated and returned). Buffer sizing is inside: each product's workspace comes from the
 // caching allocator on the handle's stream and is kept per operation shape, so a repeated call makes
 // one cuSPARSE call. Dense operands are DenseVector/DenseMatrix descriptors or plain operands, for
-// which the handle keeps one descriptor per role and shape and re-points it (cusparseDnVecSetValues).
+// which the handle keeps descriptors: vectors by dtype, size and address (a few per shape, the oldest
+// re-pointed past that), matrices one per role and shape, re-pointed (cusparseDn*SetValues). spmv keeps
+// its last two calls as resolved, so a loop (ping-pong included) costs checks and the one cuSPARSE call.
 // Scalars are JS numbers (complex as { re, im } / [re, im]) boxed for the host pointer mode.
 import { loadCusparse, type cusparse } from '../releases';
 import { checkKeys, describe } from '../describe';
+import * as drv from '../driver';
 import { DeviceBuffer } from '../memory/device-buffer';
-import { DTYPE_SIZES, StridedView } from '../memory/strided-view';
+import { DTYPE_SIZES } from '../memory/strided-view';
 import type { StreamLike } from '../stream';
 import { ScalarBox, StreamBoundResource, cudaDataType, resolveStream, type Operand, type Scalar } from './common';
 import {
@@ -54,33 +57,56 @@ interface CachedDense {
   address: number;
 }
 
-/** An spmv's operands and what they resolved to (descriptors, the cache entries, the workspace). */
-interface LastSpmv {
+/**
+ * A dense vector operand as a call resolved it: its descriptor, the cache entry that descriptor came
+ * from (undefined for a DenseVector, which brings its own), the buffer read or written and the address.
+ */
+interface ResolvedVector {
+  readonly descriptor: cusparse.cusparseDnVecDescr_t;
+  readonly entry: CachedDense | undefined;
+  readonly buffer: DeviceBuffer;
+  /** Bytes from the buffer's address to the vector's. */
+  readonly offset: number;
+  readonly address: number;
+}
+
+/** An spmv as a recent call resolved it: the operand objects it was made for, then what cuSPARSE gets. */
+interface SpmvCall {
   readonly a: SparseMatrix;
   readonly x: unknown;
   readonly y: unknown;
   readonly op: number;
   readonly alg: number;
-  readonly xd: cusparse.cusparseDnVecDescr_t;
-  readonly yd: cusparse.cusparseDnVecDescr_t;
-  readonly xc: CachedDense | undefined;
-  readonly yc: CachedDense | undefined;
-  readonly work: DeviceBuffer | undefined;
+  readonly rx: ResolvedVector;
+  readonly ry: ResolvedVector;
+  readonly computeType: number;
+  /** The workspace address (0: none). */
+  readonly work: number;
+  /** The typed layer's cusparseSpMV, looked up once. */
+  readonly run: typeof cusparse.cusparseSpMV;
 }
 
 /**
- * True when `v` still resolves to what the cached descriptor `c` points at: an open DenseVector (no
- * entry), or a view/buffer that is open (`ptr` throws otherwise) at the entry's address (another call
- * may have re-pointed the entry since).
+ * True when operand `v` (the very object `r` was resolved from) still resolves to it: an open
+ * DenseVector over an open buffer, or a buffer still at the address the cached descriptor points at
+ * (the entry may have been re-pointed for another address since). A closed buffer throws, as the
+ * first call would have (launchAddress: ptr's check less the context's, which the call checked).
  */
-function memoCurrent(c: CachedDense | undefined, v: unknown): boolean {
-  if (c === undefined) return v instanceof DenseVector && !v.closed;
-  if (v instanceof StridedView) return v.buffer instanceof DeviceBuffer && v.buffer.ptr + v.byteOffset === c.address;
-  return v instanceof DeviceBuffer && v.ptr === c.address;
+function stillCurrent(r: ResolvedVector, v: unknown): boolean {
+  if (r.entry === undefined) return !(v as DenseVector).closed && !r.buffer.closed;
+  return r.entry.address === r.address && r.buffer.launchAddress() + r.offset === r.address;
 }
 
 /** How many workspaces and descriptors a handle keeps before dropping the oldest. */
 const CACHE_LIMIT = 64;
+/** How many vector descriptors of one dtype and size a handle keeps, by address, before re-pointing the oldest. */
+const ADDRESSES_PER_SHAPE = 8;
+/** The options of a call passing none (no object made per call). */
+const NO_OPTIONS: Readonly<Record<string, undefined>> = Object.freeze({});
+const SPMV_KEYS = ['alpha', 'beta', 'op', 'algorithm'];
+// Imported names the spmv hot path uses, held in module constants (an imported name is a getter call
+// per use in tsx's and esbuild's CommonJS; see src/launch.ts).
+const bindHinted = drv.bindHinted;
 
 function opArg(where: string, name: string, v: unknown): number {
   if (v === undefined) return 0;
@@ -98,7 +124,8 @@ function algorithmArg(where: string, v: unknown): number {
 function optionsArg<T extends object>(where: string, v: T | undefined, keys: string[]): Partial<T> {
   if (v === undefined) return {};
   if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: options must be an object, got ${describe(v)}`);
-  checkKeys(where, v as Record<string, unknown>, keys);
+  // for-in makes no key array per call; checkKeys words the refusal
+  for (const k in v) if (!keys.includes(k)) checkKeys(where, v as Record<string, unknown>, keys);
   return v;
 }
 
@@ -118,22 +145,22 @@ export class Sparse extends StreamBoundResource {
   private readonly betaBox = new ScalarBox();
   /** Workspaces by operation shape. */
   private readonly workspaces: Map<string, DeviceBuffer | undefined>;
-  /** Descriptors of plain dense operands by role and shape. */
-  private readonly vectors: Map<string, CachedDense>;
+  /** Descriptors of plain dense vectors: by dtype and size, then by address (ping-pong operands keep one each). */
+  private readonly vectors: Map<string, Map<number, CachedDense>>;
+  /** Descriptors of plain dense matrices by role and shape. */
   private readonly matrices: Map<string, CachedDense>;
-  /** The last spmv's operands and what they resolved to. */
-  private lastSpmv: LastSpmv | undefined;
-  /** The cache entry the last vector() used (undefined for a DenseVector). */
-  private lastEntry: CachedDense | undefined;
+  /** The last two spmv calls as resolved (a loop alternating two operand sets finds both). */
+  private lastSpmv: SpmvCall | undefined;
+  private prevSpmv: SpmvCall | undefined;
 
   private constructor(handle: cusparse.cusparseHandle_t, stream: ReturnType<typeof resolveStream>) {
-    const vectors = new Map<string, CachedDense>();
+    const vectors = new Map<string, Map<number, CachedDense>>();
     const matrices = new Map<string, CachedDense>();
     const workspaces = new Map<string, DeviceBuffer | undefined>();
     super('Sparse', () => {
       const api = loadCusparse();
       for (const w of workspaces.values()) w?.close();
-      for (const v of vectors.values()) api.cusparseDestroyDnVec(v.descriptor as cusparse.cusparseDnVecDescr_t);
+      for (const shape of vectors.values()) for (const v of shape.values()) api.cusparseDestroyDnVec(v.descriptor as cusparse.cusparseDnVecDescr_t);
       for (const m of matrices.values()) api.cusparseDestroyDnMat(m.descriptor as cusparse.cusparseDnMatDescr_t);
       if (stream.context.bindForFree()) api.cusparseDestroy(handle);
     }, stream);
@@ -170,8 +197,14 @@ export class Sparse extends StreamBoundResource {
     loadCusparse().cusparseSetStream(this.handle, s.handle as cusparse.cudaStream_t);
     for (const w of this.workspaces.values()) w?.close();
     this.workspaces.clear();
-    this.lastSpmv = undefined;
+    this.forgetCalls();
     return this;
+  }
+
+  /** Drops the resolved spmv calls (they may name a freed workspace or descriptor). */
+  private forgetCalls(): void {
+    this.lastSpmv = undefined;
+    this.prevSpmv = undefined;
   }
 
   /** The workspace of `key`, sized by `size()` on first use (bytes; none when 0). */
@@ -187,36 +220,50 @@ export class Sparse extends StreamBoundResource {
   }
 
   private evict<V>(map: Map<string, V>, free: (v: V) => void): void {
-    this.lastSpmv = undefined; // it may name what is freed
+    this.forgetCalls();
     const first = map.keys().next().value as string;
     free(map.get(first) as V);
     map.delete(first);
   }
 
-  /** The descriptor of a DenseVector, or the cached one re-pointed at a plain operand. */
-  private vector(where: string, name: string, v: unknown, dtype: SparseValueType, size: number): number {
+  /**
+   * The descriptor of a DenseVector, or the cached one of a plain operand's dtype, size and address;
+   * past ADDRESSES_PER_SHAPE addresses, the oldest of that shape is re-pointed (cusparseDnVecSetValues).
+   */
+  private vector(where: string, name: string, v: unknown, dtype: SparseValueType, size: number): ResolvedVector {
     if (v instanceof DenseVector) {
       if (v.closed) throw new TypeError(`${where}: ${name} is a closed DenseVector`);
+      if (v.operand.buffer.closed) throw new TypeError(`${where}: the buffer under DenseVector ${name} was closed`);
       if (v.dtype !== dtype) throw new TypeError(`${where}: ${name} holds ${v.dtype}, the matrix ${dtype}`);
       if (v.size !== size) throw new RangeError(`${where}: ${name} has ${v.size} elements, needs ${size}`);
-      this.lastEntry = undefined;
-      return v.descriptor;
+      const r = v.operand;
+      return { descriptor: v.descriptor, entry: undefined, buffer: r.buffer, offset: r.address - r.buffer.ptr, address: r.address };
     }
     const r = denseVector(where, name, v, dtype, size);
     if (r.buffer.context !== this.context) throw new TypeError(`${where}: ${name} belongs to another context than the handle`);
-    const key = `${name}|${dtype}|${size}`;
     const api = loadCusparse();
-    let c = this.vectors.get(key);
-    if (c === undefined) {
-      if (this.vectors.size >= CACHE_LIMIT) this.evict(this.vectors, (d) => api.cusparseDestroyDnVec(d.descriptor as cusparse.cusparseDnVecDescr_t));
-      c = { descriptor: api.cusparseCreateDnVec(size, r.address, cudaDataType(where, dtype)), address: r.address };
-      this.vectors.set(key, c);
-    } else if (c.address !== r.address) {
-      api.cusparseDnVecSetValues(c.descriptor as cusparse.cusparseDnVecDescr_t, r.address);
-      c.address = r.address;
+    const key = `${dtype}|${size}`;
+    let shape = this.vectors.get(key);
+    if (shape === undefined) {
+      if (this.vectors.size >= CACHE_LIMIT) this.evict(this.vectors, (s) => s.forEach((d) => api.cusparseDestroyDnVec(d.descriptor as cusparse.cusparseDnVecDescr_t)));
+      shape = new Map();
+      this.vectors.set(key, shape);
     }
-    this.lastEntry = c;
-    return c.descriptor;
+    let c = shape.get(r.address);
+    if (c === undefined) {
+      if (shape.size >= ADDRESSES_PER_SHAPE) {
+        // re-point the oldest (a resolved call naming it sees its address change)
+        const oldest = shape.keys().next().value as number;
+        c = shape.get(oldest)!;
+        shape.delete(oldest);
+        api.cusparseDnVecSetValues(c.descriptor as cusparse.cusparseDnVecDescr_t, r.address);
+        c.address = r.address;
+      } else {
+        c = { descriptor: api.cusparseCreateDnVec(size, r.address, cudaDataType(where, dtype)), address: r.address };
+      }
+      shape.set(r.address, c);
+    }
+    return { descriptor: c.descriptor as cusparse.cusparseDnVecDescr_t, entry: c, buffer: r.buffer, offset: r.address - r.buffer.ptr, address: r.address };
   }
 
   /** The descriptor of a DenseMatrix, or the cached one re-pointed at a plain 2-D view; with its shape. */
@@ -250,36 +297,74 @@ export class Sparse extends StreamBoundResource {
   spmv(a: SparseMatrix, x: Operand | DenseVector, y: Operand | DenseVector, options?: SpmvOptions): void {
     const where = 'Sparse.spmv';
     this.checkUsable(where);
-    const m = sparseArg(where, 'a', a);
-    const o = optionsArg(where, options, ['alpha', 'beta', 'op', 'algorithm']);
+    const o = options === undefined ? (NO_OPTIONS as SpmvOptions) : optionsArg(where, options, SPMV_KEYS);
     const op = opArg(where, 'op', o.op);
     const alg = algorithmArg(where, o.algorithm);
-    const dtype = m.dtype;
-    if (m.context !== this.context) throw new TypeError(`${where}: a belongs to another context than the handle`);
-    const alpha = this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
-    const beta = this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
-    const api = loadCusparse();
-    const ct = cudaDataType(where, dtype);
-    const h = this.handle;
-    const memo = this.lastSpmv;
-    // the same operands as the last call (the usual loop): no descriptor or workspace lookup
-    if (memo !== undefined && memo.a === m && memo.x === x && memo.y === y && memo.op === op && memo.alg === alg && memoCurrent(memo.xc, x) && memoCurrent(memo.yc, y)) {
-      this.context.bind();
-      api.cusparseSpMV(h, op, alpha, m.descriptor, memo.xd, beta, memo.yd, ct, alg, memo.work === undefined ? 0 : memo.work.ptr);
-      return;
+    // a loop repeats the operands of one of the last two calls: their descriptors, workspace and function as resolved
+    let call = this.lastSpmv;
+    if (call === undefined || call.a !== a || call.x !== x || call.y !== y || call.op !== op || call.alg !== alg) {
+      const prev = this.prevSpmv;
+      call = prev !== undefined && prev.a === a && prev.x === x && prev.y === y && prev.op === op && prev.alg === alg ? prev : undefined;
     }
-    const xd = this.vector(where, 'x', x, dtype, op === 0 ? m.cols : m.rows);
-    const xc = this.lastEntry;
-    const yd = this.vector(where, 'y', y, dtype, op === 0 ? m.rows : m.cols);
-    const yc = this.lastEntry;
+    if (call !== undefined) {
+      a.check(where);
+      if (!stillCurrent(call.rx, x) || !stillCurrent(call.ry, y)) call = undefined;
+    }
+    const m = call === undefined ? sparseArg(where, 'a', a) : a;
+    if (call === undefined && m.context !== this.context) throw new TypeError(`${where}: a belongs to another context than the handle`);
+    const alpha = this.alphaBox.set(where, 'alpha', m.dtype, o.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', m.dtype, o.beta ?? 0);
+    if (call === undefined) call = this.resolveSpmv(where, m, x, y, op, alg, alpha, beta);
+    else if (call !== this.lastSpmv) {
+      this.prevSpmv = this.lastSpmv;
+      this.lastSpmv = call;
+    }
+    const hinted = this.enter();
+    try {
+      call.run(this.handle, op, alpha, m.descriptor, call.rx.descriptor, beta, call.ry.descriptor, call.computeType, alg, call.work);
+    } catch (e) {
+      if (!hinted || !this.rebound()) throw e;
+      call.run(this.handle, op, alpha, m.descriptor, call.rx.descriptor, beta, call.ry.descriptor, call.computeType, alg, call.work);
+    }
+  }
+
+  /** A new spmv's descriptors and workspace (sized with the boxed scalars), kept as the last call. */
+  private resolveSpmv(where: string, m: SparseMatrix, x: unknown, y: unknown, op: number, alg: number, alpha: ArrayBufferView, beta: ArrayBufferView): SpmvCall {
+    const dtype = m.dtype;
+    const rx = this.vector(where, 'x', x, dtype, op === 0 ? m.cols : m.rows);
+    const ry = this.vector(where, 'y', y, dtype, op === 0 ? m.rows : m.cols);
+    const api = loadCusparse();
+    const computeType = cudaDataType(where, dtype);
     this.context.bind();
-    const A = m.descriptor;
-    const X = xd as cusparse.cusparseDnVecDescr_t;
-    const Y = yd as cusparse.cusparseDnVecDescr_t;
     const key = `mv|${m.format}|${m.rows}|${m.cols}|${m.nnz}|${m.indexType}|${dtype}|${op}|${alg}`;
-    const work = this.workspace(key, () => api.cusparseSpMV_bufferSize(h, op, alpha, A, X, beta, Y, ct, alg));
-    api.cusparseSpMV(h, op, alpha, A, X, beta, Y, ct, alg, work === undefined ? 0 : work.ptr);
-    this.lastSpmv = { a: m, x, y, op, alg, xd: X, yd: Y, xc, yc, work };
+    const h = this.handle;
+    const work = this.workspace(key, () => api.cusparseSpMV_bufferSize(h, op, alpha, m.descriptor, rx.descriptor, beta, ry.descriptor, computeType, alg));
+    const call: SpmvCall = { a: m, x, y, op, alg, rx, ry, computeType, work: work === undefined ? 0 : work.ptr, run: api.cusparseSpMV };
+    this.prevSpmv = this.lastSpmv;
+    this.lastSpmv = call;
+    return call;
+  }
+
+  /**
+   * Makes the handle's context current. On a created stream the door's last bind is trusted without
+   * asking the driver (true returned): a launch into that stream under another context fails and
+   * enqueues nothing, and {@link Sparse.rebound} binds for real before the one retry. On a default
+   * stream a wrong context would run the work there, so those always bind for real.
+   */
+  private enter(): boolean {
+    if (this.stream.handle > 2) {
+      bindHinted(this.context);
+      return true;
+    }
+    this.context.bind();
+    return false;
+  }
+
+  /** After a hinted call failed: true (call again) when another context was current, now bound for real. */
+  private rebound(): boolean {
+    if (drv.currentContextHandle() === this.context.handle) return false;
+    this.context.bind();
+    return true;
   }
 
   /**

@@ -1,8 +1,9 @@
 // Sparse (cuSPARSE) on the GPU against CPU references in f64: SpMV on CSR, COO and CSC with every
 // operation, both index types and every value type; SpMM with row- and column-major dense operands;
 // SpGEMM against the dense CPU product; odd shapes (37×53), alpha/beta, descriptors reused and re-pointed,
-// the stream closed before the handle.
-import { DeviceBuffer, Device, Stream } from '../../src';
+// ping-pong operands, another context current behind the handle's back, the stream closed before the handle.
+import * as cu from '../../generated/13.0/driver';
+import { Context, DeviceBuffer, Device, Stream } from '../../src';
 import { DenseVector, Sparse, SparseMatrix, matrix, type SparseFormat, type SparseOp, type SparseValueType } from '../../src/math';
 import { StridedView } from '../../src/memory/strided-view';
 import { CusparseError } from '../../generated/13.0/cusparse';
@@ -212,6 +213,47 @@ describeGpu('Sparse (cuSPARSE) on the GPU', () => {
     expect(Dense.read(readBack(yv), 101, 1, 'f32').error(A.times(x).axpby([2, 0], [0, 0], new Dense(101, 1)))).toBeLessThan(TOL.f32);
     xd.close();
     yd.close();
+  });
+
+  test('spmv ping-pong (x→y, y→x) and more vector addresses than a shape keeps: every result right', async () => {
+    const A = Dense.random(40, 40, 'f64', 81, 0.2);
+    const m = upload(A, 'csr', 'f64');
+    const x0 = Dense.random(40, 1, 'f64', 82);
+    const x = vector(x0, 'f64');
+    const y = vector(new Dense(40, 1), 'f64');
+    sparse.spmv(m, x, y); // y = A x0
+    sparse.spmv(m, y, x); // x = A² x0: the two calls alternate from here on
+    sparse.spmv(m, x, y);
+    sparse.spmv(m, y, x, { alpha: 0.5 });
+    await stream.synchronized();
+    const a2 = A.times(A.times(x0));
+    expect(Dense.read(readBack(y), 40, 1, 'f64').error(A.times(a2))).toBeLessThan(TOL.f64);
+    expect(Dense.read(readBack(x), 40, 1, 'f64').error(A.times(A.times(a2)).axpby([0.5, 0], [0, 0], new Dense(40, 1)))).toBeLessThan(TOL.f64);
+    // 12 inputs at 12 addresses: past 8 per shape the oldest descriptor is re-pointed
+    const inputs = Array.from({ length: 12 }, (_, i) => Dense.random(40, 1, 'f64', 90 + i));
+    const outputs = inputs.map(() => vector(new Dense(40, 1), 'f64'));
+    inputs.forEach((xi, i) => sparse.spmv(m, vector(xi, 'f64'), outputs[i]));
+    await stream.synchronized();
+    inputs.forEach((xi, i) => expect(Dense.read(readBack(outputs[i]), 40, 1, 'f64').error(A.times(xi))).toBeLessThan(TOL.f64));
+  });
+
+  test('another context made current behind the objects layer: a repeated spmv on a created stream still lands in the Sparse context', async () => {
+    const A = Dense.random(30, 20, 'f32', 85, 0.3);
+    const m = upload(A, 'csr', 'f32');
+    const x0 = Dense.random(20, 1, 'f32', 86);
+    const x = vector(x0, 'f32');
+    const y = vector(new Dense(30, 1), 'f32');
+    const other = Context.create(0);
+    try {
+      sparse.spmv(m, x, y); // resolves the call, binding the Sparse context
+      cu.cuCtxSetCurrent(other.handle); // behind its back: the hinted bind trusts a stale hint
+      sparse.spmv(m, x, y, { alpha: 2 });
+      await stream.synchronized();
+      expect(Dense.read(readBack(y), 30, 1, 'f32').error(A.times(x0).axpby([2, 0], [0, 0], new Dense(30, 1)))).toBeLessThan(TOL.f32);
+    } finally {
+      Device.get(0).setCurrent();
+      other.close();
+    }
   });
 
   describe.each(['f32', 'f64', 'c64', 'c128'] as SparseValueType[])('spmm %s', (dtype) => {

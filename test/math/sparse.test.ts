@@ -8,14 +8,15 @@ import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
 import { CUSPARSE_INDEX_TYPE, CUSPARSE_ORDER, DenseMatrix, DenseVector, SparseMatrix } from '../../src/math/sparse-matrix';
 import { Sparse } from '../../src/math/sparse';
-import { driverlessContext } from '../helpers/fake-driver';
+import { driverlessContext, fakeContext, fakeDriver, out } from '../helpers/fake-driver';
+import type { Context } from '../../src/context';
 
 const ctx = driverlessContext();
 const BASE = 0x7f0000000000;
 
 class FakeBuffer extends DeviceBuffer {
-  constructor(bytes: number, address = BASE) {
-    super('DeviceBuffer', address, bytes, ctx, () => undefined);
+  constructor(bytes: number, address = BASE, context: Context = ctx) {
+    super('DeviceBuffer', address, bytes, context, () => undefined);
   }
 }
 const view = (bytes: number, dtype: 'f32' | 'f64' | 'i32' | 'i64' | 'c64', shape: number[], strides?: number[], address = BASE): StridedView =>
@@ -137,11 +138,14 @@ describe('Sparse.create: argument checks', () => {
 // ── products on a fake handle ────────────────────────────────────────────────────────────────────
 
 type ResolvedLike = { address: number; dtype: string; shape: number[]; strides: number[]; buffer: DeviceBuffer };
-const resolved = (address: number, dtype: string, n: number): ResolvedLike => ({ address, dtype, shape: [n], strides: [1], buffer: new FakeBuffer(n * 8, address) });
+const resolved = (address: number, dtype: string, n: number, context = ctx): ResolvedLike => ({ address, dtype, shape: [n], strides: [1], buffer: new FakeBuffer(n * 8, address, context) });
 
 /** A rows×cols CSR (or `format`) matrix over fake arrays and a fake descriptor; closing it calls nothing. */
-function fakeMatrix(rows: number, cols: number, nnz: number, dtype = 'f32', format = 'csr', indexType = 'i32'): SparseMatrix {
-  const p = { rows, cols, nnz, dtype, indexType, indexBase: 0, first: resolved(BASE + 0x1000, indexType, rows + 1), second: resolved(BASE + 0x2000, indexType, nnz), values: resolved(BASE + 0x3000, dtype, nnz) };
+function fakeMatrix(rows: number, cols: number, nnz: number, dtype = 'f32', format = 'csr', indexType = 'i32', context = ctx): SparseMatrix {
+  const p = {
+    rows, cols, nnz, dtype, indexType, indexBase: 0,
+    first: resolved(BASE + 0x1000, indexType, rows + 1, context), second: resolved(BASE + 0x2000, indexType, nnz, context), values: resolved(BASE + 0x3000, dtype, nnz, context),
+  };
   const m = new SparseMatrix(format as never, p as never, 0x5a as never, []);
   (m.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   return m;
@@ -151,8 +155,8 @@ const API = ['cusparseCreateDnVec', 'cusparseDnVecSetValues', 'cusparseDestroyDn
   'cusparseSpMV_bufferSize', 'cusparseSpMV', 'cusparseSpMM_bufferSize', 'cusparseSpMM', 'cusparseDestroy', 'cusparseSetStream', 'cusparseSpGEMM_createDescr'];
 type SparseCtor = new (handle: number, stream: Stream) => Sparse;
 
-function fakeSparse(): { sp: Sparse; api: Record<string, jest.Mock> } {
-  const sp = new (Sparse as unknown as SparseCtor)(0xabc, Stream.legacyDefault(ctx));
+function fakeSparse(stream = Stream.legacyDefault(ctx)): { sp: Sparse; api: Record<string, jest.Mock> } {
+  const sp = new (Sparse as unknown as SparseCtor)(0xabc, stream);
   (sp.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
   let next = 0x100;
   const api = Object.fromEntries(API.map((n) => [n, jest.fn(() => (n.startsWith('cusparseCreate') ? next++ : 0))]));
@@ -206,7 +210,7 @@ describe('Sparse.spmv / spmm / spgemm: argument checks (cuSPARSE not called)', (
 });
 
 describe('Sparse.spmv / spmm: what cuSPARSE receives', () => {
-  test('spmv: boxed scalars, element-count descriptors, one buffer-size query per shape, re-pointed descriptors', () => {
+  test('spmv: boxed scalars, element-count descriptors, one buffer-size query per shape, a descriptor per address', () => {
     const { sp, api } = fakeSparse();
     loader.mockReturnValue(api);
     const A = fakeMatrix(3, 4, 5);
@@ -218,11 +222,12 @@ describe('Sparse.spmv / spmm: what cuSPARSE receives', () => {
     expect([h, op, descr, X, Y, ct, alg, work]).toEqual([0xabc, 0, 0x5a, 0x100, 0x101, 0, 0, 0]);
     expect(alpha).toBeInstanceOf(Float32Array);
     expect([(alpha as Float32Array)[0], (beta as Float32Array)[0]]).toEqual([2, 0.5]);
-    // the same shape again, x elsewhere: no size query, no new descriptor, one re-point
+    // the same shape again, x elsewhere (new view objects): no size query, a descriptor for the new address, nothing re-pointed
     sp.spmv(A, view(16, 'f32', [4], undefined, BASE + 0x30000), view(12, 'f32', [3], undefined, BASE + 0x20000), { op: 'N' });
     expect(api.cusparseSpMV_bufferSize).toHaveBeenCalledTimes(1);
-    expect(api.cusparseCreateDnVec).toHaveBeenCalledTimes(2);
-    expect(api.cusparseDnVecSetValues.mock.calls).toEqual([[0x100, BASE + 0x30000]]);
+    expect(api.cusparseCreateDnVec.mock.calls.slice(2)).toEqual([[4, BASE + 0x30000, 0]]);
+    expect(api.cusparseDnVecSetValues).not.toHaveBeenCalled();
+    expect(api.cusparseSpMV.mock.calls[1].slice(4, 7)).toEqual([0x102, expect.any(Float32Array), 0x101]);
     expect([(api.cusparseSpMV.mock.calls[1][2] as Float32Array)[0], (api.cusparseSpMV.mock.calls[1][5] as Float32Array)[0]]).toEqual([1, 0]);
     // transposed: x has rows elements, y cols, another workspace key
     sp.spmv(A, view(12, 'f32', [3], undefined, BASE + 0x40000), view(16, 'f32', [4], undefined, BASE + 0x50000), { op: 'T' });
@@ -232,7 +237,7 @@ describe('Sparse.spmv / spmm: what cuSPARSE receives', () => {
     expect(api.cusparseDestroyDnVec).toHaveBeenCalledTimes(0); // destroyNative replaced: the fake handle frees nothing
   });
 
-  test('spmv repeated with the same operands makes one cuSPARSE call; a re-pointed descriptor is noticed', () => {
+  test('spmv repeated with the operands of one of the last two calls makes one cuSPARSE call, ping-pong included', () => {
     const { sp, api } = fakeSparse();
     loader.mockReturnValue(api);
     const A = fakeMatrix(3, 4, 5);
@@ -240,20 +245,145 @@ describe('Sparse.spmv / spmm: what cuSPARSE receives', () => {
     const x2 = view(16, 'f32', [4], undefined, BASE + 0x30000);
     const y = view(12, 'f32', [3], undefined, BASE + 0x20000);
     sp.spmv(A, x1, y);
-    const before = Object.fromEntries(Object.entries(api).map(([k, f]) => [k, f.mock.calls.length]));
+    const counts = (): Record<string, number> => Object.fromEntries(Object.entries(api).map(([k, f]) => [k, f.mock.calls.length]));
+    const before = counts();
     const alphaNow = (): number => (api.cusparseSpMV.mock.calls.at(-1)![2] as Float32Array)[0]; // the box, read right after the call
     sp.spmv(A, x1, y, { alpha: 3 });
     expect(alphaNow()).toBe(3);
     sp.spmv(A, x1, y);
     expect(alphaNow()).toBe(1);
-    const after = Object.fromEntries(Object.entries(api).map(([k, f]) => [k, f.mock.calls.length]));
-    expect(after).toEqual({ ...before, cusparseSpMV: before.cusparseSpMV + 2 });
-    sp.spmv(A, x2, y); // re-points the x descriptor
-    sp.spmv(A, x1, y); // so this one must point it back
-    expect(api.cusparseDnVecSetValues.mock.calls).toEqual([[0x100, BASE + 0x30000], [0x100, BASE + 0x10000]]);
+    expect(counts()).toEqual({ ...before, cusparseSpMV: before.cusparseSpMV + 2 });
+    sp.spmv(A, x2, y); // a second call: a descriptor of its own
+    const second = counts();
+    for (let i = 0; i < 3; i++) {
+      sp.spmv(A, x1, y);
+      sp.spmv(A, x2, y);
+    }
+    expect(counts()).toEqual({ ...second, cusparseSpMV: second.cusparseSpMV + 6 });
+    expect(api.cusparseSpMV.mock.calls.slice(-2).map((c) => c[4])).toEqual([0x100, 0x102]);
+    expect(api.cusparseDnVecSetValues).not.toHaveBeenCalled();
+    // y = B u, u = B y on a square matrix: two calls alternating, each with its descriptors as resolved
+    const B = fakeMatrix(4, 4, 5);
+    const u = view(16, 'f32', [4], undefined, BASE + 0x40000);
+    const v = view(16, 'f32', [4], undefined, BASE + 0x50000);
+    sp.spmv(B, u, v);
+    sp.spmv(B, v, u);
+    const pingPong = counts();
+    for (let i = 0; i < 3; i++) {
+      sp.spmv(B, u, v);
+      sp.spmv(B, v, u);
+    }
+    expect(counts()).toEqual({ ...pingPong, cusparseSpMV: pingPong.cusparseSpMV + 6 });
+    const [last2, last] = api.cusparseSpMV.mock.calls.slice(-2);
+    expect([last[4], last[6]]).toEqual([last2[6], last2[4]]);
+    expect(last[4]).not.toBe(last[6]);
     x1.buffer.close();
     expect(() => sp.spmv(A, x1, y)).toThrow(/DeviceBuffer is closed/);
     sp.close();
+  });
+
+  test('past 8 addresses of one shape the oldest descriptor is re-pointed; a kept call whose descriptor moved resolves again', () => {
+    const { sp, api } = fakeSparse();
+    loader.mockReturnValue(api);
+    const A = fakeMatrix(3, 4, 5);
+    const y = view(12, 'f32', [3], undefined, BASE + 0x20000);
+    const xs = Array.from({ length: 9 }, (_, i) => view(16, 'f32', [4], undefined, BASE + 0x100000 * (i + 1)));
+    for (let i = 0; i < 8; i++) sp.spmv(A, xs[i], y); // 8 x descriptors (0x100, then 0x102… after y's 0x101)
+    sp.spmv(A, xs[0], y); // xs[0] again: its descriptor, the oldest, unchanged
+    expect(api.cusparseCreateDnVec).toHaveBeenCalledTimes(9);
+    expect(api.cusparseDnVecSetValues).not.toHaveBeenCalled();
+    sp.spmv(A, xs[8], y); // a ninth address: xs[0]'s descriptor is re-pointed at it
+    expect(api.cusparseDnVecSetValues.mock.calls).toEqual([[0x100, BASE + 0x900000]]);
+    expect(api.cusparseSpMV.mock.calls.at(-1)![4]).toBe(0x100);
+    // xs[0]'s call is still kept, but its descriptor now points elsewhere: it resolves again (the oldest, xs[1]'s, moves to it)
+    sp.spmv(A, xs[0], y);
+    expect(api.cusparseDnVecSetValues.mock.calls[1]).toEqual([0x102, BASE + 0x100000]);
+    expect(api.cusparseSpMV.mock.calls.at(-1)![4]).toBe(0x102);
+    expect(api.cusparseCreateDnVec).toHaveBeenCalledTimes(9);
+    expect(api.cusparseSpMV_bufferSize).toHaveBeenCalledTimes(1);
+    sp.close();
+  });
+
+  test('a closed operand or matrix buffer is refused on the repeat path', () => {
+    const { sp, api } = fakeSparse();
+    loader.mockReturnValue(api);
+    const A = fakeMatrix(3, 4, 5);
+    const x = DenseVector.of(view(16, 'f32', [4], undefined, BASE + 0x10000));
+    const yBuffer = new FakeBuffer(12, BASE + 0x20000);
+    const y = DenseVector.of(StridedView.of(yBuffer, { dtype: 'f32', shape: [3] }));
+    const xv = view(16, 'f32', [4], undefined, BASE + 0x30000);
+    sp.spmv(A, x, y);
+    sp.spmv(A, xv, y);
+    yBuffer.close(); // the DenseVector keeps the memory, but the buffer was closed: refused as a closed view is
+    expect(() => sp.spmv(A, xv, y)).toThrow(/Sparse.spmv: the buffer under DenseVector y was closed/);
+    const y2 = DenseVector.of(view(12, 'f32', [3], undefined, BASE + 0x40000));
+    sp.spmv(A, x, y2);
+    x.close();
+    expect(() => sp.spmv(A, x, y2)).toThrow(/Sparse.spmv: x is a closed DenseVector/);
+    sp.spmv(A, xv, y2);
+    A.buffers[1].close();
+    expect(() => sp.spmv(A, xv, y2)).toThrow(/Sparse.spmv: a buffer of the CSR matrix was closed/);
+    expect(api.cusparseSpMV).toHaveBeenCalledTimes(4);
+    for (const r of [y, y2, sp]) r.close();
+  });
+
+  test('on a created stream a repeat trusts the last bind; a failure under another context binds and calls once more', () => {
+    const hctx = fakeContext(0x4c4c);
+    let current = 0;
+    const fake = fakeDriver(hctx, { cuCtxGetCurrent: (slot: unknown) => out(slot, current), cuCtxSetCurrent: (h: number) => ((current = h), 0) });
+    try {
+      const { sp, api } = fakeSparse(Stream.adoptCreated(0x5e5e as never, hctx));
+      loader.mockReturnValue(api);
+      const A = fakeMatrix(3, 4, 5, 'f32', 'csr', 'i32', hctx);
+      const x = StridedView.of(new FakeBuffer(16, BASE + 0x10000, hctx), { dtype: 'f32', shape: [4] });
+      const y = StridedView.of(new FakeBuffer(12, BASE + 0x20000, hctx), { dtype: 'f32', shape: [3] });
+      sp.spmv(A, x, y);
+      expect(current).toBe(0x4c4c);
+      const driverCalls = (): string[] => fake.calls.map(([name]) => name);
+      const bound = driverCalls().length;
+      for (let i = 0; i < 5; i++) sp.spmv(A, x, y);
+      expect(driverCalls().slice(bound)).toEqual([]); // no cuCtxGetCurrent per call
+      // native code made another context current behind the door's back: the launch fails, the door binds, calls again
+      current = 0x9999;
+      api.cusparseSpMV.mockImplementation(() => {
+        if (current !== 0x4c4c) throw new Error('cusparseSpMV: CUSPARSE_STATUS_EXECUTION_FAILED');
+        return 0;
+      });
+      const before = api.cusparseSpMV.mock.calls.length;
+      sp.spmv(A, x, y);
+      expect(api.cusparseSpMV.mock.calls.length - before).toBe(2);
+      expect(current).toBe(0x4c4c);
+      expect(driverCalls().slice(bound)).toEqual(['cuCtxGetCurrent', 'cuCtxGetCurrent', 'cuCtxSetCurrent']);
+      // a failure under the right context is cuSPARSE's own: thrown, not retried
+      api.cusparseSpMV.mockImplementation(() => {
+        throw new Error('cusparseSpMV: CUSPARSE_STATUS_INTERNAL_ERROR');
+      });
+      const failed = api.cusparseSpMV.mock.calls.length;
+      expect(() => sp.spmv(A, x, y)).toThrow(/INTERNAL_ERROR/);
+      expect(api.cusparseSpMV.mock.calls.length - failed).toBe(1);
+      sp.close();
+    } finally {
+      fake.restore();
+    }
+  });
+
+  test('on a default stream every call binds for real (a wrong context would run the work there)', () => {
+    const hctx = fakeContext(0x4d4d);
+    const fake = fakeDriver(hctx, {});
+    try {
+      const { sp, api } = fakeSparse(Stream.legacyDefault(hctx));
+      loader.mockReturnValue(api);
+      const A = fakeMatrix(3, 4, 5, 'f32', 'csr', 'i32', hctx);
+      const x = StridedView.of(new FakeBuffer(16, BASE + 0x10000, hctx), { dtype: 'f32', shape: [4] });
+      const y = StridedView.of(new FakeBuffer(12, BASE + 0x20000, hctx), { dtype: 'f32', shape: [3] });
+      sp.spmv(A, x, y);
+      const bound = fake.calls.length;
+      for (let i = 0; i < 3; i++) sp.spmv(A, x, y);
+      expect(fake.calls.slice(bound).map(([name]) => name)).toEqual(['cuCtxGetCurrent', 'cuCtxGetCurrent', 'cuCtxGetCurrent']);
+      sp.close();
+    } finally {
+      fake.restore();
+    }
   });
 
   test('spmv takes DenseVector descriptors as they are', () => {
