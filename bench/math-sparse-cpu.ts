@@ -1,9 +1,10 @@
 // What the JS side adds to a cusparseSpMV, without a GPU: Sparse.spmv runs its real code (the binder,
 // koffi, the typed layer, the door's context binding) against stand-ins for libcusparse and
 // cuCtxGetCurrent/cuCtxSetCurrent that do nothing (bench/native/fake-cusparse.c), so each row's time per
-// call is FFI + JS; the C row is the same no-op called from a C loop. The difference between a row and
-// `typed` is the object's own cost (what bench/math-sparse.ts's spmv_csr_10k ratio is made of, beside
-// the FFI transition itself).
+// call is FFI + JS; the C row is the same no-op called from a C loop, `koffi` the bare FFI call, `raw`
+// the generated raw layer (status returned), `typed` the typed layer the object calls. The difference
+// between a row and `typed` is the object's own cost (what bench/math-sparse.ts's spmv_csr_10k ratio is
+// made of, beside the FFI transition and the typed layer's checks).
 //   npx tsx bench/math-sparse-cpu.ts     (gcc; OPS=200000 calls per pass, REPS=7 passes, median per call;
 //                                         process CPU time per pass, CLOCK=wall for the wall clock; ONLY=<text>
 //                                         keeps the rows naming it, e.g. for node --cpu-prof)
@@ -21,6 +22,7 @@ import { Stream } from '../src/stream';
 import { Sparse } from '../src/math/sparse';
 import { DenseVector, SparseMatrix } from '../src/math/sparse-matrix';
 import { loadCusparse } from '../src/releases';
+import * as cusparseRaw from '../generated/13.0/cusparse/raw';
 import { REPO_ROOT, fmt, median, nowNs, table } from './common';
 
 const OPS = Number(process.env.OPS ?? 200_000);
@@ -88,6 +90,7 @@ function main(): void {
   const passes: Record<string, Pass> = {
     C: (ops) => void cPass(0x1000, A.descriptor, xd.descriptor, yd.descriptor, ops),
     koffi: (ops) => { for (let i = 0; i < ops; i++) rawSpmv(0x1000, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0); },
+    raw: (ops) => { for (let i = 0; i < ops; i++) cusparseRaw.cusparseSpMV(0x1000 as never, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0); },
     typed: (ops) => { for (let i = 0; i < ops; i++) typed(0x1000 as never, 0, alpha, A.descriptor, xd.descriptor, beta, yd.descriptor, 0, 0, 0); },
     'spmv(views)': (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, x, y); },
     'spmv(DenseVector)': (ops) => { for (let i = 0; i < ops; i++) sparse.spmv(A, xd, yd); },
@@ -114,7 +117,7 @@ function main(): void {
   if (spmvs() - before !== expected) throw new Error(`the fake cusparseSpMV ran ${spmvs() - before} times, expected ${expected}`);
   if (repoints() !== repointsBefore) throw new Error(`the timed passes re-pointed a descriptor ${repoints() - repointsBefore} times (the addresses never change)`);
   const med = Object.fromEntries(names.map((k) => [k, median(ns[k])]));
-  const rows = names.map((k) => [k, fmt(med[k], 1), k === 'C' || k === 'koffi' || k === 'typed' ? '' : fmt(med[k] - med.typed, 1)]);
+  const rows = names.map((k) => [k, fmt(med[k], 1), k === 'C' || k === 'koffi' || k === 'raw' || k === 'typed' ? '' : fmt(med[k] - med.typed, 1)]);
   console.log(`\nJS side of a cusparseSpMV (stand-in C functions; ${OPS} calls per pass, median of ${ROUNDS}, ${CPU_CLOCK ? 'process CPU time' : 'wall clock'}), ns per call:\n`);
   console.log(table(['row', 'ns/call', 'over typed'], rows));
   console.log(JSON.stringify({ impl: 'math-sparse-cpu', ops: OPS, medians: med }));

@@ -1,21 +1,28 @@
-// The Sparse object's SpMV against the same cuSPARSE call made from C in the same process:
-// `npx tsx bench/math-sparse.ts` (GPU machine; gcc builds bench/native/math-sparse.c).
+// The Sparse object's SpMV against the same cuSPARSE call made from C in the same process, and CuPy:
+// `npx tsx bench/math-sparse.ts` (GPU machine; gcc builds bench/native/math-sparse.c, python3 runs
+// bench/python/bench_cupy_sparse.py when CuPy is installed).
 //
 // Row (issue 43 part C): y = A x on a 10,000-row CSR f32 matrix (8 elements per row, i32 indices), target
 // objects ≤ 1.05× C. A pass is `ops` calls then a stream synchronize, timed on this process's clock around
-// the whole pass (C's loop runs inside the shared library, its handle, descriptors and workspace made once,
-// as the object's are after its first call); the passes alternate within each of the 5 repetitions, and the
-// row reports the median per call. Columns: the object with plain StridedViews (its descriptor cache),
-// with DenseVector descriptors, and C. Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), CC.
+// the whole pass (C's loop runs inside the shared library: one cusparseSpMV per iteration on its handle,
+// descriptors and workspace made once, as the object's are after its first call). The passes alternate
+// within each of REPS repetitions (default 9, each pass in every position), and the row reports the
+// median per call; the verdict uses the median of the per-repetition ratios objects/C (passes of one
+// repetition run back to back, so slow drifts of clocks or load cancel). Columns: the object with plain
+// StridedViews, with DenseVector descriptors, C, and CuPy in its own process after the others (`A @ x`,
+// and cupyx.cusparse.spmv into a preallocated y). After the passes y is checked against the host product.
+// Env: BENCH_SCALE (ops), REPS, CUDA_HOME (default /usr/local/cuda), CC, PYTHON.
 import koffi from 'koffi';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Device, DeviceBuffer, DenseVector, Sparse, SparseMatrix, Stream, StridedView } from '../src';
-import { REPO_ROOT, REPS, fmt, log, median, nowNs, reason, scaled, table } from './common';
+import { REPO_ROOT, fmt, log, median, nowNs, reason, scaled, table } from './common';
 
 const ROWS = 10_000;
+/** Interleaved repetitions (odd: the median is one of them). */
+const REPS = Math.max(1, Number(process.env.REPS ?? 9));
 const PER_ROW = 8;
 const CUDA_HOME = process.env.CUDA_HOME ?? '/usr/local/cuda';
 const SONAMES = ['libcusparse.so.12', 'libcudart.so.13'];
@@ -47,6 +54,16 @@ function buildNative(): NativeSparse | string {
   } as NativeSparse;
 }
 
+/** CuPy's rows (ns per call by row name), or why there are none. */
+function cupyRows(ops: number): { rows: Record<string, number>; skipped: Record<string, string> } | string {
+  const py = process.env.PYTHON || 'python3';
+  const r = spawnSync(py, [join(REPO_ROOT, 'bench', 'python', 'bench_cupy_sparse.py'), '--ops', String(ops), '--reps', String(REPS)], { encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0) return `${py} exited ${r.status ?? r.signal}: ${(r.stderr || String(r.error ?? '')).trim().split('\n').slice(-1)[0]}`;
+  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as { skipped?: string; rows?: Record<string, { median: number }>; skipped_rows?: Record<string, string> };
+  if (result.skipped) return result.skipped;
+  return { rows: Object.fromEntries(Object.entries(result.rows!).map(([k, v]) => [k, v.median])), skipped: result.skipped_rows ?? {} };
+}
+
 /** A ROWS × ROWS CSR pattern with PER_ROW distinct sorted columns per row and values in [-1, 1). */
 function hostMatrix(): { rowOffsets: Int32Array; colIndices: Int32Array; values: Float32Array } {
   let s = 12345;
@@ -61,6 +78,31 @@ function hostMatrix(): { rowOffsets: Int32Array; colIndices: Int32Array; values:
   return { rowOffsets, colIndices, values: Float32Array.from({ length: ROWS * PER_ROW }, () => next() * 2 - 1) };
 }
 
+/** Throws unless y holds A·1 (x is all ones: each row's sum), so that no column can be fast by doing less. */
+function checkProduct(y: Float32Array, values: Float32Array): void {
+  for (let r = 0; r < ROWS; r++) {
+    let sum = 0;
+    for (let k = r * PER_ROW; k < (r + 1) * PER_ROW; k++) sum += values[k];
+    if (Math.abs(y[r] - sum) > 1e-4 * Math.max(1, Math.abs(sum))) throw new Error(`y[${r}] is ${y[r]}, the host product ${sum}`);
+  }
+}
+
+/** REPS repetitions of every pass, their order rotating per repetition; ns per call by pass. */
+function interleave(passes: Record<string, (ops: number) => void>, ops: number): Record<string, number[]> {
+  const names = Object.keys(passes);
+  const reps: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (const n of names) passes[n](Math.max(1, Math.floor(ops / 10))); // warm-up (the object's first call sizes its workspace)
+  for (let rep = 0; rep < REPS; rep++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(rep + k) % names.length];
+      const t0 = nowNs();
+      passes[name](ops);
+      reps[name].push(Number(nowNs() - t0) / ops);
+    }
+  }
+  return reps;
+}
+
 function main(): void {
   const device = Device.get(Number(process.env.BENCH_DEVICE ?? 0));
   device.setCurrent();
@@ -68,7 +110,8 @@ function main(): void {
   const native = buildNative();
   if (typeof native === 'string') log(`C column skipped: ${native}`);
   const sparse = Sparse.create({ stream });
-  const A = SparseMatrix.fromHost('csr', { rows: ROWS, cols: ROWS, ...hostMatrix() }, { stream });
+  const host = hostMatrix();
+  const A = SparseMatrix.fromHost('csr', { rows: ROWS, cols: ROWS, ...host }, { stream });
   const xBuf = DeviceBuffer.from(new Float32Array(ROWS).fill(1), { stream });
   const yBuf = DeviceBuffer.alloc(ROWS * 4, { stream });
   const x = StridedView.of(xBuf, { dtype: 'f32', shape: [ROWS] });
@@ -91,28 +134,33 @@ function main(): void {
     };
   }
   const ops = scaled(20000, 100);
-  const names = Object.keys(passes);
-  const reps: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (const n of names) passes[n](Math.max(1, Math.floor(ops / 10))); // warm-up (the object's first call sizes its workspace)
-  for (let rep = 0; rep < REPS; rep++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(rep + k) % names.length];
-      const t0 = nowNs();
-      passes[name](ops);
-      reps[name].push(Number(nowNs() - t0) / ops);
-    }
-  }
-
-  const med = Object.fromEntries(names.map((n) => [n, median(reps[n])]));
-  const ratio = (n: string): string => (med.C === undefined ? '—' : `${fmt(med[n] / med.C, 3)}×`);
-  console.log(`\nSparse.spmv vs C (same process) on ${device.name}: ${ROWS}-row CSR f32, nnz ${A.nnz}, per call, median of ${REPS} interleaved repetitions of ${ops} calls:\n`);
-  console.log(table(['implementation', 'per call', 'ratio to C'], names.map((n) => [n, `${fmt(med[n] / 1e3, 2)} µs`, ratio(n)])));
-  if (med.C !== undefined) console.log(`spmv_csr_10k: objects/C ${fmt(med.objects / med.C, 3)}× (target ≤ 1.05×) ${med.objects / med.C <= 1.05 ? 'PASS' : 'FAIL'}`);
-  console.log(JSON.stringify({ impl: 'math-sparse', device: device.name, rows: { spmv_csr_10k: reps } }));
+  const reps = interleave(passes, ops);
+  checkProduct(yBuf.toArray(Float32Array), host.values);
+  const cupy = cupyRows(ops);
+  if (typeof cupy === 'string') log(`CuPy column skipped: ${cupy}`);
+  else for (const [row, why] of Object.entries(cupy.skipped)) log(`CuPy ${row} skipped: ${why}`);
+  report(device.name, A.nnz, ops, reps, typeof cupy === 'string' ? {} : cupy.rows);
 
   if (typeof native !== 'string') native.destroy(cState);
   for (const r of [xd, yd, A, sparse, xBuf, yBuf]) r.close();
   stream.close();
+}
+
+/** The table, the verdict (median of per-repetition ratios objects/C) and the raw samples. */
+function report(deviceName: string, nnz: number, ops: number, reps: Record<string, number[]>, cupy: Record<string, number>): void {
+  const med: Record<string, number> = Object.fromEntries(Object.entries(reps).map(([n, v]) => [n, median(v)]));
+  const cupyNames: Record<string, string> = { matmul: 'CuPy (A @ x)', spmv_out: 'CuPy (cusparse.spmv, y=)' };
+  for (const [k, v] of Object.entries(cupy)) med[cupyNames[k] ?? `CuPy ${k}`] = v;
+  const ratio = (n: string): string => (med.C === undefined ? '—' : `${fmt(med[n] / med.C, 3)}×`);
+  console.log(`\nSparse.spmv vs C (same process) and CuPy on ${deviceName}: ${ROWS}-row CSR f32, nnz ${nnz}, per call, median of ${REPS} interleaved repetitions of ${ops} calls (CuPy: its own process, after):\n`);
+  console.log(table(['implementation', 'per call', 'ratio to C'], Object.keys(med).map((n) => [n, `${fmt(med[n] / 1e3, 2)} µs`, ratio(n)])));
+  if (reps.C !== undefined) {
+    const perRep = (n: string): number => median(reps[n].map((t, i) => t / reps.C[i]));
+    const verdict = perRep('objects');
+    console.log(`per-repetition ratios to C (median): objects ${fmt(verdict, 3)}×, objects (DenseVector) ${fmt(perRep('objects (DenseVector)'), 3)}×`);
+    console.log(`spmv_csr_10k: objects/C ${fmt(verdict, 3)}× (target ≤ 1.05×) ${verdict <= 1.05 ? 'PASS' : 'FAIL'}`);
+  }
+  console.log(JSON.stringify({ impl: 'math-sparse', device: deviceName, reps: REPS, ops, rows: { spmv_csr_10k: reps }, cupy }));
 }
 
 try {
