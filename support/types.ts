@@ -50,8 +50,8 @@ export type ScalarArg<V> = V | ArrayBufferView | ArrayBuffer | HasDevicePointer;
 export type RealScalar = ScalarArg<number>;
 /** A 64-bit integer scalar: a number or a bigint. */
 export type Int64Scalar = ScalarArg<number | bigint>;
-/** A complex scalar (`const cuComplex *alpha`, `const cuDoubleComplex *`). */
-export type ComplexScalar = ScalarArg<Complex>;
+/** A complex scalar (`const cuComplex *alpha`, `const cuDoubleComplex *`); a plain number is its real part. */
+export type ComplexScalar = ScalarArg<Complex | number>;
 /** A scalar whose C type another parameter picks (`const void *alpha` of cublasGemmEx, cuDNN, cuBLASLt):
  *  a typed array holding the value (a Float32Array for float, …) or `{ ptr }` device memory; a plain
  *  number is refused, its width being unknown. */

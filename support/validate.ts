@@ -510,7 +510,7 @@ export function memoryArg(fn: string, param: string, v: unknown, nullable: boole
 
 const SCALAR_BYTES: Record<string, number> = { f16: 2, bf16: 2, f32: 4, f64: 8, c64: 8, c128: 16, i8: 1, u8: 1, i32: 4, u32: 4, i64: 8, u64: 8, untyped: 2 };
 const SCALAR_TEXT: Record<string, string> = {
-  f16: 'a number (stored as a half)', bf16: 'a number (stored as a bfloat16)', f32: 'a number', f64: 'a number', c64: 'a complex number ({ re, im } or [re, im])', c128: 'a complex number ({ re, im } or [re, im])',
+  f16: 'a number (stored as a half)', bf16: 'a number (stored as a bfloat16)', f32: 'a number', f64: 'a number', c64: 'a complex number ({ re, im }, [re, im] or a real number)', c128: 'a complex number ({ re, im }, [re, im] or a real number)',
   i8: INT_TEXT.i8, u8: INT_TEXT.u8, i32: INT_TEXT.i32, u32: INT_TEXT.u32, i64: INT_TEXT.i64, u64: INT_TEXT.u64,
 };
 
@@ -538,6 +538,7 @@ export function halfBits(x: number): number {
 
 /** The two parts of a complex value, or undefined when `v` is not one. */
 function complexParts(v: unknown): [number, number] | undefined {
+  if (typeof v === 'number') return [v, 0]; // a real number: no imaginary part
   if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'number') return [v[0], v[1]];
   if (typeof v === 'object' && v !== null && !ArrayBuffer.isView(v) && typeof (v as { re?: unknown }).re === 'number' && typeof (v as { im?: unknown }).im === 'number') return [(v as { re: number }).re, (v as { im: number }).im];
   return undefined;

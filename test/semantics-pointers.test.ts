@@ -78,7 +78,8 @@ describe('crash class 1: no public function takes a JS number as the address of 
     const h = 0 as cublas.cublasHandle_t;
     expect(() => cublas.cublasSgemm(h, OP_N, OP_N, 4, 4, 4, 'x' as never, 4096, 4, 8192, 4, 0, 12288, 4)).toThrow(/^cublasSgemm: alpha must be a number \(the value itself, never an address\)/);
     expect(() => cublas.cublasSgemm(h, OP_N, OP_N, 4, 4, 4, new Uint8Array(2), 4096, 4, 8192, 4, 0, 12288, 4)).toThrow(new RangeError('cublasSgemm: alpha is 2 bytes, shorter than the 4-byte f32 scalar'));
-    expect(() => cublas.cublasCaxpy(h, 4, 2 as never, 4096, 1, 8192, 1)).toThrow(/^cublasCaxpy: alpha must be a complex number/);
+    expect(() => cublas.cublasCaxpy(h, 4, 'x' as never, 4096, 1, 8192, 1)).toThrow(/^cublasCaxpy: alpha must be a complex number/);
+    expect(() => cublas.cublasCaxpy(h, 4, 2, 4096, 1, 8192, 1)).toThrow(CudaLibraryError); // a real number: im = 0
     expect(() => cublas.cublasCaxpy(h, 4, { re: 1, im: 2 }, 4096, 1, 8192, 1)).toThrow(CudaLibraryError);
     expect(() => cublas.cublasZaxpy(h, 4, [1, 2], 4096, 1, 8192, 1)).toThrow(CudaLibraryError);
   });
@@ -147,6 +148,8 @@ describe('scalarArg: values boxed per C type', () => {
     expect(boxed('u64', 2n ** 63n).getBigUint64(0, true)).toBe(2n ** 63n);
     const c = boxed('c64', { re: 1, im: -2 });
     expect([c.getFloat32(0, true), c.getFloat32(4, true)]).toEqual([1, -2]);
+    const r = boxed('c64', 3);
+    expect([r.getFloat32(0, true), r.getFloat32(4, true)]).toEqual([3, 0]);
     const z = boxed('c128', [3, 4]);
     expect([z.getFloat64(0, true), z.getFloat64(8, true)]).toEqual([3, 4]);
     expect(boxed('f16', 1).getUint16(0, true)).toBe(0x3c00);

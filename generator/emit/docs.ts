@@ -63,7 +63,7 @@ const nullable = (yes: boolean | undefined) => (yes ? '; null allowed' : '');
 
 const SCALAR_VALUE: Record<Extract<Sem, { role: 'scalar' }>['type'], string> = {
   f16: 'a number, stored as a half', bf16: 'a number, stored as a bfloat16', f32: 'a number', f64: 'a number', i8: 'an integer', u8: 'an integer', i32: 'an integer', u32: 'an integer',
-  i64: 'a number or bigint', u64: 'a number or bigint', c64: '`{ re, im }` or `[re, im]`', c128: '`{ re, im }` or `[re, im]`', untyped: '',
+  i64: 'a number or bigint', u64: 'a number or bigint', c64: '`{ re, im }`, `[re, im]` or a real number', c128: '`{ re, im }`, `[re, im]` or a real number', untyped: '',
 };
 const DIR_TEXT = { in: 'in', out: 'out', inout: 'in/out' } as const;
 const SPACE_TEXT = { device: 'device memory', host: 'host memory', either: 'host or device memory' } as const;

@@ -232,7 +232,7 @@ function scalarValidity(p: FuzzParam, v: unknown): Validity {
   if (type === 'c64' || type === 'c128') {
     const pair = Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number');
     const obj = typeof v === 'object' && v !== null && typeof (v as { re?: unknown }).re === 'number' && typeof (v as { im?: unknown }).im === 'number';
-    return pair || obj ? 'valid' : 'bad';
+    return pair || obj || typeof v === 'number' ? 'valid' : 'bad';
   }
   if (type[0] === 'f' || type === 'bf16') return typeof v === 'number' ? 'valid' : 'bad';
   return isIntIn(v, Number(type.slice(1)), type[0] === 'i') ? 'valid' : 'bad';
