@@ -72,10 +72,10 @@ function bunBare(): Bare {
   };
 }
 
-/** The bare passes under Bun or Deno, or why there are none (Node: bench/launch-breakdown.ts has koffi's and node:ffi's). */
+/** The bare passes under Bun or Deno, or why there are none (Node: bench/gpu.ts has koffi's and node:ffi's own rows). */
 export function barePasses(S: State): { passes: Passes; how: string } | string {
   const g = globalThis as Globals;
-  const bare = g.Deno ? denoBare() : g.Bun ? bunBare() : 'Node: see bench/launch-breakdown.ts for koffi\'s and node:ffi\'s own calls';
+  const bare = g.Deno ? denoBare() : g.Bun ? bunBare() : 'Node: koffi and node:ffi have their own rows in bench/gpu.ts';
   if (typeof bare === 'string') return bare;
   const { ctx, attr, launch, sync } = bare.fns;
   // Every pass reads its out-array (and a launch its argument table) after its loop: an FFI given an

@@ -8,7 +8,7 @@ import { BLOCKS, measureInterleaved, repetitionWords } from './interleave';
 import { type Driver, LOADER, type Passes, ROWS, type Raw, type RawApi, type State, passCollector, wants } from './gpu-common';
 import { fresh, koffiApi, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, loadObjects, objectsPasses } from './gpu-objects';
-import { RowPinner, floorRecordWords, floorSettings, floorWarm } from './c-floor-pin';
+import { RowPinner, floorRecordWords, floorSettings, floorWarm } from './floor';
 
 // ---------------------------------------------------------------------------------------------
 // Interleaved phase: the rows of bench.c through every implementation, their sub-blocks taking turns
@@ -97,7 +97,7 @@ export function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: str
   }
   const reps = Number(process.env.BENCH_REPS ?? 7) | 0 || 7;
   meta.interleaved = { implementations: Object.keys(impls), reps, blocks_per_rep: BLOCKS, repetition: repetitionWords(reps), not_run: notes };
-  // The floor method (bench/c-floor-pin.ts): set-up is done; the timing thread is pinned per row from here.
+  // The floor method (bench/floor.ts): set-up is done; the timing thread is pinned per row from here.
   const settings = floorSettings();
   const pinner = new RowPinner(settings, pins.pin, pins.cpuNow);
   const rows: Record<string, Record<string, MeasuredRow | { skipped: string }>> = {};

@@ -14,7 +14,7 @@
 // passes (the interleaved phase, gpu-interleaved.ts: BENCH_REPS repetitions, each split into sub-blocks, see
 // bench/interleave.ts; rows outside it: 5 timed passes); launches grid 1x1x1 block 1x1x1, a cuStreamSynchronize after every 1000 launches inside the
 // timed region; every status checked inside the loops; same loop counts (scaled by BENCH_SCALE).
-// C floor (bench/c-floor.ts's method, bench/c-floor-pin.ts): after set-up, the interleaved phase pins this
+// C floor (bench/floor.ts): after set-up, the interleaved phase pins this
 // thread to BENCH_PIN's core for its per-operation rows (copies keep the start-up affinity), warms the
 // launch rows up BENCH_FLOOR_WARMUP launches, and gives the start-up affinity back before the later rows.
 // Kernel arguments: written once into one koffi.alloc block, a BigUint64Array table of their addresses

@@ -1,8 +1,8 @@
 // `npm run bench` (= tsx bench/run.ts) on the GPU machine: one run of every implementation, one table.
 //
-//   0. picks the C floor's method (bench/c-floor.ts: BENCH_PIN / BENCH_FLOOR_WARMUP for every step below)
+//   0. picks the C floor's method (bench/floor.ts: BENCH_PIN / BENCH_FLOOR_WARMUP for every step below)
 //   1. builds the native C baseline (bash bench/native/build.sh) and runs it, pinned     -> native-c
-//      (one standalone process: bench/c-floor.ts measured a ±10% lottery between such processes)
+//      (one standalone process: docs/performance.md: a ±10% lottery between such processes)
 //   2. runs bench/gpu.ts in a child process                                             -> koffi, cuda-ts-raw,
 //                                                                                           cuda-ts-typed, cuda-ts-objects, cuda-ts-startup
 //   2b. runs bench/runtime-child.ts under Bun and under Deno (a CommonJS copy of the tree, each runtime's
@@ -14,7 +14,7 @@
 // then prints ONE table (rows × implementations, each cell the median and its ratio to native C, or to
 // cuda-python for rows C does not have), one line naming the C floor every ratio uses and why (with this
 // run's standalone vs in-process difference), the issue's targets with PASS/FAIL, and writes everything to
-// $OUT/bench.json (+ bench.txt) when $OUT is set, else bench/results/. A step that fails is reported as
+// $OUT/bench.json (+ bench.txt, chart.svg and summary.md, the README's table) when $OUT is set, else bench/results/. A step that fails is reported as
 // skipped with its reason; it never stops the table.
 //
 // Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
@@ -25,9 +25,10 @@
 //      BENCH_REPS, else 21), BENCH_BLOCKS (sub-blocks per repetition, default 5;
 //      1 = one pass per repetition), BENCH_IMPORT_SAMPLES / BENCH_IMPORT_PER_ROUND (import rounds, default 5,
 //      and spawns of each case per round, default 3), BENCH_PIN (the timing thread's core; 'off' pins
-//      nothing; default: a GPU-local core, bench/c-floor-host.ts's pickCores), BENCH_FLOOR_WARMUP (launch
-//      rows' warm-up, default 4000), BENCH_FLOOR_JSON (a c-floor.json whose recommended method to use).
+//      nothing; default: a GPU-local core, bench/floor.ts), BENCH_FLOOR_WARMUP (launch
+//      rows' warm-up, default 4000), BENCH_FLOOR_JSON (a saved {"method": …} to use).
 import { chartRowsFrom, ratioChart } from './chart';
+import { summaryTable } from './summary';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,7 @@ import { CHILD_RUNTIMES, runtimeTable, runtimeVerdicts } from './runtimes-report
 import { runtimeGpu, skippedImpls } from './runtimes-gpu';
 import { stagingTable, stagingVerdicts, type StagingVerdict } from './staging-report';
 import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
-import { type ChosenFloor, chooseFloor, floorLine, standaloneEnv } from './c-floor-report';
+import { type ChosenFloor, chooseFloor, floorLine, standaloneEnv } from './floor';
 
 const T0 = Date.now();
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -360,6 +361,19 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined, floor: ChosenFl
   return { text: out.join('\n'), verdicts };
 }
 
+/** The machine in one phrase for summary.md: the GPU and driver the C baseline saw, and the runtimes. */
+function machineWords(all: ImplResult[]): string {
+  const meta = all.find((r) => r.impl === 'native-c' && !r.skipped)?.meta ?? all.find((r) => r.impl === 'native-c-inproc')?.meta ?? {};
+  const gpu = typeof meta.device === 'string' ? meta.device : 'GPU unknown';
+  const driver = typeof meta.driver_version === 'number' ? `, driver supporting CUDA ${Math.floor(meta.driver_version / 1000)}.${(meta.driver_version % 1000) / 10}` : '';
+  // Bun and Deno by name where their columns were measured (each child's meta carries its version)
+  const runtimes = [`Node ${process.versions.node}`, ...(['Bun', 'Deno'] as const).flatMap((rt) => {
+    const r = all.find((x) => x.impl === `cuda-ts-objects-${rt.toLowerCase()}` && !x.skipped);
+    return r ? [typeof r.meta?.version === 'string' ? `${rt} ${r.meta.version}` : rt] : [];
+  })];
+  return `${gpu}${driver}, ${runtimes.join(', ')}`;
+}
+
 async function main(): Promise<void> {
   const floor = chooseFloor(process.env); // sets BENCH_PIN / BENCH_FLOOR_WARMUP for every child below
   log(`C floor method: ${floor.words}`);
@@ -425,6 +439,8 @@ async function main(): Promise<void> {
   writeJson(join(dir, 'bench.json'), json);
   writeFileSync(join(dir, 'bench.txt'), `${text}\n`);
   writeFileSync(join(dir, 'chart.svg'), ratioChart(chartRowsFrom(all), { subtitle: `${json.date}, Node ${process.version}` }));
+  // the README's table (README.md, "Performance"): paste summary.md between its bench-summary markers
+  writeFileSync(join(dir, 'summary.md'), summaryTable(all, machineWords(all), json.date.slice(0, 10)));
   log(`wrote ${join(dir, 'bench.json')} and bench.txt (${((Date.now() - T0) / 1000).toFixed(1)} s)`);
 }
 

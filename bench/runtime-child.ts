@@ -3,14 +3,14 @@
 // tree (scripts/cjs-tree.ts). C is measured in this same process (bench.c's passes in libbench.so,
 // loaded through the runtime's own FFI: bun:ffi under Bun, Deno.dlopen under Deno, koffi under Node),
 // interleaved with cuda-ts's raw, typed and objects layers, each bound through the runtime's default
-// FFI, so that every ratio is against C in the runtime's own process. The floor method of bench/c-floor.ts
-// (bench/c-floor-pin.ts): after set-up the timing thread is pinned to BENCH_PIN's core for the rows timed
+// FFI, so that every ratio is against C in the runtime's own process. The floor method
+// (bench/floor.ts): after set-up the timing thread is pinned to BENCH_PIN's core for the rows timed
 // per operation (bench_pin_thread of libbench.so, through the same FFI), the copies keep the start-up
 // affinity, and the launch rows warm up BENCH_FLOOR_WARMUP launches first; meta.floor says what it did.
 //
 // Env: BENCH_CHILD_OUT (where the JSON goes; else stdout), BENCH_PTX, BENCH_NATIVE_LIB (libbench.so),
 //      BENCH_SCALE, BENCH_CHILD_REPS (else BENCH_REPS, else CHILD_REPS), BENCH_BLOCKS, BENCH_DEVICE, BENCH_CHILD_ROWS (comma list, default CHILD_ROWS),
-//      BENCH_PIN, BENCH_FLOOR_WARMUP (bench/c-floor-pin.ts), BENCH_CHILD_BARE=1 (also the runtime's own FFI
+//      BENCH_PIN, BENCH_FLOOR_WARMUP (bench/floor.ts), BENCH_CHILD_BARE=1 (also the runtime's own FFI
 //      with no cuda-ts code: implementation `ffi-bare`, bench/ffi-bare.ts), BENCH_CHILD_IMPLS (comma list: only
 //      those implementations, e.g. to see whether one column's figure depends on the others beside it).
 // Output: one ChildResult (below). A failure before the rows (no driver, no GPU) is `skipped` with its
@@ -22,7 +22,7 @@ import { type Driver, type Passes, ROWS, type RawApi, type State, findPtx, passC
 import { fresh, rawPasses, typedPasses } from './gpu-passes';
 import { type Any, objectsPasses } from './gpu-objects';
 import { CHILD_REPS, CHILD_ROWS } from './runtimes-report';
-import { RowPinner, floorSettings, floorWarm } from './c-floor-pin';
+import { RowPinner, floorSettings, floorWarm } from './floor';
 import { barePasses } from './ffi-bare';
 
 /** What a child prints: rows by implementation, or why none were measured. */
@@ -171,7 +171,7 @@ export function runChild(): ChildResult {
   Object.assign(result.meta, { runtime, version, backends: Object.fromEntries(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuLaunchKernel'].map((n) => [n, cu.binder.backendOf(n)])) });
   const { impls, notes, closers, pins } = implementations(cu, S, rows, result.meta);
   result.notes = notes;
-  const pinner = new RowPinner(floorSettings(), pins.pin, pins.cpuNow); // after set-up, as bench/c-floor.ts recommends
+  const pinner = new RowPinner(floorSettings(), pins.pin, pins.cpuNow); // after set-up, as docs/performance.md explains
   try {
     result.rows = measureRows(impls, rows, pinner);
   } catch (e) {

@@ -4,7 +4,7 @@
 // in that same process. Returns the child's implementations with the runtime in their names
 // (cuda-ts-typed-bun, native-c-inproc-deno, …); throws with the reason where the runtime is missing or
 // its child measured nothing (no GPU, no driver), which bench/run.ts reports as the step's skip. The child
-// inherits BENCH_PIN and BENCH_FLOOR_WARMUP (the floor method bench/run.ts picked; bench/c-floor-pin.ts).
+// inherits BENCH_PIN and BENCH_FLOOR_WARMUP (the floor method bench/run.ts picked; bench/floor.ts).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ export type Spawn = (cmd: string, args: string[], timeoutS: number, env: NodeJS.
 /** The folders and bench files the child needs, in the CommonJS copy. */
 const TREE_ROOTS = [
   'support', 'src', ...['driver', 'nvrtc', 'nvjitlink', 'nccl', 'nvml'].map((m) => `generated/13.0/${m}`),
-  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'startup', 'c-floor-pin', 'ffi-bare'].map((f) => `bench/${f}.ts`),
+  ...['runtime-child', 'runtimes-report', 'common', 'interleave', 'gpu-common', 'gpu-passes', 'gpu-objects', 'startup', 'floor', 'ffi-bare'].map((f) => `bench/${f}.ts`),
 ];
 
 /** Seconds a child may run (at BENCH_SCALE=1 it takes well under a minute on the H200). */

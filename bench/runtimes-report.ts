@@ -5,7 +5,7 @@
 import { type ImplResult, type MeasuredRow, type Row, fmt, isMeasured, table } from './common';
 import { MIN_QUIET_REPS, QUIET_SLACK, type RatioStats, judgeRatios, quietFloor, quietRatioStats, ratioStats, ratioWords } from './interleave';
 import type { StagingVerdict } from './staging-report';
-import { type FloorRecord, floorRecordWords } from './c-floor-pin';
+import { type FloorRecord, floorRecordWords } from './floor';
 
 /** The runtimes of the table; Node's columns are bench/gpu.ts's, the others' come from a child each. */
 export const JS_RUNTIMES = ['node', 'bun', 'deno'] as const;
@@ -110,7 +110,7 @@ function howLines(all: readonly ImplResult[]): string[] {
   return lines;
 }
 
-/** Each runtime's C floor on the launch rows beside the standalone process's (one process: a ±10% lottery, bench/c-floor.ts). */
+/** Each runtime's C floor on the launch rows beside the standalone process's (one process: a ±10% lottery, docs/performance.md). */
 export function floorsLine(all: readonly ImplResult[]): string | undefined {
   const get = lookup(all);
   const cell = (impl: string) => ['launch_0args', 'launch_4args'].map((row) => {

@@ -1,19 +1,16 @@
-// The C floor method in `npm run bench` (bench/c-floor-pin.ts, bench/c-floor-report.ts): settings from
+// The C floor method in `npm run bench` (bench/floor.ts): settings from
 // the environment, the per-row pinning, the run's choice and the line under the table.
-import { H200_FINDING, RowPinner, floorEnv, floorRecordWords, floorSettings, floorWarm, isPinnedRow } from '../bench/c-floor-pin';
-import { chooseFloor, floorLine, standaloneEnv } from '../bench/c-floor-report';
-import type { FloorMethod } from '../bench/c-floor-analysis';
+import { DEFAULT_WARMUP_LAUNCHES, type FloorMethod, RowPinner, chooseFloor, compact, floorEnv, floorLine, floorRecordWords, floorSettings, floorWarm, isPinnedRow, parseCpuList, parseTopo, pickCores, standaloneEnv } from '../bench/floor';
 import type { ImplResult } from '../bench/common';
 import { floorsLine } from '../bench/runtimes-report';
-import { checkRecord } from '../bench/c-floor-cpu';
 
 const row = (median: number) => ({ median, unit: 'ns' as const, n: 1000, reps: [median] });
-const method = (pinCpu: number | undefined, warmupLaunches = 4000): FloorMethod => ({ floor: 'in-process', pinCpu, warmupLaunches, reps: 21, processes: 1, reasons: ['default (no c-floor.json): local core 15'] });
+const method = (pinCpu: number | undefined, warmupLaunches = 4000): FloorMethod => ({ pinCpu, warmupLaunches, reasons: ['default: local core 15'] });
 
 describe('floorSettings', () => {
   test('a core and a warm-up count are taken; unset or off pins nothing', () => {
     expect(floorSettings({ BENCH_PIN: '15', BENCH_FLOOR_WARMUP: '6000' })).toEqual({ pinCpu: 15, warmupLaunches: 6000, why: undefined });
-    expect(floorSettings({})).toEqual({ warmupLaunches: H200_FINDING.warmupLaunches, why: 'not pinned (BENCH_PIN unset)' });
+    expect(floorSettings({})).toEqual({ warmupLaunches: DEFAULT_WARMUP_LAUNCHES, why: 'not pinned (BENCH_PIN unset)' });
     expect(floorSettings({ BENCH_PIN: 'off' }).pinCpu).toBeUndefined();
   });
 
@@ -83,7 +80,7 @@ describe('chooseFloor', () => {
     const f = chooseFloor(env, () => method(15));
     expect(f).toMatchObject({ pinCpu: 15, warmupLaunches: 4000 });
     expect(env).toMatchObject({ BENCH_PIN: '15', BENCH_FLOOR_WARMUP: '4000' });
-    expect(f.words).toBe('timing thread pinned to core 15 after set-up, launch rows warmed up ≥ 4000 launches (default (no c-floor.json): local core 15)');
+    expect(f.words).toBe('timing thread pinned to core 15 after set-up, launch rows warmed up ≥ 4000 launches (default: local core 15)');
   });
 
   test('BENCH_PIN and BENCH_FLOOR_WARMUP as given win; off pins nothing; bad values are RangeErrors', () => {
@@ -121,12 +118,11 @@ describe('the floor line', () => {
     { impl: 'native-c-inproc', meta: { floor: { pin_cpu: 15, warmup_launches: 5000, pinned_rows: ['launch_0args'], unpinned_rows: [], cpus_seen: [15] } }, rows: { launch_0args: row(inproc), launch_4args: row(inproc * 2), cuCtxGetCurrent: row(8) } },
   ];
 
-  test('names the in-process floor, the H200 finding and this run\'s standalone difference', () => {
+  test('names the in-process floor, why (docs/performance.md) and this run\'s standalone difference', () => {
     const line = floorLine(results(4200, 4000), floor);
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toContain('every "C" ratio is against C in the same process (native-c-inproc, interleaved with the JS columns; timing thread pinned to core 15 after set-up (seen on 15) for 1 rows; launch rows warmed up ≥ 5000 launches)');
-    expect(line).toContain('(pinned +0.8%, noise ±3.6%; unpinned -0.3%)');
-    expect(line).toContain('launch_0args spread 10.3% unpinned, 10.0% pinned');
+    expect(line).toContain('a ±10% lottery (docs/performance.md)');
     expect(line).toContain('in this run the standalone process (native-c: one process, BENCH_PIN=15) vs the in-process floor: launch_0args +5.0%, launch_4args +5.0%, cuCtxGetCurrent +25.0%');
     expect(floorLine(results(3800, 4000), floor)).toContain('launch_0args -5.0%');
   });
@@ -143,11 +139,15 @@ describe('the floor line', () => {
     expect(floorsLine([])).toBeUndefined();
   });
 
-  test('bench/c-floor-cpu.ts\'s check fails a process that ran elsewhere or pinned a copy row', () => {
-    const good = { pin_cpu: 1, warmup_launches: 4000, pinned_rows: ['launch_0args'], unpinned_rows: ['h2d_pinned_256MiB'], cpus_seen: [1] };
-    expect(checkRecord('bun', good, 1, 4000)).toEqual([]);
-    expect(checkRecord('bun', { ...good, cpus_seen: [1, 0] }, 1, 4000)).toEqual(['bun: seen on CPUs 1,0']);
-    expect(checkRecord('bun', { ...good, pinned_rows: ['launch_0args', 'd2h_pinned_256MiB'] }, 1, 4000)).toEqual(['bun: a copy row was pinned']);
-    expect(checkRecord('deno', undefined, 1, 4000)).toEqual(['deno: no meta.floor']);
+  test('the GPU-local core: nvidia-smi topo\'s CPU affinity, never CPU 0 where another is allowed', () => {
+    expect(parseCpuList('0-3,8,10-11')).toEqual([0, 1, 2, 3, 8, 10, 11]);
+    expect(parseCpuList('x')).toBeUndefined();
+    expect(compact([0, 1, 2, 3, 8])).toBe('0-3,8');
+    const topo = '\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \t0-15\t0\t\tN/A\n';
+    expect(parseTopo(topo, 0)).toEqual({ cpus: Array.from({ length: 16 }, (_, i) => i), numa: 0 });
+    const nodes = new Map([[0, [0, 1, 2, 3]], [1, [4, 5, 6, 7]]]);
+    const cores = pickCores([0, 1, 2, 3, 4, 5, 6, 7], { cpus: [0, 1, 2, 3], numa: 0, source: 'nvidia-smi topo -m' }, nodes);
+    expect(cores).toMatchObject({ local: 3, remote: 7, spare: 2 });
+    expect(pickCores([0], { source: 'unknown' }, new Map()).local).toBe(0);
   });
 });

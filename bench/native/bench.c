@@ -10,23 +10,11 @@
  *   The PTX is found as: argv[1], else $BENCH_PTX, else kernels.ptx next to the binary, else ./kernels.ptx.
  *   $BENCH_SCALE (default 1) multiplies every loop count (e.g. 0.1 for a smoke run).
  *   $BENCH_DEVICE (default 0) picks the device ordinal.
- *   $BENCH_ROWS (default: all) a comma-separated list of the rows to run (bench/c-floor.ts runs the
- *   classic method on three rows only).
+ *   $BENCH_ROWS (default: all) a comma-separated list of the rows to run.
  *   $BENCH_PIN (default: unset) a CPU to pin the main thread to after set-up, before the first row
- *   (bench/c-floor.ts's recommended method); meta gets "pin" then.
+ *   (docs/performance.md, "The C floor"); meta gets "pin" then.
  *   $BENCH_FLOOR_WARMUP (default: 1000) launches of the untimed warm-up pass of the launch_* rows
- *   (rounded up to 1000), as the in-process floor gets them (bench/c-floor-pin.ts); meta "launch_warmup".
- *
- * Serve mode (bench/c-floor.ts, the C floor experiment):
- *   ./bench --serve [--ptx PATH] [--lib libbench.so [--lazy]] [--spin CPU]
- *   sets up the same state, prints "ready PID", then answers one line per command on stdin:
- *     "pass ROW OPS PIN" -> "ok NS CPU_BEFORE CPU_AFTER": one pass of ROW (OPS operations) timed with
- *                          CLOCK_MONOTONIC; PIN >= 0 pins this thread to that CPU first, -1 restores
- *                          the thread's affinity from start-up (the pinning is not timed);
- *     "quit"             -> exits 0.
- *   --lib runs libbench.so's passes (dlopen RTLD_NOW, or RTLD_LAZY with --lazy) instead of this
- *   program's own, to tell "code in a shared library" from "code in a node process"; --spin starts
- *   one more thread that spins on CPU (-1: unpinned) for the whole run, as a busy runtime thread would.
+ *   (rounded up to 1000), as the in-process floor gets them (bench/floor.ts); meta "launch_warmup".
  *
  * Output: ONE JSON object on stdout (diagnostics go to stderr):
  *   {"impl":"native-c","meta":{...},
@@ -324,7 +312,7 @@ static void json_string(const char *s) {
     putchar('"');
 }
 
-/* Every pass by row name: the shared library's bench_pass and the serve mode look rows up here. */
+/* Every pass by row name: the shared library's bench_pass looks rows up here. */
 static const struct { const char *name; pass_fn fn; } PASSES[] = {
     {"cuCtxGetCurrent", pass_ctx_get_current}, {"cuDeviceGetAttribute", pass_device_get_attribute},
     {"launch_0args", pass_launch_0args}, {"launch_4args", pass_launch_4args}, {"launch_16args", pass_launch_16args},
@@ -434,87 +422,9 @@ __attribute__((unused)) static int setup_state(const char *ptx, int ordinal) {
     return 0;
 }
 
-#ifndef BENCH_SHARED
-/* ---------- serve mode (bench/c-floor.ts) ---------- */
-
-typedef long long (*time_pass_fn)(const char *row, long ops);
-
-static volatile unsigned long spin_counter;
-static void *spin_main(void *arg) {
-    int cpu = (int)(intptr_t)arg;
-    if (cpu >= 0) pin_thread(cpu);
-    for (;;) spin_counter++;
-    return NULL;
-}
-
-/* libbench.so's passes instead of this program's own: its bench_init, then its bench_time_pass. */
-static time_pass_fn open_library(const char *lib, int lazy, const char *ptx_path, int ordinal) {
-    void *h = dlopen(lib, (lazy ? RTLD_LAZY : RTLD_NOW) | RTLD_LOCAL);
-    if (!h) die("dlopen failed", dlerror());
-    int (*init)(const char *, int) = (int (*)(const char *, int))dlsym(h, "bench_init");
-    time_pass_fn tp = (time_pass_fn)dlsym(h, "bench_time_pass");
-    if (!init || !tp) die("libbench.so lacks bench_init/bench_time_pass", lib);
-    if (init(ptx_path, ordinal) != 0) die("bench_init failed", ptx_path);
-    return tp;
-}
-
-/* Answers "pass ROW OPS PIN" / "quit" lines on stdin (see the header comment). */
-static int serve_loop(time_pass_fn tp) {
-    char line[512], row[128];
-    printf("ready %d\n", (int)getpid());
-    fflush(stdout);
-    while (fgets(line, sizeof(line), stdin)) {
-        long ops = 0;
-        int pin = -1;
-        if (strncmp(line, "quit", 4) == 0) return 0;
-        if (sscanf(line, "pass %127s %ld %d", row, &ops, &pin) != 3 || ops <= 0) {
-            printf("err bad command\n");
-            fflush(stdout);
-            continue;
-        }
-        int pr = pin_thread(pin);
-        int before = sched_getcpu();
-        long long ns = pr == 0 ? tp(row, ops) : -2;
-        int after = sched_getcpu();
-        if (ns < 0) printf("err %s\n", ns == -1 ? "unknown row" : "cannot pin");
-        else printf("ok %lld %d %d\n", ns, before, after);
-        fflush(stdout);
-    }
-    return 0;
-}
-
-static int serve(int argc, char **argv) {
-    const char *ptx_path = NULL, *lib = NULL;
-    int lazy = 0, spin = 0, spin_cpu = -1, ordinal = 0;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--ptx") == 0 && i + 1 < argc) ptx_path = argv[++i];
-        else if (strcmp(argv[i], "--lib") == 0 && i + 1 < argc) lib = argv[++i];
-        else if (strcmp(argv[i], "--lazy") == 0) lazy = 1;
-        else if (strcmp(argv[i], "--spin") == 0 && i + 1 < argc) { spin = 1; spin_cpu = atoi(argv[++i]); }
-        else die("unknown serve option", argv[i]);
-    }
-    const char *dv = getenv("BENCH_DEVICE");
-    if (dv && *dv) ordinal = atoi(dv);
-    pin_thread(-1); /* remembers the start-up affinity before anything pins */
-    time_pass_fn tp = time_pass;
-    if (lib) {
-        if (!ptx_path) die("--lib needs --ptx", NULL);
-        tp = open_library(lib, lazy, ptx_path, ordinal);
-    } else {
-        char *fake_argv[2] = {argv[0], (char *)ptx_path};
-        char *ptx = load_ptx(ptx_path ? 2 : 1, fake_argv);
-        setup_state(ptx, ordinal);
-        free(ptx);
-    }
-    pthread_t th;
-    if (spin && pthread_create(&th, NULL, spin_main, (void *)(intptr_t)spin_cpu) != 0) die("pthread_create failed", NULL);
-    return serve_loop(tp);
-}
-#endif
 
 #ifndef BENCH_SHARED
 int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "--serve") == 0) return serve(argc, argv);
     const char *sc = getenv("BENCH_SCALE");
     if (sc && *sc) {
         scale = strtod(sc, NULL);
@@ -585,7 +495,7 @@ int main(int argc, char **argv) {
         if (pin < 0 || pin_thread(pin) != 0) die("BENCH_PIN: cannot pin the main thread to that CPU", pv);
     }
 
-    /* The launch rows' warm-up: bench/c-floor.ts found some processes still settling after 3000 launches. */
+    /* The launch rows' warm-up: some processes were still settling after 3000 launches (docs/performance.md). */
     long launch_warm = BATCH;
     const char *wv = getenv("BENCH_FLOOR_WARMUP");
     if (wv && *wv) {

@@ -47,7 +47,7 @@ trap 'rm -f "$log"' EXIT
 built=""
 for c in "${cands[@]}"; do
   if [[ "$c" == -L* ]]; then link=("$c" -lcuda); else link=("$c"); fi
-  # -ldl: the serve mode's --lib (dlopen of libbench.so, bench/c-floor.ts)
+  # -ldl: dlopen, for the stand-in libraries
   if "$cc" "${cflags[@]}" "$here/bench.c" -o "$out/bench" "${link[@]}" -ldl >"$log" 2>&1; then
     built="$c"; break
   fi

@@ -1,5 +1,5 @@
 /* A stand-in libcuda.so.1 for running `npm run bench` end to end on a machine without a GPU
- * (bench/c-floor-cpu.ts): the entry points bench.c, libbench.so and bench/gpu.ts's set-up, passes and
+ * (the bench tests): the entry points bench.c, libbench.so and bench/gpu.ts's set-up, passes and
  * objects layer call, each doing next to nothing, so that the real code around them (the bench's
  * processes, koffi / bun:ffi / Deno.dlopen, the pinning of the timing thread) runs. The figures it gives
  * are the FFI's and the bench's own cost, nothing of a GPU. Copies do not copy (the 256 MiB rows would
