@@ -53,7 +53,7 @@ export function moduleCoverage(root: string, release: string, module: string): {
 
 const pct = (n: number, of: number) => (of === 0 ? '—' : `${((100 * n) / of).toFixed(1)}%`);
 
-/** The README's coverage table of one release: one row per module. */
+/** docs/reference.md's coverage table of one release: one row per module. */
 export function coverageTable(root: string, release: string): string {
   const modules = readdirSync(join(root, 'generated', release)).sort();
   const rows = modules.map((m) => {
