@@ -51,6 +51,8 @@ export class Event extends Resource {
   readonly context: Context;
   /** The `CUevent_flags` it was created with. */
   readonly flags: number;
+  /** The stream of the last record() (a fresh event's awaited wait is predicted from that stream's waits). */
+  private recordedOn: Stream | undefined;
 
   private constructor(handle: drv.CUevent, context: Context, flags: number, owned = true) {
     super(owned ? 'Event' : 'Event (shared)', owned ? () => {
@@ -91,6 +93,7 @@ export class Event extends Resource {
     if (s !== undefined && s.context !== this.context) throw new TypeError(`Event.record: the stream belongs to ${String(s.context)}, the event to ${String(this.context)}`);
     noteUse(this.context, h, this);
     drv.callOnStream(this.context, h, 'cuEventRecord', this.handle, h);
+    this.recordedOn = s;
     return this;
   }
 
@@ -115,7 +118,7 @@ export class Event extends Resource {
    */
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
-    return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()' }, options);
+    return waitFor({ ctx: this.context, event: this.handle, key: this, what: 'Event.synchronized()', predictKey: this.recordedOn }, options);
   }
 
   /** Resolves when the event completes (same as {@link Event.synchronized}): `await event.completed()`. */

@@ -398,7 +398,8 @@ export class Stream extends Resource {
       giveMarker(ctx, ev);
       throw this.fail(e);
     }
-    return waitFor({ ctx, event: ev, key: this, what, done: () => giveMarker(ctx, ev) }, options);
+    // fresh: recorded behind work the query above saw unfinished, so its own first query is skipped
+    return waitFor({ ctx, event: ev, key: this, what, done: () => giveMarker(ctx, ev), fresh: true, stream: this.handle }, options);
   }
 
   /**

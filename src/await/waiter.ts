@@ -2,8 +2,10 @@
 // Stream.enqueueHost, SharedEvent.synchronized) ends here. A wait is "this event completed".
 //
 //   1. Done already? Resolve at once (one cuEventQuery).
-//   2. Spin: for the first `spinMicros` (default 200 µs) the event is queried on every setImmediate,
-//      by ONE loop shared by every spinning wait: short kernels resume as soon as a blocking wait would.
+//   2. Spin: for the first `spinMicros` (default 200 µs) ONE loop shared by every spinning wait queries
+//      the events back to back in slices of at most `spinSliceMicros` (default 250 µs), yielding to the
+//      event loop between slices (a query per setImmediate alone resumed ~40 µs late): short kernels
+//      resume as soon as a blocking wait would, and the loop never stalls longer than a slice.
 //   3. Park: a helper stream of the context waits for the event (cuStreamWaitEvent) and then runs
 //      libc's sem_post as a host function (./wake.ts); one koffi `.async` sem_wait per JS thread sleeps
 //      in a pool thread and wakes the event loop once, which resolves every wait whose event completed.
@@ -36,12 +38,20 @@ export interface WaitTarget {
   readonly what: string;
   /** Called once when the wait settles, however (gives a marker event back). */
   readonly done?: () => void;
+  /** `event` was just recorded behind unfinished work: skip the first query (it cannot be done yet). */
+  readonly fresh?: boolean;
+  /** The stream whose point `event` marks (stream waits): with `parkOn: 'stream'` the wake goes there. */
+  readonly stream?: number;
+  /** Whose last wait predicts this one's duration (default `key`; an event: the stream it was recorded on). */
+  readonly predictKey?: object;
 }
 
 /** How the waiter waits; see {@link configureWaits}. */
 export interface WaiterSettings {
-  /** Spin (query on every setImmediate) this long before parking, in µs. Default 200 (CUDA_TS_AWAIT_SPIN_US). */
+  /** Spin (query back to back, yielding between slices) this long before parking, in µs. Default 200 (CUDA_TS_AWAIT_SPIN_US). */
   spinMicros: number;
+  /** The longest the spin holds the event loop before yielding to it, in µs. Default 250. */
+  spinSliceMicros: number;
   /** Spin again around the end predicted from the key's last wait. Default true (CUDA_TS_AWAIT_PREDICT=0: off). */
   predict: boolean;
   /** While waits are parked, check them this often anyway (a destroyed context never wakes them), in ms. Default 100. */
@@ -50,6 +60,13 @@ export interface WaiterSettings {
   predictUpToMs: number;
   /** Predict only while at most this many keys (streams, events) are awaited at once (a crowd wants CPU, not µs). Default 4. */
   predictMaxKeys: number;
+  /**
+   * Where a parked stream wait's wake host function goes: 'helper' (a helper stream waits for the
+   * marker event, then posts; the program's stream gets nothing) or 'stream' (enqueued on the awaited
+   * stream itself right after the marker: no cross-stream wait, but later work on that stream waits
+   * for the post). Event waits always use a helper. Default 'helper' (CUDA_TS_AWAIT_PARK).
+   */
+  parkOn: 'helper' | 'stream';
 }
 
 function envNumber(name: string, fallback: number): number {
@@ -59,18 +76,25 @@ function envNumber(name: string, fallback: number): number {
 
 const settings: WaiterSettings = {
   spinMicros: envNumber('CUDA_TS_AWAIT_SPIN_US', 200),
+  spinSliceMicros: 250,
   predict: process.env.CUDA_TS_AWAIT_PREDICT !== '0',
   sweepMs: 100,
   predictUpToMs: 50,
   predictMaxKeys: 4,
+  parkOn: process.env.CUDA_TS_AWAIT_PARK === 'stream' ? 'stream' : 'helper',
 };
+
+/** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
+const SETTLE_BUDGET_MS = 0.5;
 
 /** Changes how awaited waits wait (for this JS thread); returns the settings now in force. */
 export function configureWaits(changes: Partial<WaiterSettings> = {}): WaiterSettings {
   if (typeof changes !== 'object' || changes === null) throw new TypeError(`configureWaits: changes must be an object, got ${String(changes)}`);
   for (const k of Object.keys(changes)) if (!(k in settings)) throw new TypeError(`configureWaits: unknown setting '${k}' (${Object.keys(settings).join(', ')})`);
-  const { spinMicros, predict, sweepMs, predictUpToMs, predictMaxKeys } = changes;
+  const { spinMicros, spinSliceMicros, predict, sweepMs, predictUpToMs, predictMaxKeys, parkOn } = changes;
   if (spinMicros !== undefined && !(typeof spinMicros === 'number' && spinMicros >= 0 && Number.isFinite(spinMicros))) throw new RangeError(`configureWaits: spinMicros must be a non-negative number, got ${String(spinMicros)}`);
+  if (spinSliceMicros !== undefined && !(typeof spinSliceMicros === 'number' && spinSliceMicros > 0 && spinSliceMicros <= 1000)) throw new RangeError(`configureWaits: spinSliceMicros must be a number in (0, 1000], got ${String(spinSliceMicros)}`);
+  if (parkOn !== undefined && parkOn !== 'helper' && parkOn !== 'stream') throw new TypeError(`configureWaits: parkOn must be 'helper' or 'stream', got ${String(parkOn)}`);
   if (predict !== undefined && typeof predict !== 'boolean') throw new TypeError(`configureWaits: predict must be a boolean, got ${String(predict)}`);
   if (sweepMs !== undefined && !(typeof sweepMs === 'number' && sweepMs > 0 && Number.isFinite(sweepMs))) throw new RangeError(`configureWaits: sweepMs must be a positive number, got ${String(sweepMs)}`);
   if (predictUpToMs !== undefined && !(typeof predictUpToMs === 'number' && predictUpToMs >= 0)) throw new RangeError(`configureWaits: predictUpToMs must be a non-negative number, got ${String(predictUpToMs)}`);
@@ -86,17 +110,21 @@ interface Wait {
   readonly reject: (e: unknown) => void;
   dispose: () => void;
   settled: boolean;
+  /** Its wake host function is already on the awaited stream (parkOn 'stream'): parking costs no call. */
+  posted: boolean;
 }
 
 interface Queue {
   readonly key: object;
   readonly ctx: Context;
   readonly waits: Wait[];
-  /** The wait whose host function is enqueued on `helper`. */
+  /** The wait parked (its host function enqueued on `helper`, or on its own stream when `posted`). */
   parked: Wait | undefined;
   helper: number | undefined;
   /** The helper may wait for an event far from done (a cancelled parked wait's). */
   stuck: boolean;
+  /** The current park used the helper (not a host function already on the awaited stream). */
+  onHelper: boolean;
   spinning: boolean;
   /** The predicted window of the head: spin from `windowStart` to `windowEnd` (ms, performance.now()). */
   windowStart: number;
@@ -114,6 +142,11 @@ const spinning = new Set<Queue>();
 let lastDuration = new WeakMap<object, number>();
 let parkedCount = 0;
 let spinner: ReturnType<typeof setImmediate> | undefined;
+/** Queues whose completed waits a wake had no time left to settle: settled on the next turn. */
+const deferred = new Set<Queue>();
+let deferTimer: ReturnType<typeof setImmediate> | undefined;
+/** performance.now() past which this turn settles no more waits (see beginTurn). */
+let budgetEnd = 0;
 let sweeper: ReturnType<typeof setTimeout> | undefined;
 let channelInUse: WakeChannel | undefined;
 const counters = { parks: 0, wakes: 0, spinTicks: 0 };
@@ -138,7 +171,7 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
   }
   let ready: boolean;
   try {
-    ready = opts.signal?.aborted !== true && query(target); // an aborted signal rejects below
+    ready = opts.signal?.aborted !== true && target.fresh !== true && query(target); // an aborted signal rejects below
   } catch (e) {
     target.done?.();
     return Promise.reject(e);
@@ -151,10 +184,27 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
   if (channel === null) return pollFallback(target, opts);
   channelInUse = channel;
   return new Promise<void>((resolve, reject) => {
-    const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false };
+    const w: Wait = { target, start: now(), resolve, reject, dispose: noop, settled: false, posted: false };
     w.dispose = onCancel(opts, target.what, (e) => cancel(w, e)); // an aborted signal settles it here
-    if (!w.settled) enqueue(w);
+    if (w.settled) return;
+    if (settings.parkOn === 'stream' && target.stream !== undefined) postOnStream(w, target.stream, channel);
+    enqueue(w);
   });
+}
+
+/** parkOn 'stream': the wake host function right behind the marker on the awaited stream. */
+function postOnStream(w: Wait, stream: number, channel: WakeChannel): void {
+  try {
+    drv.callOnStream(w.target.ctx, stream, 'cuLaunchHostFunc', stream, channel.hostFn, channel.userData);
+    w.posted = true;
+  } catch {
+    // a stream that refuses host functions: this wait parks on a helper (or polls) instead
+  }
+}
+
+/** Starts a turn of the event loop's work for the waiter: it settles waits for SETTLE_BUDGET_MS at most. */
+function beginTurn(): void {
+  budgetEnd = now() + SETTLE_BUDGET_MS;
 }
 
 function pollFallback(target: WaitTarget, opts: WaitOptions): Promise<void> {
@@ -171,7 +221,7 @@ function noop(): void {}
 function enqueue(w: Wait): void {
   let q = queues.get(w.target.key);
   if (q === undefined) {
-    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined, pollOnly: false, pollTimer: undefined, pollInterval: 0 };
+    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, onHelper: false, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined, pollOnly: false, pollTimer: undefined, pollInterval: 0 };
     queues.set(q.key, q);
   }
   q.waits.push(w);
@@ -181,7 +231,7 @@ function enqueue(w: Wait): void {
 /** The head of `q` changed (a new wait, or the old head settled): plan its spin, window and park. */
 function startHead(q: Queue): void {
   const head = q.waits[0];
-  const d = settings.predict && queues.size <= settings.predictMaxKeys ? lastDuration.get(q.key) : undefined;
+  const d = settings.predict && queues.size <= settings.predictMaxKeys ? lastDuration.get(head.target.predictKey ?? q.key) : undefined;
   if (d !== undefined && d * 1000 > settings.spinMicros && d <= settings.predictUpToMs) {
     // a timer fires 0-1 ms late; the window costs ~1.5 ms + 1% of the wait of CPU
     q.windowStart = head.start + d - (1.2 + 0.005 * d);
@@ -222,6 +272,7 @@ function pollQueue(q: Queue): void {
   q.pollInterval = Math.min(1, q.pollInterval + 0.25);
   q.pollTimer = setTimeout(() => {
     q.pollTimer = undefined;
+    beginTurn();
     if (!advance(q) && q.waits.length > 0) pollQueue(q);
   }, q.pollInterval);
 }
@@ -244,12 +295,25 @@ function stopSpinning(q: Queue): void {
   spinning.delete(q);
 }
 
+/**
+ * One slice of the spin: queries every spinning queue back to back until one settles (then returns,
+ * so that the resumed code runs now) or the slice is over; then yields to the event loop.
+ */
 function spinTick(): void {
   spinner = undefined;
   counters.spinTicks++;
-  for (const q of spinning) {
-    if (advance(q)) continue; // settled something: startHead re-planned the queue
-    if (q.waits.length > 0 && !inSpin(q, now())) decide(q);
+  let t = now();
+  budgetEnd = t + SETTLE_BUDGET_MS;
+  const sliceEnd = t + settings.spinSliceMicros / 1000;
+  for (;;) {
+    let settled = false;
+    for (const q of spinning) {
+      if (advance(q)) settled = true; // startHead re-planned the queue
+      else if (q.waits.length > 0 && !inSpin(q, t)) decide(q);
+    }
+    if (settled || spinning.size === 0) break;
+    t = now();
+    if (t >= sliceEnd) break;
   }
   if (spinning.size > 0) spinner ??= setImmediate(spinTick);
 }
@@ -260,23 +324,54 @@ function spinTick(): void {
  */
 function advance(q: Queue): boolean {
   let changed = false;
-  while (q.waits.length > 0) {
+  // waits of a key complete in order: when the newest is done, so is every one before it (one query)
+  const allDone = q.waits.length > 1 && queryQuietly(q.waits[q.waits.length - 1]);
+  for (let n = 0; q.waits.length > 0; n++) {
+    if ((n & 31) === 31 && now() > budgetEnd) {
+      deferSettling(q); // a crowd completed at once: the rest on the next turn, the loop stays responsive
+      return true;
+    }
     const head = q.waits[0];
-    let ready: boolean;
-    try {
-      ready = query(head.target);
-    } catch (e) {
-      settle(head, e);
-      changed = true;
-      continue;
+    let ready = allDone;
+    if (!ready) {
+      try {
+        ready = query(head.target);
+      } catch (e) {
+        settle(head, e);
+        changed = true;
+        continue;
+      }
     }
     if (!ready) break;
-    lastDuration.set(q.key, now() - head.start);
+    lastDuration.set(head.target.predictKey ?? q.key, now() - head.start);
     settle(head);
     changed = true;
   }
   if (changed) afterHeadChange(q);
   return changed;
+}
+
+/** True when `w`'s event is done; false when not, or when its query throws (the in-order pass reports it). */
+function queryQuietly(w: Wait): boolean {
+  try {
+    return query(w.target);
+  } catch {
+    return false;
+  }
+}
+
+function deferSettling(q: Queue): void {
+  deferred.add(q);
+  deferTimer ??= setImmediate(settleDeferred);
+}
+
+function settleDeferred(): void {
+  deferTimer = undefined;
+  beginTurn();
+  for (const q of [...deferred]) {
+    deferred.delete(q);
+    if (queues.get(q.key) === q) advance(q);
+  }
 }
 
 function afterHeadChange(q: Queue): void {
@@ -312,16 +407,20 @@ function cancel(w: Wait, e: unknown): void {
   if (w.settled) return;
   const q = queues.get(w.target.key);
   const wasHead = q !== undefined && q.waits[0] === w;
-  if (q !== undefined && q.parked === w) q.stuck = true;
+  if (q !== undefined && q.parked === w && q.onHelper) q.stuck = true;
   settle(w, e);
   if (q !== undefined && wasHead) afterHeadChange(q);
   else if (parkedCount === 0) quiesce();
 }
 
-/** Enqueues the wake for the head of `q` on its helper stream. */
+/** Enqueues the wake for the head of `q` on its helper stream (none when the head posted already). */
 function park(q: Queue): void {
   const head = q.waits[0];
   const channel = channelInUse!;
+  if (head.posted) {
+    q.onHelper = false;
+    return parked(q, head, channel);
+  }
   try {
     if (q.helper === undefined) q.helper = takeHelper(q.ctx);
     const h = q.helper;
@@ -334,6 +433,11 @@ function park(q: Queue): void {
     q.stuck = true; // its helper may hold a half-made park
     return;
   }
+  q.onHelper = true;
+  parked(q, head, channel);
+}
+
+function parked(q: Queue, head: Wait, channel: WakeChannel): void {
   if (q.parked !== undefined) parkedCount--; // an earlier head's host function: a stale wake, no more
   q.parked = head;
   parkedCount++;
@@ -344,6 +448,7 @@ function park(q: Queue): void {
 
 function onWake(): void {
   counters.wakes++;
+  beginTurn();
   checkParked();
   if (parkedCount > 0) channelInUse?.arm(onWake);
 }
@@ -354,6 +459,7 @@ function checkParked(): void {
 
 function sweep(): void {
   sweeper = undefined;
+  beginTurn();
   checkParked();
   if (parkedCount > 0) sweeper = setTimeout(sweep, settings.sweepMs);
 }
@@ -367,6 +473,7 @@ function quiesce(): void {
 
 function dropQueue(q: Queue): void {
   if (queues.get(q.key) === q) queues.delete(q.key);
+  deferred.delete(q);
   stopSpinning(q);
   clearWindowTimer(q);
   if (q.pollTimer !== undefined) clearTimeout(q.pollTimer);
@@ -397,7 +504,7 @@ export function waiterStats(): {
   }
   return {
     pending, queues: queues.size, parked: parkedCount, spinning: spinning.size, windowTimers,
-    timers: spinner !== undefined || sweeper !== undefined || pollTimers > 0, armed: channelInUse?.armed ?? false,
+    timers: spinner !== undefined || sweeper !== undefined || deferTimer !== undefined || pollTimers > 0, armed: channelInUse?.armed ?? false,
     ...counters, channel: channelInUse?.name ?? wakeChannel()?.name ?? 'poll', // makes the channel if none was: a koffi load of libc
   };
 }
